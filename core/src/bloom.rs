@@ -1,0 +1,395 @@
+//! [`BloomFilter`]: the cache-line-blocked filter, over owned or borrowed blocks.
+//!
+//! One implementation serves every storage: anything that is `AsRef<[Block]>` can be
+//! queried, anything that is also `AsMut<[Block]>` can be written. Owned filters use
+//! `Box<[Block]>` (feature `alloc`); embedded code passes a `&mut [Block]`, for example
+//! a `static` array, and needs no allocator at all:
+//!
+//! ```
+//! use linebloom::{Block, BloomFilter};
+//! let mut storage = [Block::ZERO; 16]; // 1 KiB, could be a `static`
+//! let mut f = BloomFilter::from_storage(&mut storage[..], 7).unwrap();
+//! f.insert("sensor-17");
+//! assert!(f.contains("sensor-17"));
+//! ```
+
+use crate::arch::{self, Kernel};
+use crate::block::Block;
+use crate::hash::block_index;
+use crate::hasher::{Key, KeyHasher, Xxh3};
+use crate::params::{Params, ParamsError};
+
+/// The default storage: `Box<[Block]>` with `alloc`, else a `'static` borrowed slice.
+#[cfg(feature = "alloc")]
+pub type DefaultStorage = alloc::boxed::Box<[Block]>;
+/// The default storage: `Box<[Block]>` with `alloc`, else a `'static` borrowed slice.
+#[cfg(not(feature = "alloc"))]
+pub type DefaultStorage = &'static mut [Block];
+
+/// A blocked Bloom filter: every key sets and tests `k` bits inside one 64-byte block.
+///
+/// `S` is the storage (see the module docs), `H` the [`KeyHasher`]. No false negatives:
+/// a key once inserted is always found, until [`clear`](Self::clear).
+#[derive(Clone)]
+pub struct BloomFilter<S = DefaultStorage, H = Xxh3> {
+    blocks: S,
+    params: Params,
+    hasher: H,
+    kernel: &'static Kernel,
+}
+
+/// Why two filters cannot be combined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IncompatibleError {
+    /// Different block counts or `k`.
+    Params {
+        /// This filter's parameters.
+        ours: Params,
+        /// The other filter's parameters.
+        theirs: Params,
+    },
+    /// Different hashers or seeds.
+    Hasher,
+}
+
+impl core::fmt::Display for IncompatibleError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            IncompatibleError::Params { ours, theirs } => write!(
+                f,
+                "filters differ in shape: {} blocks, k = {} vs {} blocks, k = {}",
+                ours.blocks(),
+                ours.k(),
+                theirs.blocks(),
+                theirs.k()
+            ),
+            IncompatibleError::Hasher => f.write_str("filters use different hashers or seeds"),
+        }
+    }
+}
+
+impl core::error::Error for IncompatibleError {}
+
+#[cfg(feature = "alloc")]
+fn zeroed_blocks(n: usize) -> alloc::boxed::Box<[Block]> {
+    use alloc::alloc::{Layout, alloc_zeroed, handle_alloc_error};
+    use alloc::boxed::Box;
+    if n == 0 {
+        return Box::new([]);
+    }
+    // `Params` caps the size at MAX_BYTES ≤ isize::MAX, so the layout cannot overflow.
+    let layout = Layout::array::<Block>(n).expect("size checked by Params");
+    // SAFETY: the layout has non-zero size (n ≥ 1 blocks of 64 bytes).
+    let ptr = unsafe { alloc_zeroed(layout) } as *mut Block;
+    if ptr.is_null() {
+        handle_alloc_error(layout);
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout of `[Block; n]`,
+    // and all-zero bytes are a valid `Block`, so it is an initialised `[Block]` of length
+    // n that the box may own and free with the same layout. Zeroed allocation lets the
+    // OS hand out untouched pages lazily for large filters.
+    unsafe { Box::from_raw(core::ptr::slice_from_raw_parts_mut(ptr, n)) }
+}
+
+#[cfg(feature = "alloc")]
+impl BloomFilter {
+    /// An empty filter of this shape with the default stable hasher ([`Xxh3`], seed 0).
+    ///
+    /// ```
+    /// use linebloom::{BloomFilter, Params};
+    /// let mut f = BloomFilter::new(Params::for_fpr(10_000, 0.01)?);
+    /// assert!(f.insert(&42u64));
+    /// assert!(f.contains(&42u64));
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    pub fn new(params: Params) -> Self {
+        BloomFilter::with_hasher(params, Xxh3::default())
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<H: KeyHasher> BloomFilter<alloc::boxed::Box<[Block]>, H> {
+    /// An empty filter of this shape with the given hasher.
+    ///
+    /// ```
+    /// use linebloom::{BloomFilter, Params, Xxh3};
+    /// let f = BloomFilter::with_hasher(Params::new(4, 8)?, Xxh3::with_seed(7));
+    /// assert_eq!(f.params().bytes(), 256);
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    pub fn with_hasher(params: Params, hasher: H) -> Self {
+        BloomFilter {
+            blocks: zeroed_blocks(params.blocks()),
+            params,
+            hasher,
+            kernel: arch::detect(),
+        }
+    }
+}
+
+impl<S: AsRef<[Block]>> BloomFilter<S, Xxh3> {
+    /// A filter over existing blocks (for example a `static` array), with `k` bits per
+    /// key and the default hasher. The blocks' current bits are the filter's content:
+    /// pass zeroed blocks for an empty filter.
+    ///
+    /// ```
+    /// use linebloom::{Block, BloomFilter, ParamsError};
+    /// let mut s = [Block::ZERO; 2];
+    /// assert!(BloomFilter::from_storage(&mut s[..], 8).is_ok());
+    /// assert_eq!(BloomFilter::from_storage(&mut [][..], 8).err(), Some(ParamsError::ZeroBlocks));
+    /// ```
+    pub fn from_storage(blocks: S, k: u32) -> Result<Self, ParamsError> {
+        BloomFilter::from_storage_with_hasher(blocks, k, Xxh3::default())
+    }
+}
+
+impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
+    /// Like [`from_storage`](BloomFilter::from_storage), with the given hasher.
+    ///
+    /// ```
+    /// use linebloom::{Block, BloomFilter, Xxh3};
+    /// let mut s = [Block::ZERO; 2];
+    /// let f = BloomFilter::from_storage_with_hasher(&mut s[..], 4, Xxh3::with_seed(9)).unwrap();
+    /// assert_eq!(f.params().k(), 4);
+    /// ```
+    pub fn from_storage_with_hasher(blocks: S, k: u32, hasher: H) -> Result<Self, ParamsError> {
+        let params = Params::new(blocks.as_ref().len() as u64, k)?;
+        Ok(BloomFilter {
+            blocks,
+            params,
+            hasher,
+            kernel: arch::detect(),
+        })
+    }
+
+    /// Use `kernel` for every probe. **For tests and benchmarks only**: the kernel must
+    /// come from [`crate::arch::available`], which lists only kernels this CPU runs.
+    #[doc(hidden)]
+    pub fn with_kernel(mut self, kernel: &'static Kernel) -> Self {
+        self.kernel = kernel;
+        self
+    }
+
+    /// The filter's shape.
+    pub fn params(&self) -> Params {
+        self.params
+    }
+
+    /// The hasher.
+    pub fn hasher(&self) -> &H {
+        &self.hasher
+    }
+
+    /// Name of the kernel that probes this filter (`scalar`, …).
+    pub fn kernel_name(&self) -> &'static str {
+        self.kernel.name
+    }
+
+    /// The blocks.
+    pub fn as_blocks(&self) -> &[Block] {
+        self.blocks.as_ref()
+    }
+
+    /// Gives the storage back.
+    pub fn into_storage(self) -> S {
+        self.blocks
+    }
+
+    /// The 64-bit hash this filter uses for `key`.
+    #[inline]
+    pub fn hash<K: Key + ?Sized>(&self, key: &K) -> u64 {
+        key.hash_key(&self.hasher)
+    }
+
+    /// Is `key` possibly in the set? `false` means certainly not.
+    #[inline]
+    pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
+        self.contains_hash(self.hash(key))
+    }
+
+    /// [`contains`](Self::contains) for a hash computed by the caller.
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        let blocks = self.blocks.as_ref();
+        let i = block_index(hash, blocks.len());
+        // SAFETY: i < len because (hash · len) >> 64 < len for len ≥ 1 (Params forbids
+        // zero blocks, and the storage length is fixed once the filter is built).
+        let block = unsafe { blocks.get_unchecked(i) };
+        // SAFETY: the kernel came from `arch::detect` or `arch::available`, which only
+        // return kernels whose CPU features this machine has.
+        unsafe { (self.kernel.contains)(block, hash, self.params.k()) }
+    }
+
+    /// Fraction of bits set.
+    pub fn fill_ratio(&self) -> f64 {
+        let ones: u64 = self
+            .blocks
+            .as_ref()
+            .iter()
+            .map(|b| b.count_ones() as u64)
+            .sum();
+        ones as f64 / self.params.bits() as f64
+    }
+
+    /// Estimated number of distinct keys inserted, from the count of zero bits: each key
+    /// leaves a given bit clear with probability `1 − k/(512·B)`, so
+    /// `n̂ = ln(zero fraction) / ln(1 − k/(512·B))`. Saturated filters give `f64::INFINITY`.
+    pub fn estimated_len(&self) -> f64 {
+        let zero = 1.0 - self.fill_ratio();
+        if zero <= 0.0 {
+            return f64::INFINITY;
+        }
+        let per_key = self.params.k() as f64 / self.params.bits() as f64;
+        libm::log(zero) / libm::log1p(-per_key)
+    }
+
+    /// The false-positive rate of this filter as it is now, for a random non-member.
+    ///
+    /// Exact for the scheme given the current bits: per block, the chance that the
+    /// query's `k` uniform bits all land on set bits, from each word's popcount `f_w/64`
+    /// (`k ≥ 8`: `Π f_w^{c_w}`; `k < 8`: the average over the 8 rotations of the product
+    /// over the window), averaged over blocks.
+    pub fn estimated_fpr(&self) -> f64 {
+        let k = self.params.k();
+        let blocks = self.blocks.as_ref();
+        let mut total = 0.0;
+        for b in blocks {
+            let f = b.0.map(|w| w.count_ones() as f64 / 64.0);
+            total += if k >= 8 {
+                (0..8)
+                    .map(|w| {
+                        if w + 8 < k as usize {
+                            f[w] * f[w]
+                        } else {
+                            f[w]
+                        }
+                    })
+                    .product::<f64>()
+            } else {
+                (0..8)
+                    .map(|r| (0..k as usize).map(|j| f[(r + j) & 7]).product::<f64>())
+                    .sum::<f64>()
+                    / 8.0
+            };
+        }
+        total / blocks.len() as f64
+    }
+}
+
+impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
+    /// Adds `key`. Returns `true` if it was not already present (some bit was clear),
+    /// `false` if it was possibly present before.
+    #[inline]
+    pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
+        self.insert_hash(self.hash(key))
+    }
+
+    /// [`insert`](Self::insert) for a hash computed by the caller.
+    #[inline]
+    pub fn insert_hash(&mut self, hash: u64) -> bool {
+        let k = self.params.k();
+        let blocks = self.blocks.as_mut();
+        let i = block_index(hash, blocks.len());
+        // SAFETY: i < len, as in `contains_hash`.
+        let block = unsafe { blocks.get_unchecked_mut(i) };
+        // SAFETY: the kernel came from `arch::detect` or `arch::available`, which only
+        // return kernels whose CPU features this machine has.
+        unsafe { (self.kernel.insert)(block, hash, k) }
+    }
+
+    /// Removes every key.
+    pub fn clear(&mut self) {
+        self.blocks.as_mut().fill(Block::ZERO);
+    }
+
+    fn combine<S2: AsRef<[Block]>>(
+        &mut self,
+        other: &BloomFilter<S2, H>,
+        op: impl Fn(u64, u64) -> u64,
+    ) -> Result<(), IncompatibleError>
+    where
+        H: PartialEq,
+    {
+        if self.params != other.params {
+            return Err(IncompatibleError::Params {
+                ours: self.params,
+                theirs: other.params,
+            });
+        }
+        if self.hasher != other.hasher {
+            return Err(IncompatibleError::Hasher);
+        }
+        for (a, b) in self.blocks.as_mut().iter_mut().zip(other.blocks.as_ref()) {
+            for (x, y) in a.0.iter_mut().zip(b.0) {
+                *x = op(*x, y);
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds every key of `other` (bitwise OR). Both must have the same parameters and
+    /// hasher.
+    ///
+    /// ```
+    /// use linebloom::{BloomFilter, Params};
+    /// let p = Params::new(8, 6).unwrap();
+    /// let (mut a, mut b) = (BloomFilter::new(p), BloomFilter::new(p));
+    /// a.insert("x");
+    /// b.insert("y");
+    /// a.union(&b).unwrap();
+    /// assert!(a.contains("x") && a.contains("y"));
+    /// assert!(a.union(&BloomFilter::new(Params::new(9, 6).unwrap())).is_err());
+    /// ```
+    pub fn union<S2: AsRef<[Block]>>(
+        &mut self,
+        other: &BloomFilter<S2, H>,
+    ) -> Result<(), IncompatibleError>
+    where
+        H: PartialEq,
+    {
+        self.combine(other, |a, b| a | b)
+    }
+
+    /// Keeps only bits set in both (bitwise AND): a filter that contains every key
+    /// inserted into both. Both must have the same parameters and hasher.
+    pub fn intersect<S2: AsRef<[Block]>>(
+        &mut self,
+        other: &BloomFilter<S2, H>,
+    ) -> Result<(), IncompatibleError>
+    where
+        H: PartialEq,
+    {
+        self.combine(other, |a, b| a & b)
+    }
+}
+
+impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher, K: Key> Extend<K> for BloomFilter<S, H> {
+    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
+        for key in keys {
+            self.insert(&key);
+        }
+    }
+}
+
+impl<S: AsRef<[Block]>, S2: AsRef<[Block]>, H: PartialEq> PartialEq<BloomFilter<S2, H>>
+    for BloomFilter<S, H>
+{
+    /// Same parameters, same hasher, same bits (whatever the kernel or storage).
+    fn eq(&self, other: &BloomFilter<S2, H>) -> bool {
+        self.params == other.params
+            && self.hasher == other.hasher
+            && self.blocks.as_ref() == other.blocks.as_ref()
+    }
+}
+
+impl<S: AsRef<[Block]>, H: core::fmt::Debug> core::fmt::Debug for BloomFilter<S, H> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("BloomFilter")
+            .field("blocks", &self.params.blocks())
+            .field("k", &self.params.k())
+            .field("bytes", &self.params.bytes())
+            .field("hasher", &self.hasher)
+            .field("kernel", &self.kernel.name)
+            .finish()
+    }
+}

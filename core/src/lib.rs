@@ -1,0 +1,67 @@
+//! # linebloom
+//!
+//! Bloom filters that keep each key inside one 64-byte cache line: one cache miss per
+//! insert or query, whatever `k` is. `#![no_std]` always; owned filters need the `alloc`
+//! feature, filters over borrowed blocks (a `static` array) need nothing.
+//!
+//! ```
+//! use linebloom::{BloomFilter, Params};
+//!
+//! // Sized with the blocked scheme's exact formula: ≤ 1% false positives at 1e5 keys.
+//! let params = Params::for_fpr(100_000, 0.01)?;
+//! let mut filter = BloomFilter::new(params);
+//! for id in 0..100_000u64 {
+//!     filter.insert(&id);
+//! }
+//! assert!(filter.contains(&123u64)); // no false negatives, ever
+//!
+//! // A stable, checksummed format: same bytes + key → same answer on every platform.
+//! let bytes = filter.to_bytes();
+//! let copy = BloomFilter::from_bytes(&bytes)?;
+//! assert_eq!(copy, filter);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Modules
+//!
+//! * [`hash`]: the key → (block, bit pattern) scheme, specified;
+//! * [`fpr`]: theoretical false-positive rates (classic and blocked);
+//! * [`Params`]: sizing from a target rate, bits per key, or raw shape;
+//! * [`hasher`]: portable keys ([`Key`]) and hashers ([`Xxh3`], the optional `AHash`);
+//! * [`format`]: the binary format and its errors;
+//! * [`arch`]: the probing kernels and run-time selection.
+//!
+//! ## Features
+//!
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `std` | yes | implies `alloc`; run-time CPU detection through std |
+//! | `alloc` | via `std` | owned filters, `to_bytes`/`from_bytes` |
+//! | `serde` | no | `Serialize`/`Deserialize` through the binary format |
+//! | `ahash` | no | the [`AHash`] in-memory hasher (never serializable) |
+
+#![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod arch;
+pub mod block;
+mod bloom;
+pub mod format;
+pub mod fpr;
+pub mod hash;
+pub mod hasher;
+mod params;
+
+pub use arch::active_kernel;
+pub use block::Block;
+pub use bloom::{BloomFilter, DefaultStorage, IncompatibleError};
+pub use format::DecodeError;
+#[cfg(feature = "ahash")]
+pub use hasher::AHash;
+pub use hasher::{Hashed, Key, KeyHasher, StableHasher, Xxh3};
+pub use params::{MAX_BLOCKS, MAX_BYTES, Params, ParamsError, SIZING_MARGIN};

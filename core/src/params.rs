@@ -1,0 +1,229 @@
+//! Sizing: `(capacity, target rate)`, `(capacity, bits per key)` or raw `(blocks, k)`
+//! to a checked [`Params`].
+//!
+//! Sizing from a target rate uses the blocked scheme's own exact formula
+//! ([`crate::fpr::blocked`]), not the classic `(1 − e^{−kn/m})^k`, which under-sizes a
+//! blocked filter: at 1% the blocked filter needs about 0.5 more bits per key than the
+//! classic formula says.
+
+use crate::block::Block;
+use crate::fpr;
+use crate::hash::MAX_K;
+
+/// [`Params::for_fpr`] sizes for a predicted rate of at most `SIZING_MARGIN × p`.
+///
+/// The predicted rate is an expectation over key sets. A real filter's rate spreads
+/// around it (about ±1% relative at a million keys, from the uneven block loads), and a
+/// measurement adds binomial noise on top. Sizing exactly to `p` would measure above `p`
+/// half the time; 5% of headroom costs about 0.1 bit per key and keeps measured rates
+/// at or below `p` (see `tests/fpr.rs` for the bound and its slack).
+pub const SIZING_MARGIN: f64 = 0.95;
+
+/// The largest filter this crate builds: 1 TiB on 64-bit targets, and half the address
+/// space (`isize::MAX` bytes, rounded down to whole blocks) on smaller ones.
+pub const MAX_BYTES: u64 = {
+    let cap = 1u64 << 40;
+    let isize_max = isize::MAX as u64;
+    if isize_max < cap {
+        isize_max - isize_max % 64
+    } else {
+        cap
+    }
+};
+
+/// The largest block count, [`MAX_BYTES`] / 64.
+pub const MAX_BLOCKS: u64 = MAX_BYTES / Block::BYTES as u64;
+
+/// Why parameters were refused.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamsError {
+    /// The target false-positive rate is not in the open interval (0, 1), or is NaN.
+    InvalidFpr(f64),
+    /// The capacity is zero.
+    ZeroCapacity,
+    /// Bits per key is not a finite number greater than zero.
+    InvalidBitsPerKey(f64),
+    /// `k` is not in `1..=16`.
+    InvalidK(u32),
+    /// Zero blocks.
+    ZeroBlocks,
+    /// The filter would exceed [`MAX_BYTES`] (or overflow `usize`).
+    TooLarge {
+        /// Bytes the request needs (saturated at `u64::MAX`).
+        bytes: u64,
+    },
+}
+
+impl core::fmt::Display for ParamsError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            ParamsError::InvalidFpr(p) => write!(f, "false-positive rate {p} is not in (0, 1)"),
+            ParamsError::ZeroCapacity => f.write_str("capacity must be at least 1"),
+            ParamsError::InvalidBitsPerKey(b) => write!(f, "bits per key {b} must be > 0"),
+            ParamsError::InvalidK(k) => write!(f, "k = {k} is not in 1..={MAX_K}"),
+            ParamsError::ZeroBlocks => f.write_str("a filter needs at least one block"),
+            ParamsError::TooLarge { bytes } => {
+                write!(
+                    f,
+                    "filter of {bytes} bytes exceeds the maximum of {MAX_BYTES} bytes"
+                )
+            }
+        }
+    }
+}
+
+impl core::error::Error for ParamsError {}
+
+/// A filter's shape: the number of 64-byte blocks and the bits set per key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Params {
+    blocks: usize,
+    k: u32,
+}
+
+impl Params {
+    /// Raw parameters: `blocks` 64-byte blocks, `k` bits per key.
+    ///
+    /// ```
+    /// use linebloom::{Params, ParamsError};
+    /// let p = Params::new(100, 8).unwrap();
+    /// assert_eq!(p.bytes(), 6400);
+    /// assert_eq!(Params::new(100, 17), Err(ParamsError::InvalidK(17)));
+    /// ```
+    pub fn new(blocks: u64, k: u32) -> Result<Self, ParamsError> {
+        if !(1..=MAX_K).contains(&k) {
+            return Err(ParamsError::InvalidK(k));
+        }
+        if blocks == 0 {
+            return Err(ParamsError::ZeroBlocks);
+        }
+        if blocks > MAX_BLOCKS {
+            return Err(ParamsError::TooLarge {
+                bytes: blocks.saturating_mul(64),
+            });
+        }
+        Ok(Params {
+            blocks: blocks as usize,
+            k,
+        })
+    }
+
+    /// The smallest filter whose exact predicted false-positive rate after `capacity`
+    /// keys is at most `fpr` (with [`SIZING_MARGIN`] of headroom), and the smallest `k`
+    /// that achieves it at that size.
+    ///
+    /// ```
+    /// use linebloom::Params;
+    /// let p = Params::for_fpr(1_000_000, 0.01).unwrap();
+    /// assert!(p.expected_fpr(1_000_000) <= 0.01);
+    /// assert!(p.bits_per_key(1_000_000) < 11.0);
+    /// assert_eq!(Params::for_fpr(1, 0.01).unwrap().k(), 1); // one key: one block, k = 1
+    /// ```
+    pub fn for_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
+        if !(fpr > 0.0 && fpr < 1.0) {
+            return Err(ParamsError::InvalidFpr(fpr));
+        }
+        if capacity == 0 {
+            return Err(ParamsError::ZeroCapacity);
+        }
+        let goal = fpr * SIZING_MARGIN;
+        let meets = |blocks: u64| (1..=MAX_K).find(|&k| fpr::blocked(blocks, k, capacity) <= goal);
+        // Bracket: the classic formula's size is a lower bound to within a factor ~2;
+        // grow until some k meets the target, then bisect down.
+        let classic_bits = capacity as f64 * libm::log2(1.0 / fpr) / core::f64::consts::LN_2;
+        let mut lo = 0u64; // does not meet (or is 0)
+        let mut hi = ((classic_bits / 512.0) as u64).max(1);
+        loop {
+            if hi > MAX_BLOCKS {
+                if meets(MAX_BLOCKS).is_none() {
+                    let bytes = (hi as f64 * 64.0).min(u64::MAX as f64) as u64;
+                    return Err(ParamsError::TooLarge {
+                        bytes: bytes.max(MAX_BYTES + 1),
+                    });
+                }
+                hi = MAX_BLOCKS;
+                break;
+            }
+            if meets(hi).is_some() {
+                break;
+            }
+            lo = hi;
+            hi = hi.saturating_mul(2);
+        }
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if meets(mid).is_some() {
+                hi = mid
+            } else {
+                lo = mid
+            }
+        }
+        let k = meets(hi).expect("hi always meets the target");
+        Params::new(hi, k)
+    }
+
+    /// `bits_per_key × capacity` bits (rounded up to whole blocks), with the `k` that
+    /// gives the lowest predicted false-positive rate at `capacity` keys.
+    ///
+    /// ```
+    /// use linebloom::Params;
+    /// let p = Params::for_bits_per_key(10_000, 10.0).unwrap();
+    /// assert_eq!(p.blocks(), 196); // ceil(100_000 / 512)
+    /// assert!((6..=8).contains(&p.k()));
+    /// ```
+    pub fn for_bits_per_key(capacity: u64, bits_per_key: f64) -> Result<Self, ParamsError> {
+        if !(bits_per_key > 0.0 && bits_per_key.is_finite()) {
+            return Err(ParamsError::InvalidBitsPerKey(bits_per_key));
+        }
+        if capacity == 0 {
+            return Err(ParamsError::ZeroCapacity);
+        }
+        let bits = libm::ceil(capacity as f64 * bits_per_key);
+        let blocks = libm::ceil(bits / Block::BITS as f64);
+        if blocks > MAX_BLOCKS as f64 {
+            return Err(ParamsError::TooLarge {
+                bytes: (blocks * 64.0).min(u64::MAX as f64) as u64,
+            });
+        }
+        let blocks = blocks as u64;
+        let mut best = (1, f64::INFINITY);
+        for k in 1..=MAX_K {
+            let p = fpr::blocked(blocks, k, capacity);
+            if p < best.1 {
+                best = (k, p);
+            }
+        }
+        Params::new(blocks, best.0)
+    }
+
+    /// Number of 64-byte blocks.
+    pub fn blocks(&self) -> usize {
+        self.blocks
+    }
+
+    /// Bits set per key.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// Size of the bit array in bytes.
+    pub fn bytes(&self) -> usize {
+        self.blocks * Block::BYTES
+    }
+
+    /// Size of the bit array in bits.
+    pub fn bits(&self) -> u64 {
+        self.blocks as u64 * Block::BITS as u64
+    }
+
+    /// Bits of memory per key at `n` keys.
+    pub fn bits_per_key(&self, n: u64) -> f64 {
+        self.bits() as f64 / n as f64
+    }
+
+    /// The exact predicted false-positive rate after `n` distinct keys
+    /// ([`crate::fpr::blocked`]).
+    pub fn expected_fpr(&self, n: u64) -> f64 {
+        fpr::blocked(self.blocks as u64, self.k, n)
+    }
+}
