@@ -300,7 +300,7 @@ impl<'a, H: StableHasher> BloomFilter<&'a [Block], H> {
     /// assert!(view.contains("a"));
     /// ```
     pub fn view(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        if bytes.as_ptr() as usize % core::mem::align_of::<Block>() != 0 {
+        if !(bytes.as_ptr() as usize).is_multiple_of(core::mem::align_of::<Block>()) {
             return Err(DecodeError::Misaligned);
         }
         let header = parse_header(bytes, KIND_BLOOM, H::ID)?;

@@ -68,17 +68,24 @@ pub fn classic_exact(m_bits: u64, k: u32, n: u64) -> f64 {
     let mut stirling = [[0f64; 65]; 65];
     stirling[0][0] = 1.0;
     for i in 1..=k.min(64) {
-        for u in 1..=i {
-            stirling[i][u] = u as f64 * stirling[i - 1][u] + stirling[i - 1][u - 1];
+        let (prev, row) = stirling.split_at_mut(i);
+        let prev = &prev[i - 1];
+        for (u, cell) in row[0].iter_mut().enumerate().take(i + 1).skip(1) {
+            *cell = u as f64 * prev[u] + prev[u - 1];
         }
     }
     let mut total = 0.0;
-    for u in 1..=k.min(64) {
+    for (u, &s_ku) in stirling[k.min(64)]
+        .iter()
+        .enumerate()
+        .take(k.min(64) + 1)
+        .skip(1)
+    {
         if u as u64 > m_bits {
             break;
         }
         // P(U = u) = S(k,u) · Π_{i<u} (m − i)/m · m^{u−k}
-        let mut p_u = stirling[k][u] * pow(m, u as f64 - k as f64);
+        let mut p_u = s_ku * pow(m, u as f64 - k as f64);
         for i in 0..u {
             p_u *= (m - i as f64) / m;
         }

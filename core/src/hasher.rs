@@ -23,11 +23,16 @@
 //! `to_bytes`/`from_bytes` exist only for `H: StableHasher`, so a filter built with it
 //! cannot be written out:
 //!
-//! ```compile_fail
-//! # #[cfg(not(feature = "ahash"))] compile_error!("needs ahash");
-//! use linebloom::{BloomFilter, Params, AHash};
-//! let f = BloomFilter::with_hasher(Params::new(1, 4).unwrap(), AHash::default());
-//! let _ = f.to_bytes(); // error: AHash is not a StableHasher
+//! ```compile_fail,E0599
+//! use linebloom::{BloomFilter, KeyHasher, Params};
+//! #[derive(Clone, PartialEq)]
+//! struct InMemoryOnly; // like AHash: a KeyHasher, not a StableHasher
+//! impl KeyHasher for InMemoryOnly {
+//!     fn hash_bytes(&self, b: &[u8]) -> u64 { b.len() as u64 }
+//!     fn hash_value<T: core::hash::Hash + ?Sized>(&self, _: &T) -> u64 { 0 }
+//! }
+//! let f = BloomFilter::with_hasher(Params::new(1, 4).unwrap(), InMemoryOnly);
+//! let _ = f.to_bytes(); // error[E0599]: `to_bytes` needs `H: StableHasher`
 //! ```
 
 use core::hash::{Hash, Hasher};

@@ -48,6 +48,11 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+/// The workspace README's examples, compiled as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
+
 pub mod arch;
 pub mod block;
 mod bloom;

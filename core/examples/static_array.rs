@@ -1,0 +1,37 @@
+//! A filter with no allocator: its blocks live in a `static` array, as on a
+//! microcontroller. The filter code below uses only `core` (build the library for an
+//! embedded target with `cargo build -p linebloom --no-default-features --target
+//! thumbv7em-none-eabihf`); `main` prints through std only to show the result here.
+//!
+//! `cargo run --example static_array -p linebloom`
+
+use linebloom::{Block, BloomFilter};
+
+/// 4 KiB of filter bits in static memory: 64 blocks.
+static mut STORAGE: [Block; 64] = [Block::ZERO; 64];
+
+/// Firmware-style code: no heap, no std.
+fn seen_before(filter: &mut BloomFilter<&'static mut [Block]>, tag: &[u8]) -> bool {
+    !filter.insert(tag)
+}
+
+fn main() {
+    // SAFETY: `main` runs once and is the only code that touches STORAGE, so this is
+    // the one and only reference to it for the rest of the program.
+    let storage: &'static mut [Block] = unsafe { &mut *core::ptr::addr_of_mut!(STORAGE) };
+    let mut filter = BloomFilter::from_storage(storage, 7).expect("64 blocks, k = 7 are valid");
+    let tags: [&[u8]; 4] = [b"rfid:04a2", b"rfid:9f10", b"rfid:04a2", b"rfid:77c3"];
+    for tag in tags {
+        let dup = seen_before(&mut filter, tag);
+        println!(
+            "{}: {}",
+            String::from_utf8_lossy(tag),
+            if dup { "seen before" } else { "new" }
+        );
+    }
+    println!(
+        "{} bytes of static storage, fill ratio {:.4}",
+        filter.params().bytes(),
+        filter.fill_ratio()
+    );
+}

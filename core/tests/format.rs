@@ -1,0 +1,253 @@
+//! Decoding untrusted bytes: one test per error variant, every-byte mutation, every
+//! truncation, and random garbage — never a panic, always the right error.
+
+use linebloom::block::blocks_as_bytes_mut;
+use linebloom::format::{HEADER_LEN, VERSION};
+use linebloom::{
+    Block, BloomFilter, DecodeError, KeyHasher, Params, ParamsError, StableHasher, Xxh3,
+};
+use proptest::prelude::*;
+
+fn sample() -> Vec<u8> {
+    let mut f = BloomFilter::new(Params::new(3, 7).unwrap());
+    f.extend(0..50u32);
+    f.to_bytes()
+}
+
+/// Rewrites the trailing checksum so that a header edit reaches the check under test.
+fn reseal(bytes: &mut [u8]) {
+    let body = bytes.len() - 8;
+    let sum = xxhash_of(&bytes[..body]);
+    bytes[body..].copy_from_slice(&sum.to_le_bytes());
+}
+
+fn xxhash_of(bytes: &[u8]) -> u64 {
+    // The format's checksum is XXH3-64 with seed 0: the default Xxh3 hasher.
+    Xxh3::default().hash_bytes(bytes)
+}
+
+fn decode(bytes: &[u8]) -> Result<BloomFilter, DecodeError> {
+    BloomFilter::from_bytes(bytes)
+}
+
+#[test]
+fn valid_bytes_decode() {
+    let bytes = sample();
+    assert_eq!(decode(&bytes).unwrap().to_bytes(), bytes);
+}
+
+#[test]
+fn truncated() {
+    let bytes = sample();
+    assert_eq!(
+        decode(&bytes[..10]).unwrap_err(),
+        DecodeError::Truncated {
+            needed: 72,
+            got: 10
+        }
+    );
+    let cut = bytes.len() - 1;
+    assert_eq!(
+        decode(&bytes[..cut]).unwrap_err(),
+        DecodeError::Truncated {
+            needed: bytes.len() as u64,
+            got: cut as u64
+        }
+    );
+}
+
+#[test]
+fn bad_magic() {
+    let mut bytes = sample();
+    bytes[0] = b'X';
+    assert_eq!(decode(&bytes).unwrap_err(), DecodeError::BadMagic(*b"XBLM"));
+}
+
+#[test]
+fn unsupported_version() {
+    let mut bytes = sample();
+    bytes[4..6].copy_from_slice(&(VERSION + 1).to_le_bytes());
+    assert_eq!(
+        decode(&bytes).unwrap_err(),
+        DecodeError::UnsupportedVersion(VERSION + 1)
+    );
+}
+
+#[test]
+fn wrong_kind() {
+    let mut bytes = sample();
+    bytes[6] = 9;
+    assert_eq!(
+        decode(&bytes).unwrap_err(),
+        DecodeError::WrongKind {
+            expected: 1,
+            found: 9
+        }
+    );
+}
+
+/// A second stable hasher, to write bytes that `Xxh3` must refuse.
+#[derive(Clone, PartialEq, Debug)]
+struct OtherHasher;
+impl KeyHasher for OtherHasher {
+    fn hash_bytes(&self, bytes: &[u8]) -> u64 {
+        bytes.len() as u64
+    }
+    fn hash_value<T: std::hash::Hash + ?Sized>(&self, _: &T) -> u64 {
+        0
+    }
+}
+impl StableHasher for OtherHasher {
+    const ID: u32 = 77;
+    fn seed(&self) -> u64 {
+        0
+    }
+    fn from_seed(_: u64) -> Self {
+        OtherHasher
+    }
+}
+
+#[test]
+fn hasher_mismatch() {
+    let f = BloomFilter::with_hasher(Params::new(2, 4).unwrap(), OtherHasher);
+    let err = decode(&f.to_bytes()).unwrap_err();
+    assert_eq!(
+        err,
+        DecodeError::HasherMismatch {
+            expected: 1,
+            found: 77
+        }
+    );
+    // And the right hasher type reads it back.
+    assert!(BloomFilter::<_, OtherHasher>::from_bytes(&f.to_bytes()).is_ok());
+}
+
+#[test]
+fn invalid_params() {
+    let mut bytes = sample();
+    bytes[12..16].copy_from_slice(&0u32.to_le_bytes());
+    assert_eq!(
+        decode(&bytes).unwrap_err(),
+        DecodeError::InvalidParams(ParamsError::InvalidK(0))
+    );
+    let mut bytes = sample();
+    bytes[16..24].copy_from_slice(&0u64.to_le_bytes());
+    assert_eq!(
+        decode(&bytes).unwrap_err(),
+        DecodeError::InvalidParams(ParamsError::ZeroBlocks)
+    );
+    let mut bytes = sample();
+    bytes[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
+    assert!(matches!(
+        decode(&bytes).unwrap_err(),
+        DecodeError::InvalidParams(ParamsError::TooLarge { .. })
+    ));
+}
+
+#[test]
+fn huge_claimed_size_is_refused_without_allocating() {
+    // The header claims 2^30 blocks (64 GiB) but the input is tiny: the length check
+    // fails before any allocation.
+    let mut bytes = sample();
+    bytes[16..24].copy_from_slice(&(1u64 << 30).to_le_bytes());
+    assert!(matches!(
+        decode(&bytes).unwrap_err(),
+        DecodeError::Truncated { .. }
+    ));
+}
+
+#[test]
+fn reserved_non_zero() {
+    let mut bytes = sample();
+    bytes[40] = 1;
+    assert_eq!(decode(&bytes).unwrap_err(), DecodeError::ReservedNonZero);
+}
+
+#[test]
+fn trailing_bytes() {
+    let mut bytes = sample();
+    let expected = bytes.len() as u64;
+    bytes.push(0);
+    assert_eq!(
+        decode(&bytes).unwrap_err(),
+        DecodeError::TrailingBytes {
+            expected,
+            got: expected + 1
+        }
+    );
+}
+
+#[test]
+fn bad_checksum() {
+    let mut bytes = sample();
+    bytes[HEADER_LEN + 5] ^= 0x10;
+    assert!(matches!(
+        decode(&bytes).unwrap_err(),
+        DecodeError::BadChecksum { .. }
+    ));
+    // The same edit, resealed, decodes: the checksum was the only thing that caught it.
+    reseal(&mut bytes);
+    assert!(decode(&bytes).is_ok());
+}
+
+#[test]
+fn misaligned_view() {
+    let f = BloomFilter::new(Params::new(2, 8).unwrap());
+    let mut storage = vec![Block::ZERO; f.encoded_len().div_ceil(64) + 1];
+    let bytes = blocks_as_bytes_mut(&mut storage);
+    let n = f.encode_into(&mut bytes[1..]).unwrap();
+    assert_eq!(
+        BloomFilter::<&[Block]>::view(&bytes[1..1 + n]).unwrap_err(),
+        DecodeError::Misaligned
+    );
+    let n = f.encode_into(bytes).unwrap();
+    assert_eq!(BloomFilter::<&[Block]>::view(&bytes[..n]).unwrap(), f);
+}
+
+#[test]
+fn buffer_too_small() {
+    let f = BloomFilter::new(Params::new(2, 8).unwrap());
+    let mut small = [0u8; 100];
+    assert_eq!(
+        f.encode_into(&mut small),
+        Err(DecodeError::BufferTooSmall { needed: 200 })
+    );
+}
+
+#[test]
+fn every_single_byte_mutation_is_rejected() {
+    let bytes = sample();
+    for i in 0..bytes.len() {
+        for flip in [0x01u8, 0x80, 0xff] {
+            let mut m = bytes.clone();
+            m[i] ^= flip;
+            assert!(
+                decode(&m).is_err(),
+                "mutating byte {i} by {flip:#x} was accepted"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_truncation_is_rejected() {
+    let bytes = sample();
+    for len in 0..bytes.len() {
+        assert!(decode(&bytes[..len]).is_err());
+    }
+}
+
+proptest! {
+    #[test]
+    fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        let _ = decode(&bytes);
+    }
+
+    #[test]
+    fn random_header_edits_never_panic(at in 0usize..HEADER_LEN, value in any::<u8>()) {
+        let mut bytes = sample();
+        bytes[at] = value;
+        reseal(&mut bytes);
+        let _ = decode(&bytes);
+    }
+}

@@ -1,0 +1,154 @@
+//! Sizing: typed errors for bad input, sane results for degenerate input, and the
+//! theoretical functions' sanity against each other.
+
+use linebloom::{MAX_BYTES, Params, ParamsError, fpr};
+
+#[test]
+fn bad_rates_are_refused() {
+    for p in [0.0, -0.5, 1.0, 1.5, f64::NAN, f64::INFINITY] {
+        assert!(
+            matches!(Params::for_fpr(100, p), Err(ParamsError::InvalidFpr(_))),
+            "p = {p}"
+        );
+    }
+}
+
+#[test]
+fn zero_capacity_is_refused() {
+    assert_eq!(Params::for_fpr(0, 0.01), Err(ParamsError::ZeroCapacity));
+    assert_eq!(
+        Params::for_bits_per_key(0, 10.0),
+        Err(ParamsError::ZeroCapacity)
+    );
+}
+
+#[test]
+fn bad_bits_per_key_are_refused() {
+    for b in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        assert!(
+            matches!(
+                Params::for_bits_per_key(10, b),
+                Err(ParamsError::InvalidBitsPerKey(_))
+            ),
+            "b = {b}"
+        );
+    }
+}
+
+#[test]
+fn k_out_of_range_is_refused() {
+    assert_eq!(Params::new(10, 0), Err(ParamsError::InvalidK(0)));
+    assert_eq!(Params::new(10, 17), Err(ParamsError::InvalidK(17)));
+    assert_eq!(Params::new(0, 8), Err(ParamsError::ZeroBlocks));
+}
+
+#[test]
+fn oversize_is_refused_not_clamped() {
+    assert!(matches!(
+        Params::new(u64::MAX, 8),
+        Err(ParamsError::TooLarge { .. })
+    ));
+    assert!(matches!(
+        Params::new(MAX_BYTES / 64 + 1, 8),
+        Err(ParamsError::TooLarge { .. })
+    ));
+    assert!(Params::new(MAX_BYTES / 64, 8).is_ok());
+    assert!(matches!(
+        Params::for_fpr(u64::MAX, 1e-9),
+        Err(ParamsError::TooLarge { .. })
+    ));
+    assert!(matches!(
+        Params::for_bits_per_key(u64::MAX, 64.0),
+        Err(ParamsError::TooLarge { .. })
+    ));
+}
+
+#[test]
+fn one_key_gets_one_block_and_small_k() {
+    let p = Params::for_fpr(1, 0.01).unwrap();
+    assert_eq!((p.blocks(), p.k()), (1, 1));
+    let p = Params::for_fpr(1, 1e-6).unwrap();
+    assert!(p.blocks() == 1 && p.k() <= 4, "{p:?}");
+}
+
+#[test]
+fn huge_capacity_keeps_its_rate() {
+    for n in [1_000_000_000u64, 20_000_000_000] {
+        let p = Params::for_fpr(n, 0.01).unwrap();
+        assert!(p.expected_fpr(n) <= 0.01, "{n}: {}", p.expected_fpr(n));
+        let bpk = p.bits_per_key(n);
+        assert!((9.5..11.0).contains(&bpk), "{n}: {bpk} bits per key");
+    }
+    // Near the 64-bit hash's floor the formula accounts for full-hash collisions.
+    let n = 1u64 << 36;
+    assert!(fpr::blocked(1 << 34, 16, n) >= n as f64 / 2f64.powi(64));
+}
+
+#[test]
+fn sizing_is_minimal() {
+    for (n, p) in [
+        (1_000u64, 0.1),
+        (50_000, 0.01),
+        (1_000_000, 0.001),
+        (12_345, 1e-5),
+    ] {
+        let params = Params::for_fpr(n, p).unwrap();
+        let goal = p * linebloom::SIZING_MARGIN;
+        assert!(params.expected_fpr(n) <= goal);
+        // One block fewer fails for every k.
+        let smaller = params.blocks() as u64 - 1;
+        if smaller > 0 {
+            assert!(
+                (1..=16).all(|k| fpr::blocked(smaller, k, n) > goal),
+                "n = {n}, p = {p}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bits_per_key_picks_the_best_k() {
+    let p = Params::for_bits_per_key(100_000, 12.0).unwrap();
+    let best = (1..=16)
+        .map(|k| fpr::blocked(p.blocks() as u64, k, 100_000))
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(p.expected_fpr(100_000), best);
+}
+
+#[test]
+fn classic_formulas_agree_for_large_filters() {
+    let (m, k, n) = (10_000_000u64, 7, 1_000_000u64);
+    let exact = fpr::classic_exact(m, k, n);
+    let approx = fpr::classic_approx(m as f64, k, n as f64);
+    assert!((exact / approx - 1.0).abs() < 1e-3, "{exact} vs {approx}");
+}
+
+#[test]
+fn classic_exact_matches_brute_force_on_a_tiny_filter() {
+    // m = 4 bits, k = 2, n = 1: enumerate all 4^2 inserts × 4^2 queries.
+    let mut fp = 0u32;
+    for a in 0..4 {
+        for b in 0..4 {
+            for c in 0..4 {
+                for d in 0..4 {
+                    if [c, d].iter().all(|q| *q == a || *q == b) {
+                        fp += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!((fpr::classic_exact(4, 2, 1) - fp as f64 / 256.0).abs() < 1e-12);
+}
+
+#[test]
+fn blocked_is_worse_than_classic_at_equal_memory() {
+    for bpk in [6.0, 10.0, 16.0] {
+        let n = 100_000u64;
+        let p = Params::for_bits_per_key(n, bpk).unwrap();
+        let classic = (1..=16)
+            .map(|k| fpr::classic_approx(p.bits() as f64, k, n as f64))
+            .fold(1.0, f64::min);
+        assert!(p.expected_fpr(n) > classic, "{bpk} bits/key");
+    }
+}
