@@ -19,6 +19,10 @@ use crate::hash::block_index;
 use crate::hasher::{Key, KeyHasher, Xxh3};
 use crate::params::{Params, ParamsError};
 
+/// Keys hashed per step of the batch operations: a 2 KiB stack buffer, long enough that
+/// the prefetch pipeline restarts rarely.
+const HASH_CHUNK: usize = 256;
+
 /// The default storage: `Box<[Block]>` with `alloc`, else a `'static` borrowed slice.
 #[cfg(feature = "alloc")]
 pub type DefaultStorage = alloc::boxed::Box<[Block]>;
@@ -220,6 +224,56 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
         unsafe { (self.kernel.contains)(block, hash, self.params.k()) }
     }
 
+    /// [`contains`](Self::contains) for many keys at once: `out[i] = contains(keys[i])`.
+    ///
+    /// For filters larger than the cache this is much faster than a loop: it hashes a
+    /// group of keys, prefetches their blocks, and probes them while later lines are
+    /// still arriving.
+    ///
+    /// # Panics
+    ///
+    /// If `out.len() != keys.len()`.
+    ///
+    /// ```
+    /// use linebloom::{BloomFilter, Params};
+    /// let mut f = BloomFilter::new(Params::for_fpr(1000, 0.01).unwrap());
+    /// f.insert_batch(&[1u64, 2, 3]);
+    /// let mut out = [false; 4];
+    /// f.contains_batch(&[1u64, 2, 3, 1_000_000], &mut out);
+    /// assert_eq!(out[..3], [true; 3]);
+    /// ```
+    pub fn contains_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) {
+        assert_eq!(
+            keys.len(),
+            out.len(),
+            "contains_batch: keys and out differ in length"
+        );
+        let mut hashes = [0u64; HASH_CHUNK];
+        for (keys, out) in keys.chunks(HASH_CHUNK).zip(out.chunks_mut(HASH_CHUNK)) {
+            for (h, key) in hashes.iter_mut().zip(keys) {
+                *h = self.hash(key);
+            }
+            self.contains_hash_batch(&hashes[..keys.len()], out);
+        }
+    }
+
+    /// [`contains_batch`](Self::contains_batch) for hashes computed by the caller.
+    ///
+    /// # Panics
+    ///
+    /// If `out.len() != hashes.len()`.
+    pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
+        assert_eq!(
+            hashes.len(),
+            out.len(),
+            "contains_hash_batch: hashes and out differ in length"
+        );
+        // SAFETY: the kernel came from `arch::detect` or `arch::available` (CPU features
+        // present); the storage is non-empty (Params forbids zero blocks); k ≤ MAX_K
+        // (Params); the lengths were just checked.
+        unsafe { (self.kernel.contains_batch)(self.blocks.as_ref(), hashes, self.params.k(), out) }
+    }
+
     /// Fraction of bits set.
     pub fn fill_ratio(&self) -> f64 {
         let ones: u64 = self
@@ -295,6 +349,25 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
         // SAFETY: the kernel came from `arch::detect` or `arch::available`, which only
         // return kernels whose CPU features this machine has.
         unsafe { (self.kernel.insert)(block, hash, k) }
+    }
+
+    /// [`insert`](Self::insert) for many keys at once, prefetching ahead like
+    /// [`contains_batch`](Self::contains_batch).
+    pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
+        let mut hashes = [0u64; HASH_CHUNK];
+        for keys in keys.chunks(HASH_CHUNK) {
+            for (h, key) in hashes.iter_mut().zip(keys) {
+                *h = self.hash(key);
+            }
+            self.insert_hash_batch(&hashes[..keys.len()]);
+        }
+    }
+
+    /// [`insert_batch`](Self::insert_batch) for hashes computed by the caller.
+    pub fn insert_hash_batch(&mut self, hashes: &[u64]) {
+        let k = self.params.k();
+        // SAFETY: as in `contains_hash_batch`.
+        unsafe { (self.kernel.insert_batch)(self.blocks.as_mut(), hashes, k) }
     }
 
     /// Removes every key.

@@ -5,10 +5,12 @@
 //! so the same bytes and keys give the same filter everywhere. If a change here is
 //! intended, it is a format-version change: bump `format::VERSION` and record why.
 
+use linebloom::arch::Kernel;
 use linebloom::{BloomFilter, Key, KeyHasher, Params, Xxh3};
 
-fn golden_filter(blocks: u64, k: u32, seed: u64) -> BloomFilter {
-    let mut f = BloomFilter::with_hasher(Params::new(blocks, k).unwrap(), Xxh3::with_seed(seed));
+fn golden_filter(blocks: u64, k: u32, seed: u64, kernel: &'static Kernel) -> BloomFilter {
+    let mut f = BloomFilter::with_hasher(Params::new(blocks, k).unwrap(), Xxh3::with_seed(seed))
+        .with_kernel(kernel);
     for i in 0..500u64 {
         f.insert(&i);
     }
@@ -37,20 +39,24 @@ fn hashes_are_pinned() {
 
 #[test]
 fn filters_are_pinned() {
-    let mut got = Vec::new();
-    for (blocks, k, seed) in [
+    // Through every kernel this CPU runs: all must produce the pinned bytes.
+    let shapes = [
         (1, 1, 0),
         (37, 5, 0),
         (37, 8, 0),
         (101, 11, 42),
         (64, 16, 7),
-    ] {
-        let f = golden_filter(blocks, k, seed);
-        let bytes = f.to_bytes();
-        got.push(xxhash_rust_checksum(&bytes));
+    ];
+    for kernel in linebloom::arch::available() {
+        let got: Vec<u64> = shapes
+            .iter()
+            .map(|&(blocks, k, seed)| {
+                xxhash_rust_checksum(&golden_filter(blocks, k, seed, kernel).to_bytes())
+            })
+            .collect();
+        println!("filters via {}: {got:#018x?}", kernel.name);
+        assert_eq!(got, GOLDEN_FILTERS, "kernel {}", kernel.name);
     }
-    println!("filters: {got:#018x?}");
-    assert_eq!(got, GOLDEN_FILTERS);
 }
 
 /// XXH3 via the crate's own stable hasher, so the test needs no extra dependency.

@@ -1,28 +1,165 @@
 //! Kernels: the code that tests and sets a key's bits inside one block.
 //!
-//! Each backend exposes one `static KERNEL: Kernel` table of function pointers. A filter
-//! copies its `&'static Kernel` when it is built, so a probe is one indirect call and no
-//! atomic load. [`detect`] picks the best kernel this CPU runs; [`available`] lists every
-//! kernel it can run, for tests and benchmarks.
+//! Each backend exposes one `static KERNEL: Kernel` table of function pointers and, for
+//! SIMD backends, `fn kernel() -> Option<&'static Kernel>` that is `None` when the CPU
+//! lacks the feature. A filter copies its `&'static Kernel` when it is built, so a probe
+//! is one indirect call and no atomic load.
 //!
-//! Only `scalar` exists so far; SIMD kernels slot in here without touching the filter
-//! types.
+//! | kernel | where | selected |
+//! |---|---|---|
+//! | `scalar` | everywhere | the reference; under Miri |
+//! | `portable` | everywhere | `wide` vectors for the block test/set (SIMD chosen at compile time) |
+//! | `avx2` | x86_64 | run time: `is_x86_feature_detected!` (std) or `cpufeatures` (no std) |
+//! | `avx512` | x86_64 | run time, as above (AVX-512F, OS-enabled ZMM state) |
+//! | `neon` | aarch64 | compile time: NEON is baseline on aarch64 |
+//!
+//! [`detect`] tries avx512 → avx2 → neon → portable and caches the answer in one
+//! `AtomicPtr` (null = not yet detected). Relaxed ordering suffices: every thread
+//! computes the same answer, so a race only repeats the detection.
+//!
+//! Every kernel gives bit-identical blocks and answers; `tests/kernels.rs` checks that for
+//! each kernel [`available`] lists.
 
+mod generic;
+pub mod portable;
 pub mod scalar;
 
+#[cfg(target_arch = "x86_64")]
+pub mod x86_64;
+
+#[cfg(target_arch = "aarch64")]
+pub mod aarch64;
+
 use crate::block::Block;
+use core::sync::atomic::{AtomicPtr, Ordering};
+
+/// How many keys ahead the batch operations prefetch.
+///
+/// Chosen by `cargo bench -p linebloom-benches -- batch` on the 2-core AVX2 reference
+/// machine: on a 1 GiB filter, distances 8, 16 and 32 were within noise of each other
+/// and 4 was slower (too little memory-level parallelism); see `results/bench/`.
+pub(crate) const PREFETCH_DISTANCE: usize = 16;
 
 /// A kernel: function pointers for one instruction set, plus its name.
 ///
 /// The functions are `unsafe` because SIMD kernels may only run on a CPU that has their
 /// features; a `Kernel` obtained from [`detect`] or [`available`] always does.
 pub struct Kernel {
-    /// Short name used everywhere: module, CSV column, plot legend (`scalar`, …).
+    /// Short name used everywhere: module, CSV column, plot legend (`scalar`, `portable`,
+    /// `avx2`, `avx512`, `neon`).
     pub name: &'static str,
     /// Is every bit of the hash's pattern set in the block?
     pub(crate) contains: unsafe fn(&Block, u64, u32) -> bool,
     /// Set the hash's pattern; true if any bit was clear before.
     pub(crate) insert: unsafe fn(&mut Block, u64, u32) -> bool,
+    /// `contains` for many hashes, prefetching ahead. `out.len() == hashes.len()`.
+    pub(crate) contains_batch: unsafe fn(&[Block], &[u64], u32, &mut [bool]),
+    /// `insert` for many hashes, prefetching ahead.
+    pub(crate) insert_batch: unsafe fn(&mut [Block], &[u64], u32),
+}
+
+/// A backend's block operations, inlined into its `#[target_feature]` entry points.
+pub(crate) trait BlockOps {
+    /// See [`Kernel::contains`].
+    ///
+    /// # Safety
+    ///
+    /// Only on a CPU with the backend's features; `k ≤ MAX_K`.
+    unsafe fn contains(block: &Block, h: u64, k: u32) -> bool;
+    /// See [`Kernel::insert`].
+    ///
+    /// # Safety
+    ///
+    /// Only on a CPU with the backend's features; `k ≤ MAX_K`.
+    unsafe fn insert(block: &mut Block, h: u64, k: u32) -> bool;
+}
+
+/// Defines a backend's `static KERNEL` and its four entry points from a [`BlockOps`]
+/// type, under the given `#[target_feature]` attributes. The batch loops come from
+/// [`generic`], so no kernel body is written twice.
+macro_rules! kernel_table {
+    ($name:literal, $ops:ty $(, #[$attr:meta])*) => {
+        /// This backend's kernel table.
+        pub static KERNEL: $crate::arch::Kernel = $crate::arch::Kernel {
+            name: $name,
+            contains: entry_contains,
+            insert: entry_insert,
+            contains_batch: entry_contains_batch,
+            insert_batch: entry_insert_batch,
+        };
+
+        /// # Safety
+        ///
+        /// Only on a CPU with this backend's features; `k ≤ MAX_K`.
+        $(#[$attr])*
+        unsafe fn entry_contains(block: &$crate::block::Block, h: u64, k: u32) -> bool {
+            // SAFETY: forwarded contract: this entry point's caller checked the features.
+            unsafe { <$ops as $crate::arch::BlockOps>::contains(block, h, k) }
+        }
+
+        /// # Safety
+        ///
+        /// Only on a CPU with this backend's features; `k ≤ MAX_K`.
+        $(#[$attr])*
+        unsafe fn entry_insert(block: &mut $crate::block::Block, h: u64, k: u32) -> bool {
+            // SAFETY: forwarded contract: this entry point's caller checked the features.
+            unsafe { <$ops as $crate::arch::BlockOps>::insert(block, h, k) }
+        }
+
+        /// # Safety
+        ///
+        /// Only on a CPU with this backend's features; `blocks` non-empty; `k ≤ MAX_K`;
+        /// `out.len() == hashes.len()`.
+        $(#[$attr])*
+        unsafe fn entry_contains_batch(blocks: &[$crate::block::Block], hashes: &[u64], k: u32, out: &mut [bool]) {
+            // SAFETY: forwarded contract.
+            unsafe { $crate::arch::generic_contains_batch::<$ops>(blocks, hashes, k, out) }
+        }
+
+        /// # Safety
+        ///
+        /// Only on a CPU with this backend's features; `blocks` non-empty; `k ≤ MAX_K`.
+        $(#[$attr])*
+        unsafe fn entry_insert_batch(blocks: &mut [$crate::block::Block], hashes: &[u64], k: u32) {
+            // SAFETY: forwarded contract.
+            unsafe { $crate::arch::generic_insert_batch::<$ops>(blocks, hashes, k) }
+        }
+    };
+}
+pub(crate) use generic::{
+    contains_batch as generic_contains_batch, insert_batch as generic_insert_batch,
+};
+pub(crate) use kernel_table;
+
+/// Hint that the line at `p` will be read soon. No effect on correctness.
+#[inline(always)]
+pub(crate) fn prefetch_read(p: *const Block) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: prefetch never faults, whatever the address; SSE is baseline on x86_64.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+    };
+    #[cfg(all(target_arch = "aarch64", not(miri)))]
+    // SAFETY: `prfm` is a hint that never faults and touches no register but its input.
+    unsafe {
+        core::arch::asm!("prfm pldl1keep, [{0}]", in(reg) p, options(nostack, preserves_flags, readonly))
+    };
+    let _ = p;
+}
+
+/// Hint that the line at `p` will be written soon. No effect on correctness.
+#[inline(always)]
+pub(crate) fn prefetch_write(p: *const Block) {
+    #[cfg(all(target_arch = "aarch64", not(miri)))]
+    // SAFETY: `prfm` is a hint that never faults and touches no register but its input.
+    unsafe {
+        core::arch::asm!("prfm pstl1keep, [{0}]", in(reg) p, options(nostack, preserves_flags, readonly))
+    };
+    // x86 has no stable write-intent prefetch (prefetchw needs a separate feature);
+    // a read prefetch still brings the line in.
+    #[cfg(not(target_arch = "aarch64"))]
+    prefetch_read(p);
+    let _ = p;
 }
 
 impl core::fmt::Debug for Kernel {
@@ -37,14 +174,65 @@ impl PartialEq for Kernel {
     }
 }
 
-/// The best kernel this CPU runs.
-pub fn detect() -> &'static Kernel {
-    &scalar::KERNEL
+/// Every kernel this CPU runs, scalar first and the preferred one last.
+pub fn available() -> impl Iterator<Item = &'static Kernel> {
+    let simd: [Option<&'static Kernel>; 3] = {
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        {
+            [x86_64::avx2::kernel(), x86_64::avx512::kernel(), None]
+        }
+        #[cfg(all(target_arch = "aarch64", not(miri)))]
+        {
+            [aarch64::neon::kernel(), None, None]
+        }
+        #[cfg(not(any(
+            all(target_arch = "x86_64", not(miri)),
+            all(target_arch = "aarch64", not(miri))
+        )))]
+        {
+            [None, None, None]
+        }
+    };
+    [Some(&scalar::KERNEL), Some(&portable::KERNEL)]
+        .into_iter()
+        .chain(simd)
+        .flatten()
 }
 
-/// Every kernel this CPU runs, best last; scalar always first.
-pub fn available() -> impl Iterator<Item = &'static Kernel> {
-    [&scalar::KERNEL].into_iter()
+/// Names of every kernel compiled into this build for this architecture (whether or
+/// not this CPU runs it), for tests that must say which were skipped.
+pub fn compiled() -> &'static [&'static str] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        &["scalar", "portable", "avx2", "avx512"]
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        &["scalar", "portable", "neon"]
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        &["scalar", "portable"]
+    }
+}
+
+static ACTIVE: AtomicPtr<Kernel> = AtomicPtr::new(core::ptr::null_mut());
+
+/// The best kernel this CPU runs (detected once, then cached).
+pub fn detect() -> &'static Kernel {
+    let cached = ACTIVE.load(Ordering::Relaxed);
+    if !cached.is_null() {
+        // SAFETY: ACTIVE only ever holds null or a pointer made from a `&'static Kernel`
+        // below, so a non-null value is a valid shared reference for 'static.
+        return unsafe { &*cached };
+    }
+    let best = if cfg!(miri) {
+        &scalar::KERNEL
+    } else {
+        available().last().unwrap_or(&scalar::KERNEL)
+    };
+    ACTIVE.store(best as *const Kernel as *mut Kernel, Ordering::Relaxed);
+    best
 }
 
 /// The kernel called `name`, if this CPU runs it.

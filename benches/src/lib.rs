@@ -1,0 +1,213 @@
+//! Shared set-up for the criterion benchmarks: the contenders behind one trait, the
+//! sizes, the keys, and a false-positive check so that speed is only compared at equal
+//! or lower measured FPR.
+//!
+//! Every contender hashes the same `u64` keys with the same function, XXH3-64 of the
+//! key's 8 little-endian bytes: linebloom through its `Key` impl for `u64`, the rivals
+//! through `insert_hash`/`contains_hash` after `xxh3_64`.
+
+use linebloom::arch::Kernel;
+use linebloom::{BloomFilter, Params};
+use rand::{RngExt, SeedableRng, rngs::StdRng};
+use std::io::Write;
+
+/// Target false-positive rate the filters are built for.
+pub const TARGET_FPR: f64 = 0.01;
+/// sbbf-rs-safe is given the bits per key that its docs recommend for ~1%.
+pub const SBBF_BITS_PER_KEY: usize = 10;
+
+/// Capacities benchmarked, and where each linebloom filter (≈10 bits per key) sits on the
+/// reference machine (48 KiB L1d and 2 MiB L2 per core, 300 MiB shared L3): 12 KiB (L1),
+/// 1.2 MiB (L2), 12 MiB (L3) and 1.2 GiB (DRAM).
+pub const CAPACITIES: [u64; 4] = [10_000, 1_000_000, 10_000_000, 1_000_000_000];
+
+/// The capacities without the DRAM one, when `LINEBLOOM_BENCH_QUICK` is set (for a
+/// fast look; the committed results use all four).
+pub fn capacities() -> Vec<u64> {
+    let quick = std::env::var_os("LINEBLOOM_BENCH_QUICK").is_some();
+    CAPACITIES
+        .iter()
+        .copied()
+        .filter(|&n| !quick || n < 100_000_000)
+        .collect()
+}
+
+/// Keys per measured iteration; criterion reports time per iteration, and the summary
+/// divides by this.
+pub const KEYS_PER_ITER: usize = 1024;
+
+/// One filter implementation under test.
+pub trait Contender {
+    /// Name in benchmark IDs and CSV columns.
+    fn name(&self) -> String;
+    /// Adds a key.
+    fn insert(&mut self, key: u64);
+    /// Tests a key.
+    fn contains(&self, key: u64) -> bool;
+    /// Bytes of filter memory.
+    fn bytes(&self) -> usize;
+    /// Adds many keys (set-up only, not measured).
+    fn fill(&mut self, keys: &[u64]) {
+        for &k in keys {
+            self.insert(k);
+        }
+    }
+}
+
+/// XXH3-64 of the key's little-endian bytes: the hash every contender uses.
+#[inline(always)]
+pub fn xxh3(key: u64) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(&key.to_le_bytes())
+}
+
+/// linebloom with a forced kernel.
+pub struct Linebloom(pub BloomFilter);
+
+impl Linebloom {
+    /// Sized by `Params::for_fpr(n, TARGET_FPR)`.
+    pub fn new(n: u64, kernel: &'static Kernel) -> Self {
+        Linebloom(
+            BloomFilter::new(Params::for_fpr(n, TARGET_FPR).expect("valid size"))
+                .with_kernel(kernel),
+        )
+    }
+}
+
+impl Contender for Linebloom {
+    fn name(&self) -> String {
+        format!("linebloom-{}", self.0.kernel_name())
+    }
+    #[inline(always)]
+    fn insert(&mut self, key: u64) {
+        self.0.insert(&key);
+    }
+    #[inline(always)]
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(&key)
+    }
+    fn bytes(&self) -> usize {
+        self.0.params().bytes()
+    }
+    fn fill(&mut self, keys: &[u64]) {
+        self.0.insert_batch(keys);
+    }
+}
+
+/// sbbf-rs-safe (Parquet's split-block filter, SIMD) at 10 bits per key.
+pub struct Sbbf(pub sbbf_rs_safe::Filter);
+
+impl Sbbf {
+    /// 10 bits per key for `n` keys.
+    pub fn new(n: u64) -> Self {
+        Sbbf(sbbf_rs_safe::Filter::new(SBBF_BITS_PER_KEY, n as usize))
+    }
+}
+
+impl Contender for Sbbf {
+    fn name(&self) -> String {
+        "sbbf-rs-safe".into()
+    }
+    #[inline(always)]
+    fn insert(&mut self, key: u64) {
+        self.0.insert_hash(xxh3(key));
+    }
+    #[inline(always)]
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains_hash(xxh3(key))
+    }
+    fn bytes(&self) -> usize {
+        self.0.as_bytes().len()
+    }
+}
+
+/// fastbloom, sized by its own `with_false_pos(0.01).expected_items(n)`.
+pub struct Fastbloom(pub fastbloom::BloomFilter);
+
+impl Fastbloom {
+    /// Sized for `n` keys at 1%.
+    pub fn new(n: u64) -> Self {
+        Fastbloom(fastbloom::BloomFilter::with_false_pos(TARGET_FPR).expected_items(n as usize))
+    }
+}
+
+impl Contender for Fastbloom {
+    fn name(&self) -> String {
+        "fastbloom".into()
+    }
+    #[inline(always)]
+    fn insert(&mut self, key: u64) {
+        self.0.insert_hash(xxh3(key));
+    }
+    #[inline(always)]
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains_hash(xxh3(key))
+    }
+    fn bytes(&self) -> usize {
+        self.0.num_bits() / 8
+    }
+}
+
+/// Member key `i` (even): SplitMix64 of `i`, so a billion keys need no storage.
+#[inline]
+pub fn member_key(i: u64) -> u64 {
+    let mut z = i.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z ^ (z >> 31)) & !1
+}
+
+/// Keys that the lookup benchmarks cycle through: 2^16 of them (512 KiB), random
+/// positions in the filter, so each lookup touches an unpredictable line.
+pub const PROBE_KEYS: usize = 1 << 16;
+
+/// The first `PROBE_KEYS` members (hits).
+pub fn hit_keys(n: u64) -> Vec<u64> {
+    (0..(PROBE_KEYS as u64).min(n)).map(member_key).collect()
+}
+
+/// `count` non-member keys (odd, seeded): disjoint from every member set.
+pub fn non_member_keys(count: usize) -> Vec<u64> {
+    let mut rng = StdRng::seed_from_u64(0xfeed);
+    (0..count).map(|_| rng.random::<u64>() | 1).collect()
+}
+
+/// Fills `c` with members `0..n`, checks the first ones are found, measures its FPR on
+/// `probes`, and appends one row to `target/linebloom-bench/fpr.csv` (name, capacity,
+/// bytes, bits per key, FPR), which the summary joins to the timings.
+pub fn fill_and_check<C: Contender>(c: &mut C, n: u64, probes: &[u64]) {
+    let mut chunk = Vec::with_capacity(1 << 16);
+    let mut i = 0;
+    while i < n {
+        chunk.clear();
+        chunk.extend((i..n.min(i + (1 << 16))).map(member_key));
+        c.fill(&chunk);
+        i += chunk.len() as u64;
+    }
+    assert!(
+        (0..n.min(10_000)).all(|i| c.contains(member_key(i))),
+        "{}: false negative",
+        c.name()
+    );
+    let fp = probes.iter().filter(|&&k| c.contains(k)).count();
+    let rate = fp as f64 / probes.len() as f64;
+    eprintln!(
+        "{:>20} n = {n:>10}: {:>11} bytes, {:.2} bits/key, measured FPR {rate:.5}",
+        c.name(),
+        c.bytes(),
+        c.bytes() as f64 * 8.0 / n as f64
+    );
+    std::fs::create_dir_all("target/linebloom-bench").expect("create target/linebloom-bench");
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open("target/linebloom-bench/fpr.csv")
+        .expect("open fpr.csv");
+    writeln!(
+        f,
+        "{},{n},{},{:.4},{rate}",
+        c.name(),
+        c.bytes(),
+        c.bytes() as f64 * 8.0 / n as f64
+    )
+    .expect("write fpr.csv");
+}

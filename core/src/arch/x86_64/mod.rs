@@ -1,0 +1,37 @@
+//! x86_64 kernels: AVX2 and AVX-512, chosen at run time.
+//!
+//! Detection: with `std`, `is_x86_feature_detected!` (which also checks that the OS saves
+//! the YMM/ZMM state); without `std`, the `cpufeatures` crate, which reads CPUID and
+//! XGETBV for the same two facts. Each result is cached by its detector.
+
+pub mod avx2;
+pub mod avx512;
+
+/// Does this CPU (and OS) run AVX2 code?
+#[cfg(feature = "std")]
+pub(crate) fn has_avx2() -> bool {
+    std::is_x86_feature_detected!("avx2")
+}
+
+/// Does this CPU (and OS) run AVX-512F code?
+#[cfg(feature = "std")]
+pub(crate) fn has_avx512f() -> bool {
+    std::is_x86_feature_detected!("avx512f")
+}
+
+#[cfg(not(feature = "std"))]
+cpufeatures::new!(cpuid_avx2, "avx2");
+#[cfg(not(feature = "std"))]
+cpufeatures::new!(cpuid_avx512f, "avx512f");
+
+/// Does this CPU (and OS) run AVX2 code?
+#[cfg(not(feature = "std"))]
+pub(crate) fn has_avx2() -> bool {
+    cpuid_avx2::get()
+}
+
+/// Does this CPU (and OS) run AVX-512F code?
+#[cfg(not(feature = "std"))]
+pub(crate) fn has_avx512f() -> bool {
+    cpuid_avx512f::get()
+}
