@@ -211,3 +211,79 @@ pub fn fill_and_check<C: Contender>(c: &mut C, n: u64, probes: &[u64]) {
     )
     .expect("write fpr.csv");
 }
+
+/// Zeroed, 2 MiB-aligned blocks that asked the kernel for transparent huge pages
+/// (`madvise(MADV_HUGEPAGE)`), for DRAM-sized filters: with 4 KiB pages every lookup in
+/// a 1 GiB filter also misses the TLB.
+pub struct HugePageBlocks {
+    ptr: std::ptr::NonNull<linebloom::Block>,
+    len: usize,
+    /// Did `madvise` accept the request? (It can still fall back to small pages.)
+    pub huge_pages: bool,
+}
+
+const HUGE_PAGE: usize = 2 << 20;
+
+impl HugePageBlocks {
+    /// `len` zeroed blocks.
+    pub fn new(len: usize) -> Self {
+        assert!(len > 0, "at least one block");
+        let bytes = len * 64;
+        let layout =
+            std::alloc::Layout::from_size_align(bytes.next_multiple_of(HUGE_PAGE), HUGE_PAGE)
+                .expect("layout");
+        // SAFETY: the layout has non-zero size.
+        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
+        let Some(ptr) = std::ptr::NonNull::new(raw as *mut linebloom::Block) else {
+            std::alloc::handle_alloc_error(layout)
+        };
+        // SAFETY: `raw` points to `layout.size()` bytes we own; madvise only changes how
+        // the kernel backs them and reports failure through its return value.
+        let huge_pages =
+            unsafe { libc::madvise(raw as *mut libc::c_void, layout.size(), libc::MADV_HUGEPAGE) }
+                == 0;
+        HugePageBlocks {
+            ptr,
+            len,
+            huge_pages,
+        }
+    }
+}
+
+impl AsRef<[linebloom::Block]> for HugePageBlocks {
+    fn as_ref(&self) -> &[linebloom::Block] {
+        // SAFETY: ptr is valid for `len` zero-initialised (hence valid) blocks for our
+        // lifetime, and the shared borrow of self prevents concurrent mutation.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl AsMut<[linebloom::Block]> for HugePageBlocks {
+    fn as_mut(&mut self) -> &mut [linebloom::Block] {
+        // SAFETY: as in `as_ref`, with the exclusive borrow of self.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for HugePageBlocks {
+    fn drop(&mut self) {
+        let layout = std::alloc::Layout::from_size_align(
+            (self.len * 64).next_multiple_of(HUGE_PAGE),
+            HUGE_PAGE,
+        )
+        .expect("layout");
+        // SAFETY: allocated in `new` with this very layout.
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr() as *mut u8, layout) }
+    }
+}
+
+/// A linebloom filter over huge-page blocks, sized like [`Linebloom::new`].
+pub fn huge_page_filter(n: u64, kernel: &'static Kernel) -> (BloomFilter<HugePageBlocks>, bool) {
+    let params = Params::for_fpr(n, TARGET_FPR).expect("valid size");
+    let storage = HugePageBlocks::new(params.blocks());
+    let huge = storage.huge_pages;
+    let f = BloomFilter::from_storage(storage, params.k())
+        .expect("valid params")
+        .with_kernel(kernel);
+    (f, huge)
+}

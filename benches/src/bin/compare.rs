@@ -34,12 +34,15 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
+/// Runs one workload (`"insert"`, or a lookup) over keys; returns the hit count.
+type Workload = Box<dyn FnMut(&str, &[u64]) -> u64>;
+
 /// A contender boxed behind closures, so heterogeneous filters run round-robin.
 struct Entry {
     name: String,
     fpr: f64,
     bits_per_key: f64,
-    run: Box<dyn FnMut(&str, &[u64]) -> u64>,
+    run: Workload,
 }
 
 fn entry<C: Contender + 'static>(mut c: C, n: u64, misses: &[u64]) -> Entry {

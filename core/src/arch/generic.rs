@@ -21,6 +21,12 @@
 //! inlines into the `#[target_feature]` entry points of each backend (the pattern memchr
 //! documents in `vector.rs`).
 
+// Targets without a SIMD backend use only the batch drivers at the bottom.
+#![cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code)
+)]
+
 use super::BlockOps;
 use crate::block::Block;
 use crate::hash::{MAX_K, ROUND2_KEY, block_index, fmix64};
@@ -97,9 +103,9 @@ pub(crate) static EN2: [Block; MAX_K as usize + 1] = {
 /// One round: `(1 << ((g >> 6w) & 63)) & enable_w` for the `N` vectors of a block.
 #[inline(always)]
 unsafe fn round<V: Lanes, const N: usize>(g: u64, enable: &Block, out: &mut [V; N]) {
-    // SAFETY (whole body): the caller runs on a CPU with V's features (the contract of
-    // `Lanes`), and every load reads LANES words at offset i·LANES < 8 of a 64-byte
-    // aligned Block, so it is in bounds and aligned to the vector size.
+    // SAFETY: the caller runs on a CPU with V's features (the contract of `Lanes`), and
+    // every load reads LANES words at offset i·LANES < 8 of a 64-byte aligned Block, so
+    // it is in bounds and aligned to the vector size.
     unsafe {
         let g = V::splat(g);
         let low6 = V::splat(63);

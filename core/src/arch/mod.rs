@@ -35,9 +35,12 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 
 /// How many keys ahead the batch operations prefetch.
 ///
-/// Chosen by `cargo bench -p linebloom-benches -- batch` on the 2-core AVX2 reference
-/// machine: on a 1 GiB filter, distances 8, 16 and 32 were within noise of each other
-/// and 4 was slower (too little memory-level parallelism); see `results/bench/`.
+/// Chosen with `benches/examples/batch_distance.rs` (a 1.2 GiB filter, 2^20 random
+/// non-member lookups, median of 7) on the 2-core reference machine, avx512 kernel:
+/// batched vs single-key loop was 39.3 vs 80.8 ns at distance 4, 30.8 vs 61.7 at 8,
+/// 34.0 vs 78.2 at 16 and 36.2 vs 79.8 at 32: ratios 2.05, 2.00, 2.30, 2.21. The
+/// machine's noise (±20% between runs) is larger than the differences between 8, 16
+/// and 32; 16 had the best ratio and keeps enough lines in flight for the fill buffers.
 pub(crate) const PREFETCH_DISTANCE: usize = 16;
 
 /// A kernel: function pointers for one instruction set, plus its name.
