@@ -160,6 +160,21 @@ pub fn member_key(i: u64) -> u64 {
 /// positions in the filter, so each lookup touches an unpredictable line.
 pub const PROBE_KEYS: usize = 1 << 16;
 
+/// 2^24 lookups for a DRAM-sized filter of `n` members: members at random indices
+/// and non-members, alternating. They touch more distinct lines than the caches hold.
+pub fn dram_probes(n: u64) -> Vec<u64> {
+    let mut rng = StdRng::seed_from_u64(0xd7a3);
+    (0..1u64 << 24)
+        .map(|i| {
+            if i % 2 == 0 {
+                member_key(rng.random_range(0..n))
+            } else {
+                rng.random::<u64>() | 1
+            }
+        })
+        .collect()
+}
+
 /// The first `PROBE_KEYS` members (hits).
 pub fn hit_keys(n: u64) -> Vec<u64> {
     (0..(PROBE_KEYS as u64).min(n)).map(member_key).collect()

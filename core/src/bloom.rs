@@ -75,7 +75,7 @@ impl core::fmt::Display for IncompatibleError {
 impl core::error::Error for IncompatibleError {}
 
 #[cfg(feature = "alloc")]
-fn zeroed_blocks(n: usize) -> alloc::boxed::Box<[Block]> {
+pub(crate) fn zeroed_blocks(n: usize) -> alloc::boxed::Box<[Block]> {
     use alloc::alloc::{Layout, alloc_zeroed, handle_alloc_error};
     use alloc::boxed::Box;
     if n == 0 {
@@ -192,6 +192,19 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// The blocks.
     pub fn as_blocks(&self) -> &[Block] {
         self.blocks.as_ref()
+    }
+
+    /// The blocks, mutably (crate-internal: conversions write whole payloads).
+    pub(crate) fn blocks_mut(&mut self) -> &mut [Block]
+    where
+        S: AsMut<[Block]>,
+    {
+        self.blocks.as_mut()
+    }
+
+    /// The storage and the hasher.
+    pub fn into_parts(self) -> (S, H) {
+        (self.blocks, self.hasher)
     }
 
     /// Gives the storage back.

@@ -22,6 +22,12 @@ pub const HEADER_LEN: usize = 64;
 pub const CHECKSUM_LEN: usize = 8;
 /// Filter-kind tag of [`BloomFilter`].
 pub const KIND_BLOOM: u16 = 1;
+/// Filter-kind tag of [`crate::CountingBloomFilter`].
+pub const KIND_COUNTING: u16 = 2;
+/// Filter-kind tag of [`crate::ScalableBloomFilter`].
+pub const KIND_SCALABLE: u16 = 3;
+/// Filter-kind tag of [`crate::ClassicBloomFilter`].
+pub const KIND_CLASSIC: u16 = 4;
 
 /// Why bytes could not be decoded.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -54,6 +60,10 @@ pub enum DecodeError {
     /// The stored parameters are not a valid filter (k out of range, zero or too many
     /// blocks).
     InvalidParams(ParamsError),
+    /// The stored fields are each valid but contradict each other (a scalable filter's
+    /// layer that its own options would not have produced, block counts that do not add
+    /// up).
+    Inconsistent,
     /// Reserved header bytes are not zero.
     ReservedNonZero,
     /// More bytes than the header says the filter has.
@@ -98,6 +108,7 @@ impl core::fmt::Display for DecodeError {
             }
             DecodeError::InvalidParams(e) => write!(f, "invalid parameters: {e}"),
             DecodeError::ReservedNonZero => f.write_str("reserved header bytes are not zero"),
+            DecodeError::Inconsistent => f.write_str("stored fields contradict each other"),
             DecodeError::TrailingBytes { expected, got } => {
                 write!(f, "{got} bytes, expected {expected}")
             }
@@ -117,11 +128,16 @@ impl core::fmt::Display for DecodeError {
 
 impl core::error::Error for DecodeError {}
 
-/// The header fields, as parsed and checked.
-struct Header {
-    params: Params,
-    seed: u64,
-    total_len: usize,
+/// The common header fields of every kind of filter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Fields {
+    pub kind: u16,
+    pub hasher_id: u32,
+    pub k: u32,
+    pub blocks: u64,
+    pub seed: u64,
+    /// Bytes 32..64: kind-specific; zero for `BloomFilter` and `CountingBloomFilter`.
+    pub extra: [u64; 4],
 }
 
 fn le_u16(b: &[u8], at: usize) -> u16 {
@@ -130,7 +146,7 @@ fn le_u16(b: &[u8], at: usize) -> u16 {
 fn le_u32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
-fn le_u64(b: &[u8], at: usize) -> u64 {
+pub(crate) fn le_u64(b: &[u8], at: usize) -> u64 {
     let mut w = [0u8; 8];
     w.copy_from_slice(&b[at..at + 8]);
     u64::from_le_bytes(w)
@@ -140,8 +156,46 @@ fn checksum(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
-/// Checks everything but the payload's bits; `bytes` is the whole encoding.
-fn parse_header(bytes: &[u8], kind: u16, hasher_id: u32) -> Result<Header, DecodeError> {
+/// Writes header, payload (through `payload`, into exactly `payload_len` bytes) and
+/// checksum into `out`; returns the bytes written.
+pub(crate) fn seal(
+    out: &mut [u8],
+    fields: &Fields,
+    payload_len: usize,
+    payload: impl FnOnce(&mut [u8]),
+) -> Result<usize, DecodeError> {
+    let len = HEADER_LEN + payload_len + CHECKSUM_LEN;
+    if out.len() < len {
+        return Err(DecodeError::BufferTooSmall { needed: len });
+    }
+    let out = &mut out[..len];
+    out[..HEADER_LEN].fill(0);
+    out[0..4].copy_from_slice(&MAGIC);
+    out[4..6].copy_from_slice(&VERSION.to_le_bytes());
+    out[6..8].copy_from_slice(&fields.kind.to_le_bytes());
+    out[8..12].copy_from_slice(&fields.hasher_id.to_le_bytes());
+    out[12..16].copy_from_slice(&fields.k.to_le_bytes());
+    out[16..24].copy_from_slice(&fields.blocks.to_le_bytes());
+    out[24..32].copy_from_slice(&fields.seed.to_le_bytes());
+    for (i, e) in fields.extra.iter().enumerate() {
+        out[32 + 8 * i..40 + 8 * i].copy_from_slice(&e.to_le_bytes());
+    }
+    payload(&mut out[HEADER_LEN..len - CHECKSUM_LEN]);
+    let sum = checksum(&out[..len - CHECKSUM_LEN]);
+    out[len - CHECKSUM_LEN..].copy_from_slice(&sum.to_le_bytes());
+    Ok(len)
+}
+
+/// Checks an encoding of `kind` written with hasher `hasher_id` and returns its header
+/// fields and payload. `payload_len` validates the kind-specific fields and says how
+/// long the payload must be; it sees the bytes after the header (possibly short) for
+/// kinds whose length is stored there.
+pub(crate) fn open(
+    bytes: &[u8],
+    kind: u16,
+    hasher_id: u32,
+    payload_len: impl FnOnce(&Fields, &[u8]) -> Result<u64, DecodeError>,
+) -> Result<(Fields, &[u8]), DecodeError> {
     let got = bytes.len() as u64;
     if bytes.len() < HEADER_LEN {
         return Err(DecodeError::Truncated {
@@ -171,13 +225,21 @@ fn parse_header(bytes: &[u8], kind: u16, hasher_id: u32) -> Result<Header, Decod
             found: found_hasher,
         });
     }
-    if bytes[32..HEADER_LEN].iter().any(|&b| b != 0) {
-        return Err(DecodeError::ReservedNonZero);
-    }
-    let params =
-        Params::new(le_u64(bytes, 16), le_u32(bytes, 12)).map_err(DecodeError::InvalidParams)?;
-    // Params caps the size at MAX_BYTES, so this cannot overflow.
-    let expected = (HEADER_LEN + params.bytes() + CHECKSUM_LEN) as u64;
+    let fields = Fields {
+        kind,
+        hasher_id,
+        k: le_u32(bytes, 12),
+        blocks: le_u64(bytes, 16),
+        seed: le_u64(bytes, 24),
+        extra: [
+            le_u64(bytes, 32),
+            le_u64(bytes, 40),
+            le_u64(bytes, 48),
+            le_u64(bytes, 56),
+        ],
+    };
+    let payload = payload_len(&fields, &bytes[HEADER_LEN..])?;
+    let expected = (HEADER_LEN as u64 + CHECKSUM_LEN as u64).saturating_add(payload);
     if got < expected {
         return Err(DecodeError::Truncated {
             needed: expected,
@@ -193,11 +255,33 @@ fn parse_header(bytes: &[u8], kind: u16, hasher_id: u32) -> Result<Header, Decod
     if stored != computed {
         return Err(DecodeError::BadChecksum { stored, computed });
     }
-    Ok(Header {
-        params,
-        seed: le_u64(bytes, 24),
-        total_len: bytes.len(),
-    })
+    Ok((fields, &bytes[HEADER_LEN..body]))
+}
+
+/// `payload_len` for the block-array kinds (Bloom, counting): extra must be zero, the
+/// shape valid, and the payload `64·blocks` bytes.
+pub(crate) fn block_array_len(f: &Fields) -> Result<u64, DecodeError> {
+    if f.extra != [0; 4] {
+        return Err(DecodeError::ReservedNonZero);
+    }
+    let params = Params::new(f.blocks, f.k).map_err(DecodeError::InvalidParams)?;
+    Ok(params.bytes() as u64)
+}
+
+/// Writes blocks as little-endian words.
+pub(crate) fn write_blocks(out: &mut [u8], blocks: &[Block]) {
+    for (chunk, block) in out.chunks_exact_mut(Block::BYTES).zip(blocks) {
+        chunk.copy_from_slice(&block.to_le_bytes());
+    }
+}
+
+/// Reads a payload of whole blocks (its length already checked).
+#[cfg(feature = "alloc")]
+pub(crate) fn read_blocks(payload: &[u8]) -> alloc::boxed::Box<[Block]> {
+    payload
+        .chunks_exact(Block::BYTES)
+        .map(|c| Block::from_le_bytes(c.try_into().expect("64-byte chunk")))
+        .collect()
 }
 
 impl<S: AsRef<[Block]>, H: StableHasher> BloomFilter<S, H> {
@@ -216,26 +300,17 @@ impl<S: AsRef<[Block]>, H: StableHasher> BloomFilter<S, H> {
     /// assert_eq!(f.encode_into(&mut buf), Ok(136));
     /// ```
     pub fn encode_into(&self, out: &mut [u8]) -> Result<usize, DecodeError> {
-        let len = self.encoded_len();
-        if out.len() < len {
-            return Err(DecodeError::BufferTooSmall { needed: len });
-        }
-        let out = &mut out[..len];
-        out[..HEADER_LEN].fill(0);
-        out[0..4].copy_from_slice(&MAGIC);
-        out[4..6].copy_from_slice(&VERSION.to_le_bytes());
-        out[6..8].copy_from_slice(&KIND_BLOOM.to_le_bytes());
-        out[8..12].copy_from_slice(&H::ID.to_le_bytes());
-        out[12..16].copy_from_slice(&self.params().k().to_le_bytes());
-        out[16..24].copy_from_slice(&(self.params().blocks() as u64).to_le_bytes());
-        out[24..32].copy_from_slice(&self.hasher().seed().to_le_bytes());
-        let payload = &mut out[HEADER_LEN..len - CHECKSUM_LEN];
-        for (chunk, block) in payload.chunks_exact_mut(Block::BYTES).zip(self.as_blocks()) {
-            chunk.copy_from_slice(&block.to_le_bytes());
-        }
-        let sum = checksum(&out[..len - CHECKSUM_LEN]);
-        out[len - CHECKSUM_LEN..].copy_from_slice(&sum.to_le_bytes());
-        Ok(len)
+        let fields = Fields {
+            kind: KIND_BLOOM,
+            hasher_id: H::ID,
+            k: self.params().k(),
+            blocks: self.params().blocks() as u64,
+            seed: self.hasher().seed(),
+            extra: [0; 4],
+        };
+        seal(out, &fields, self.params().bytes(), |payload| {
+            write_blocks(payload, self.as_blocks())
+        })
     }
 
     /// The encoding as a new vector.
@@ -263,19 +338,13 @@ impl<H: StableHasher> BloomFilter<alloc::boxed::Box<[Block]>, H> {
     /// Decodes untrusted bytes. Allocates only the payload, whose size the input's own
     /// length has already justified.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
-        let header = parse_header(bytes, KIND_BLOOM, H::ID)?;
-        let payload = &bytes[HEADER_LEN..header.total_len - CHECKSUM_LEN];
-        let blocks: alloc::boxed::Box<[Block]> = payload
-            .chunks_exact(Block::BYTES)
-            .map(|c| Block::from_le_bytes(c.try_into().expect("64-byte chunk")))
-            .collect();
-        let filter = BloomFilter::from_storage_with_hasher(
-            blocks,
-            header.params.k(),
-            H::from_seed(header.seed),
+        let (fields, payload) = open(bytes, KIND_BLOOM, H::ID, |f, _| block_array_len(f))?;
+        BloomFilter::from_storage_with_hasher(
+            read_blocks(payload),
+            fields.k,
+            H::from_seed(fields.seed),
         )
-        .map_err(DecodeError::InvalidParams)?;
-        Ok(filter)
+        .map_err(DecodeError::InvalidParams)
     }
 }
 
@@ -303,17 +372,19 @@ impl<'a, H: StableHasher> BloomFilter<&'a [Block], H> {
         if !(bytes.as_ptr() as usize).is_multiple_of(core::mem::align_of::<Block>()) {
             return Err(DecodeError::Misaligned);
         }
-        let header = parse_header(bytes, KIND_BLOOM, H::ID)?;
-        let payload = &bytes[HEADER_LEN..header.total_len - CHECKSUM_LEN];
+        let (fields, payload) = open(bytes, KIND_BLOOM, H::ID, |f, _| block_array_len(f))?;
         // SAFETY: `payload` starts 64 bytes after a 64-byte aligned address, so it is
-        // aligned for `Block`; its length is `blocks × 64` (checked by `parse_header`);
+        // aligned for `Block`; its length is `blocks × 64` (checked by `open` through `block_array_len`);
         // every bit pattern is a valid `Block` (plain `[u64; 8]`); on a little-endian
         // target the stored little-endian words are the native words; and the slice
         // borrows `bytes` for `'a`, so it cannot outlive or alias a mutable borrow.
         let blocks = unsafe {
-            core::slice::from_raw_parts(payload.as_ptr() as *const Block, header.params.blocks())
+            core::slice::from_raw_parts(
+                payload.as_ptr() as *const Block,
+                payload.len() / Block::BYTES,
+            )
         };
-        BloomFilter::from_storage_with_hasher(blocks, header.params.k(), H::from_seed(header.seed))
+        BloomFilter::from_storage_with_hasher(blocks, fields.k, H::from_seed(fields.seed))
             .map_err(DecodeError::InvalidParams)
     }
 }
@@ -346,5 +417,288 @@ mod serde_impls {
         fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             d.deserialize_bytes(BytesVisitor(core::marker::PhantomData))
         }
+    }
+}
+
+impl<S: AsRef<[Block]>, H: StableHasher> crate::CountingBloomFilter<S, H> {
+    /// Length of the encoding (same layout as `BloomFilter`, kind tag 2).
+    pub fn encoded_len(&self) -> usize {
+        HEADER_LEN + self.params().bytes() + CHECKSUM_LEN
+    }
+
+    /// Writes the encoding into `out` with no allocation; returns the bytes written.
+    pub fn encode_into(&self, out: &mut [u8]) -> Result<usize, DecodeError> {
+        let fields = Fields {
+            kind: KIND_COUNTING,
+            hasher_id: H::ID,
+            k: self.params().k(),
+            blocks: self.params().blocks() as u64,
+            seed: self.hasher().seed(),
+            extra: [0; 4],
+        };
+        seal(out, &fields, self.params().bytes(), |payload| {
+            write_blocks(payload, self.as_blocks())
+        })
+    }
+
+    /// The encoding as a new vector.
+    #[cfg(feature = "alloc")]
+    pub fn to_bytes(&self) -> alloc::vec::Vec<u8> {
+        let mut out = alloc::vec![0u8; self.encoded_len()];
+        self.encode_into(&mut out)
+            .expect("buffer has encoded_len bytes");
+        out
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<H: StableHasher> crate::CountingBloomFilter<alloc::boxed::Box<[Block]>, H> {
+    /// Decodes untrusted bytes (see the module docs).
+    ///
+    /// ```
+    /// use linebloom::{CountingBloomFilter, Params};
+    /// let mut f = CountingBloomFilter::new(Params::new(4, 5).unwrap());
+    /// f.insert("a");
+    /// assert_eq!(CountingBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let (fields, payload) = open(bytes, KIND_COUNTING, H::ID, |f, _| block_array_len(f))?;
+        crate::CountingBloomFilter::from_storage_with_hasher(
+            read_blocks(payload),
+            fields.k,
+            H::from_seed(fields.seed),
+        )
+        .map_err(DecodeError::InvalidParams)
+    }
+}
+
+impl<S: AsRef<[Block]>, H: StableHasher> crate::ClassicBloomFilter<S, H> {
+    /// Length of the encoding: header (bits in the first kind-specific word, kind tag 4),
+    /// `64·⌈bits/512⌉` bytes of payload, checksum.
+    pub fn encoded_len(&self) -> usize {
+        HEADER_LEN + self.params().blocks() * Block::BYTES + CHECKSUM_LEN
+    }
+
+    /// Writes the encoding into `out` with no allocation; returns the bytes written.
+    pub fn encode_into(&self, out: &mut [u8]) -> Result<usize, DecodeError> {
+        let p = self.params();
+        let fields = Fields {
+            kind: KIND_CLASSIC,
+            hasher_id: H::ID,
+            k: p.k(),
+            blocks: p.blocks() as u64,
+            seed: self.hasher().seed(),
+            extra: [p.bits(), 0, 0, 0],
+        };
+        seal(out, &fields, p.blocks() * Block::BYTES, |payload| {
+            write_blocks(payload, self.as_blocks())
+        })
+    }
+
+    /// The encoding as a new vector.
+    #[cfg(feature = "alloc")]
+    pub fn to_bytes(&self) -> alloc::vec::Vec<u8> {
+        let mut out = alloc::vec![0u8; self.encoded_len()];
+        self.encode_into(&mut out)
+            .expect("buffer has encoded_len bytes");
+        out
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<H: StableHasher> crate::ClassicBloomFilter<alloc::boxed::Box<[Block]>, H> {
+    /// Decodes untrusted bytes.
+    ///
+    /// ```
+    /// use linebloom::{ClassicBloomFilter, ClassicParams};
+    /// let mut f = ClassicBloomFilter::new(ClassicParams::new(700, 4).unwrap());
+    /// f.insert("a");
+    /// assert_eq!(ClassicBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let (fields, payload) = open(bytes, KIND_CLASSIC, H::ID, |f, _| {
+            if f.extra[1..] != [0; 3] {
+                return Err(DecodeError::ReservedNonZero);
+            }
+            let params =
+                crate::ClassicParams::new(f.extra[0], f.k).map_err(DecodeError::InvalidParams)?;
+            if params.blocks() as u64 != f.blocks {
+                return Err(DecodeError::Inconsistent);
+            }
+            Ok(f.blocks * Block::BYTES as u64)
+        })?;
+        let params = crate::ClassicParams::new(fields.extra[0], fields.k)
+            .map_err(DecodeError::InvalidParams)?;
+        crate::ClassicBloomFilter::from_storage_with_hasher(
+            read_blocks(payload),
+            params,
+            H::from_seed(fields.seed),
+        )
+        .map_err(DecodeError::InvalidParams)
+    }
+}
+
+/// Scalable filter: bytes of the payload prefix (len, newest layer's len, mode, reserved).
+#[cfg(feature = "alloc")]
+const SCALABLE_PREFIX: usize = 32;
+/// Scalable filter: bytes of each layer record (blocks u64, k u32, reserved u32).
+#[cfg(feature = "alloc")]
+const LAYER_RECORD: usize = 16;
+/// More layers than this cannot come from any valid options (capacities overflow first).
+#[cfg(feature = "alloc")]
+const MAX_LAYERS: u64 = 128;
+
+#[cfg(feature = "alloc")]
+impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
+    /// Length of the encoding: header (layer count in `k`, total blocks, options in the
+    /// kind-specific words, kind tag 3), a 32-byte prefix, one 16-byte record per layer,
+    /// every layer's blocks, checksum.
+    pub fn encoded_len(&self) -> usize {
+        let blocks: usize = self
+            .layer_filters()
+            .iter()
+            .map(|l| l.params().blocks())
+            .sum();
+        HEADER_LEN
+            + SCALABLE_PREFIX
+            + LAYER_RECORD * self.layers()
+            + blocks * Block::BYTES
+            + CHECKSUM_LEN
+    }
+
+    /// The encoding as a new vector.
+    ///
+    /// ```
+    /// use linebloom::ScalableBloomFilter;
+    /// let mut f = ScalableBloomFilter::new(100, 0.01).unwrap();
+    /// for i in 0..1000u32 { f.insert(&i).unwrap(); }
+    /// let g = ScalableBloomFilter::from_bytes(&f.to_bytes()).unwrap();
+    /// assert_eq!(g, f);
+    /// ```
+    pub fn to_bytes(&self) -> alloc::vec::Vec<u8> {
+        let (fpr, growth, tightening, mode) = self.options();
+        let layers = self.layer_filters();
+        let blocks: usize = layers.iter().map(|l| l.params().blocks()).sum();
+        let fields = Fields {
+            kind: KIND_SCALABLE,
+            hasher_id: H::ID,
+            k: layers.len() as u32,
+            blocks: blocks as u64,
+            seed: layers[0].hasher().seed(),
+            extra: [
+                self.initial_capacity(),
+                fpr.to_bits(),
+                growth.to_bits(),
+                tightening.to_bits(),
+            ],
+        };
+        let mut out = alloc::vec![0u8; self.encoded_len()];
+        let payload_len = out.len() - HEADER_LEN - CHECKSUM_LEN;
+        seal(&mut out, &fields, payload_len, |p| {
+            p[0..8].copy_from_slice(&self.len().to_le_bytes());
+            p[8..16].copy_from_slice(&self.newest_len().to_le_bytes());
+            let mode = match mode {
+                crate::Mode::Scaling => 0u64,
+                crate::Mode::Fixed => 1,
+            };
+            p[16..24].copy_from_slice(&mode.to_le_bytes());
+            let mut at = SCALABLE_PREFIX;
+            for l in layers {
+                p[at..at + 8].copy_from_slice(&(l.params().blocks() as u64).to_le_bytes());
+                p[at + 8..at + 12].copy_from_slice(&l.params().k().to_le_bytes());
+                at += LAYER_RECORD;
+            }
+            for l in layers {
+                let len = l.params().bytes();
+                write_blocks(&mut p[at..at + len], l.as_blocks());
+                at += len;
+            }
+        })
+        .expect("buffer has encoded_len bytes");
+        out
+    }
+
+    /// Decodes untrusted bytes. Every layer's shape is checked against the shape the
+    /// stored options give for that layer ([`DecodeError::Inconsistent`] otherwise).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let (fields, payload) = open(bytes, KIND_SCALABLE, H::ID, |f, _| {
+            let layers = f.k as u64;
+            if layers == 0 || layers > MAX_LAYERS {
+                return Err(DecodeError::Inconsistent);
+            }
+            if f.blocks > crate::MAX_BLOCKS {
+                return Err(DecodeError::InvalidParams(ParamsError::TooLarge {
+                    bytes: f.blocks.saturating_mul(64),
+                }));
+            }
+            Ok(SCALABLE_PREFIX as u64
+                + LAYER_RECORD as u64 * layers
+                + f.blocks * Block::BYTES as u64)
+        })?;
+        let [initial, fpr, growth, tightening] = fields.extra;
+        let (fpr, growth, tightening) = (
+            f64::from_bits(fpr),
+            f64::from_bits(growth),
+            f64::from_bits(tightening),
+        );
+        crate::scalable::check_options(initial, fpr, growth, tightening)
+            .map_err(DecodeError::InvalidParams)?;
+        let mode = match le_u64(payload, 16) {
+            0 => crate::Mode::Scaling,
+            1 => crate::Mode::Fixed,
+            _ => return Err(DecodeError::Inconsistent),
+        };
+        if le_u64(payload, 24) != 0 {
+            return Err(DecodeError::ReservedNonZero);
+        }
+        // Check every layer record against the shape the options give, before
+        // allocating anything: the records' block counts add up to the header's total,
+        // which the input length has already justified.
+        let layers = fields.k as usize;
+        let mut shapes = alloc::vec::Vec::with_capacity(layers);
+        let mut total = 0u64;
+        for i in 0..layers {
+            let rec = SCALABLE_PREFIX + LAYER_RECORD * i;
+            let (blocks, k) = (le_u64(payload, rec), le_u32(payload, rec + 8));
+            if le_u32(payload, rec + 12) != 0 {
+                return Err(DecodeError::ReservedNonZero);
+            }
+            let (cap, p) = crate::scalable::layer_shape(initial, fpr, growth, tightening, i);
+            let expected = Params::for_fpr(cap, p).map_err(DecodeError::InvalidParams)?;
+            if expected.blocks() as u64 != blocks || expected.k() != k {
+                return Err(DecodeError::Inconsistent);
+            }
+            total += blocks;
+            shapes.push(expected);
+        }
+        if total != fields.blocks {
+            return Err(DecodeError::Inconsistent);
+        }
+        let hasher = H::from_seed(fields.seed);
+        let mut at = SCALABLE_PREFIX + LAYER_RECORD * layers;
+        let mut filters = alloc::vec::Vec::with_capacity(layers);
+        for params in shapes {
+            let len = params.bytes();
+            let layer = BloomFilter::from_storage_with_hasher(
+                read_blocks(&payload[at..at + len]),
+                params.k(),
+                hasher.clone(),
+            )
+            .map_err(DecodeError::InvalidParams)?;
+            filters.push(layer);
+            at += len;
+        }
+        let (len, newest_len) = (le_u64(payload, 0), le_u64(payload, 8));
+        if newest_len > len {
+            return Err(DecodeError::Inconsistent);
+        }
+        let filter = crate::ScalableBloomFilter::from_parts(
+            (initial, fpr, growth, tightening, mode),
+            hasher,
+            filters,
+            len,
+            newest_len,
+        );
+        Ok(filter)
     }
 }

@@ -25,14 +25,20 @@
 //!   `FPR = Σ_{S ⊆ {0..k}} (−1)^{|S|} (1 − (1 − A(S))/B)^n`. This is exact (2^k ≤ 128
 //!   terms, no cancellation problem at these sizes).
 //!
+//! Here `q = 63/64` and `62/64` stand for `1 − 1/s` and `1 − 2/s` with `s = 64` positions
+//! per word; the counting filter ([`counting`]) uses the same formulas with `s = 16`.
+//!
 //! Finally the 64-bit hash puts a floor under any filter: a non-member shares its full
 //! hash with one of the `n` members with probability `≈ n/2⁶⁴`, and then it is always a
 //! false positive. [`blocked`] adds that floor: `FPR + (1 − FPR)·min(1, n/2⁶⁴)`.
 
 use libm::{exp, log1p, pow};
 
-const Q1: f64 = 63.0 / 64.0;
-const Q2: f64 = 62.0 / 64.0;
+/// Positions per word: 64 bits for the Bloom filter, 16 four-bit counters for the
+/// counting filter. The formulas below take it as `slots`.
+const BIT_SLOTS: f64 = 64.0;
+/// Counter positions per word of the counting filter.
+const COUNTER_SLOTS: f64 = 16.0;
 
 /// The textbook approximation `(1 − e^{−kn/m})^k` for a classic (unblocked) filter of
 /// `m` bits.
@@ -102,20 +108,21 @@ pub fn classic_exact(m_bits: u64, k: u32, n: u64) -> f64 {
 }
 
 /// Probability that a block holding `x` keys answers "present" to a non-member whose
-/// pattern lands there, for `k ≥ 8` (independent words).
-fn block_fpr_unrotated(k: u32, x: f64) -> f64 {
-    let single = 1.0 - pow(Q1, x);
+/// pattern lands there, for `k ≥ 8` (independent words), with `slots` positions a word.
+fn block_fpr_unrotated(k: u32, x: f64, slots: f64) -> f64 {
+    let (q1, q2) = (1.0 - 1.0 / slots, 1.0 - 2.0 / slots);
+    let single = 1.0 - pow(q1, x);
     let t = 2.0 * x;
-    let q1t = pow(Q1, t);
-    let double = (1.0 / 64.0) * (1.0 - q1t) + Q1 * (1.0 - 2.0 * q1t + pow(Q2, t));
+    let q1t = pow(q1, t);
+    let double = (1.0 / slots) * (1.0 - q1t) + q1 * (1.0 - 2.0 * q1t + pow(q2, t));
     let doubled_words = k.saturating_sub(8) as i32;
     libm::pow(single, (8 - doubled_words) as f64) * libm::pow(double, doubled_words as f64)
 }
 
 /// `FPR` for `k ≥ 8`: the binomial mixture of [`block_fpr_unrotated`] over block loads.
-fn blocked_unrotated(blocks: u64, k: u32, n: u64) -> f64 {
+fn blocked_unrotated(blocks: u64, k: u32, n: u64, slots: f64) -> f64 {
     if blocks == 1 {
-        return block_fpr_unrotated(k, n as f64);
+        return block_fpr_unrotated(k, n as f64, slots);
     }
     let nf = n as f64;
     let p = 1.0 / blocks as f64;
@@ -123,14 +130,14 @@ fn blocked_unrotated(blocks: u64, k: u32, n: u64) -> f64 {
     let mode = libm::floor((nf + 1.0) * p).min(nf);
     // Unnormalised weights relative to the mode, walked outwards until they vanish
     // (below 1e-30 of the mode's weight: far beyond any rate this crate sizes for).
-    let (mut weight_sum, mut acc) = (1.0, block_fpr_unrotated(k, mode));
+    let (mut weight_sum, mut acc) = (1.0, block_fpr_unrotated(k, mode, slots));
     let mut w = 1.0;
     let mut x = mode;
     while x < nf {
         w *= (nf - x) / (x + 1.0) * odds;
         x += 1.0;
         weight_sum += w;
-        acc += w * block_fpr_unrotated(k, x);
+        acc += w * block_fpr_unrotated(k, x, slots);
         if w < 1e-30 {
             break;
         }
@@ -141,7 +148,7 @@ fn blocked_unrotated(blocks: u64, k: u32, n: u64) -> f64 {
         w *= x / (nf - x + 1.0) / odds;
         x -= 1.0;
         weight_sum += w;
-        acc += w * block_fpr_unrotated(k, x);
+        acc += w * block_fpr_unrotated(k, x, slots);
         if w < 1e-30 {
             break;
         }
@@ -150,7 +157,8 @@ fn blocked_unrotated(blocks: u64, k: u32, n: u64) -> f64 {
 }
 
 /// `FPR` for `k < 8`: inclusion–exclusion over the query's words (see the module docs).
-fn blocked_rotated(blocks: u64, k: u32, n: u64) -> f64 {
+fn blocked_rotated(blocks: u64, k: u32, n: u64, slots: f64) -> f64 {
+    let q1 = 1.0 - 1.0 / slots;
     let nf = n as f64;
     let bf = blocks as f64;
     let mut total = 0.0;
@@ -159,7 +167,7 @@ fn blocked_rotated(blocks: u64, k: u32, n: u64) -> f64 {
         let mut avoid = 0.0;
         for r in 0..8u32 {
             let window: u32 = (0..k).map(|j| 1u32 << ((r + j) & 7)).fold(0, |a, b| a | b);
-            avoid += pow(Q1, (subset & window).count_ones() as f64);
+            avoid += pow(q1, (subset & window).count_ones() as f64);
         }
         avoid /= 8.0;
         let term = exp(nf * log1p(-(1.0 - avoid) / bf));
@@ -185,6 +193,24 @@ fn blocked_rotated(blocks: u64, k: u32, n: u64) -> f64 {
 /// assert!(b > c && b < 0.0125);
 /// ```
 pub fn blocked(blocks: u64, k: u32, n: u64) -> f64 {
+    with_slots(blocks, k, n, BIT_SLOTS)
+}
+
+/// The exact false-positive rate of the counting filter ([`crate::CountingBloomFilter`]):
+/// the blocked formula with 16 counter positions per word instead of 64 bits (a
+/// counter that is not zero plays the part of a set bit). Saturation does not change
+/// it: a saturated counter is still non-zero.
+///
+/// ```
+/// // At the same block count the counting filter has a quarter of the positions.
+/// assert!(linebloom::fpr::counting(2_000, 6, 10_000) > linebloom::fpr::blocked(2_000, 6, 10_000));
+/// ```
+pub fn counting(blocks: u64, k: u32, n: u64) -> f64 {
+    with_slots(blocks, k, n, COUNTER_SLOTS)
+}
+
+/// The blocked formula for `slots` positions per word, plus the 64-bit hash's floor.
+fn with_slots(blocks: u64, k: u32, n: u64, slots: f64) -> f64 {
     if blocks == 0 || k == 0 || k > crate::hash::MAX_K {
         return 1.0;
     }
@@ -192,9 +218,9 @@ pub fn blocked(blocks: u64, k: u32, n: u64) -> f64 {
         return 0.0;
     }
     let ideal = if k >= 8 {
-        blocked_unrotated(blocks, k, n)
+        blocked_unrotated(blocks, k, n, slots)
     } else {
-        blocked_rotated(blocks, k, n)
+        blocked_rotated(blocks, k, n, slots)
     };
     let ideal = ideal.clamp(0.0, 1.0);
     let floor = (n as f64 / 18_446_744_073_709_551_616.0).min(1.0);

@@ -69,21 +69,32 @@ pub const fn block_index(hash: u64, blocks: usize) -> usize {
 /// ```
 #[inline(always)]
 pub fn pattern(hash: u64, k: u32) -> Block {
+    let mut m = [0u64; 8];
+    for_each_position(hash, k, |word, field| m[word] |= 1 << field);
+    Block(m)
+}
+
+/// Calls `f(word, field)` for each of the key's `k` positions: `word` in `0..8` and the
+/// 6-bit `field` in `0..64`, in the order of the scheme (round 1 by word, then round 2).
+///
+/// The Bloom filter sets bit `field` of `word`; the counting filter uses counter
+/// `field >> 2` of `word` (16 four-bit counters per word), so both share one scheme and a
+/// counting filter converts to a plain one bit for bit.
+#[inline(always)]
+pub fn for_each_position(hash: u64, k: u32, mut f: impl FnMut(usize, u32)) {
     let g1 = fmix64(hash);
     let r = ((g1 >> 48) & 7) as u32;
-    let mut m = [0u64; 8];
-    for (w, word) in m.iter_mut().enumerate() {
-        let enabled = ((w as u32).wrapping_sub(r) & 7) < k;
-        *word = (enabled as u64) << ((g1 >> (6 * w)) & 63);
+    for w in 0..8 {
+        if ((w as u32).wrapping_sub(r) & 7) < k {
+            f(w, ((g1 >> (6 * w)) & 63) as u32);
+        }
     }
     if k > 8 {
         let g2 = fmix64(g1 ^ ROUND2_KEY);
-        for (w, word) in m.iter_mut().enumerate() {
-            let enabled = (w as u32) + 8 < k;
-            *word |= (enabled as u64) << ((g2 >> (6 * w)) & 63);
+        for w in 0..(k as usize - 8) {
+            f(w, ((g2 >> (6 * w)) & 63) as u32);
         }
     }
-    Block(m)
 }
 
 /// A key's location: its block index and the bits to set or test there.

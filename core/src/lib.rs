@@ -54,19 +54,31 @@ extern crate std;
 struct ReadmeDoctests;
 
 pub mod arch;
+#[cfg(all(feature = "alloc", target_has_atomic = "64"))]
+mod atomic;
 pub mod block;
 mod bloom;
+mod classic;
+mod counting;
 pub mod format;
 pub mod fpr;
 pub mod hash;
 pub mod hasher;
 mod params;
+#[cfg(feature = "alloc")]
+mod scalable;
 
 pub use arch::active_kernel;
+#[cfg(all(feature = "alloc", target_has_atomic = "64"))]
+pub use atomic::{AtomicBlock, AtomicBloomFilter};
 pub use block::Block;
 pub use bloom::{BloomFilter, DefaultStorage, IncompatibleError};
+pub use classic::{ClassicBloomFilter, ClassicParams, MAX_CLASSIC_K};
+pub use counting::{CountingBloomFilter, RemoveError};
 pub use format::DecodeError;
 #[cfg(feature = "ahash")]
 pub use hasher::AHash;
 pub use hasher::{Hashed, Key, KeyHasher, StableHasher, Xxh3};
 pub use params::{MAX_BLOCKS, MAX_BYTES, Params, ParamsError, SIZING_MARGIN};
+#[cfg(feature = "alloc")]
+pub use scalable::{Mode, ScalableBloomFilter, ScalableError};

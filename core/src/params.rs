@@ -47,6 +47,20 @@ pub enum ParamsError {
     InvalidK(u32),
     /// Zero blocks.
     ZeroBlocks,
+    /// The storage handed in has the wrong number of blocks for the shape.
+    StorageLength {
+        /// Blocks the shape needs.
+        expected: u64,
+        /// Blocks given.
+        got: u64,
+    },
+    /// Growth factor below 1 or tightening ratio outside (0, 1) (scalable filter).
+    InvalidGrowth {
+        /// The growth factor given.
+        growth: f64,
+        /// The tightening ratio given.
+        tightening: f64,
+    },
     /// The filter would exceed [`MAX_BYTES`] (or overflow `usize`).
     TooLarge {
         /// Bytes the request needs (saturated at `u64::MAX`).
@@ -60,7 +74,17 @@ impl core::fmt::Display for ParamsError {
             ParamsError::InvalidFpr(p) => write!(f, "false-positive rate {p} is not in (0, 1)"),
             ParamsError::ZeroCapacity => f.write_str("capacity must be at least 1"),
             ParamsError::InvalidBitsPerKey(b) => write!(f, "bits per key {b} must be > 0"),
-            ParamsError::InvalidK(k) => write!(f, "k = {k} is not in 1..={MAX_K}"),
+            ParamsError::InvalidK(k) => write!(
+                f,
+                "k = {k} is out of range (1..={MAX_K} blocked, 1..=32 classic)"
+            ),
+            ParamsError::StorageLength { expected, got } => {
+                write!(f, "storage has {got} blocks, the shape needs {expected}")
+            }
+            ParamsError::InvalidGrowth { growth, tightening } => write!(
+                f,
+                "growth factor {growth} must be ≥ 1 and tightening ratio {tightening} in (0, 1)"
+            ),
             ParamsError::ZeroBlocks => f.write_str("a filter needs at least one block"),
             ParamsError::TooLarge { bytes } => {
                 write!(
@@ -120,6 +144,29 @@ impl Params {
     /// assert_eq!(Params::for_fpr(1, 0.01).unwrap().k(), 1); // one key: one block, k = 1
     /// ```
     pub fn for_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
+        Params::smallest_meeting(capacity, fpr, fpr::blocked)
+    }
+
+    /// Like [`for_fpr`](Self::for_fpr), for a [`crate::CountingBloomFilter`]: sized with
+    /// its own formula ([`crate::fpr::counting`], 16 counter positions per word).
+    ///
+    /// ```
+    /// use linebloom::Params;
+    /// let c = Params::counting_for_fpr(10_000, 0.01).unwrap();
+    /// let b = Params::for_fpr(10_000, 0.01).unwrap();
+    /// assert!(c.blocks() > b.blocks()); // a block holds 128 counters but 512 bits
+    /// ```
+    pub fn counting_for_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
+        Params::smallest_meeting(capacity, fpr, fpr::counting)
+    }
+
+    /// The smallest block count (and then the smallest k) whose `rate(blocks, k, n)` is at
+    /// most `SIZING_MARGIN × fpr`.
+    fn smallest_meeting(
+        capacity: u64,
+        fpr: f64,
+        rate: fn(u64, u32, u64) -> f64,
+    ) -> Result<Self, ParamsError> {
         if !(fpr > 0.0 && fpr < 1.0) {
             return Err(ParamsError::InvalidFpr(fpr));
         }
@@ -127,7 +174,7 @@ impl Params {
             return Err(ParamsError::ZeroCapacity);
         }
         let goal = fpr * SIZING_MARGIN;
-        let meets = |blocks: u64| (1..=MAX_K).find(|&k| fpr::blocked(blocks, k, capacity) <= goal);
+        let meets = |blocks: u64| (1..=MAX_K).find(|&k| rate(blocks, k, capacity) <= goal);
         // Bracket: the classic formula's size is a lower bound to within a factor ~2;
         // grow until some k meets the target, then bisect down.
         let classic_bits = capacity as f64 * libm::log2(1.0 / fpr) / core::f64::consts::LN_2;

@@ -35,12 +35,18 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 
 /// How many keys ahead the batch operations prefetch.
 ///
-/// Chosen with `benches/examples/batch_distance.rs` (a 1.2 GiB filter, 2^20 random
-/// non-member lookups, median of 7) on the 2-core reference machine, avx512 kernel:
-/// batched vs single-key loop was 39.3 vs 80.8 ns at distance 4, 30.8 vs 61.7 at 8,
-/// 34.0 vs 78.2 at 16 and 36.2 vs 79.8 at 32: ratios 2.05, 2.00, 2.30, 2.21. The
-/// machine's noise (±20% between runs) is larger than the differences between 8, 16
-/// and 32; 16 had the best ratio and keeps enough lines in flight for the fill buffers.
+/// Chosen with `benches/examples/batch_distance.rs` on the 2-core reference machine
+/// (avx512 kernel, a 1.2 GiB filter, 2^24 lookups that miss every cache, median of 5):
+///
+/// | distance | single-key loop | batched | ratio |
+/// |---:|---:|---:|---:|
+/// | 4  | 55.2 ns | 29.0 ns | 1.91 |
+/// | 8  | 73.2 ns | 33.4 ns | 2.19 |
+/// | 16 | 54.0 ns | 26.2 ns | 2.06 |
+/// | 32 | 55.9 ns | 26.8 ns | 2.09 |
+///
+/// 16 gave the lowest batched time; the machine's run-to-run noise (±20%, see the 8 row)
+/// is larger than the differences between 4, 16 and 32.
 pub(crate) const PREFETCH_DISTANCE: usize = 16;
 
 /// A kernel: function pointers for one instruction set, plus its name.

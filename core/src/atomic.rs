@@ -1,0 +1,173 @@
+//! [`AtomicBloomFilter`]: the blocked filter shared between threads through `&self`.
+//!
+//! Blocks are eight `AtomicU64` words with the same layout as [`Block`]. An insert is one
+//! `fetch_or` per word of the key's mask that has bits (at most 8); a query loads the
+//! words. Both are lock-free.
+//!
+//! **No insert is lost.** `fetch_or` is an atomic read-modify-write, so concurrent ORs
+//! into the same word all take effect whatever their interleaving, and OR is commutative
+//! and idempotent, so the final bits are the union of every thread's keys. `Relaxed`
+//! ordering suffices for that; a key inserted by one thread is seen by another after
+//! any synchronisation between them (a `join`, a channel, a mutex), which gives the
+//! happens-before edge. Without such an edge a concurrent `contains` may or may not see
+//! a key whose insert is still in progress, exactly as with any concurrent set.
+//!
+//! **Why no loom test.** loom explores interleavings of loom's own atomics; the filter
+//! would need a loom-only build of its storage. The one property at stake (no lost OR)
+//! is a single RMW per word with no ordering between words to get wrong, so loom would
+//! only re-check `fetch_or`'s atomicity. The stress test in `tests/family.rs` (threads
+//! inserting disjoint keys, then every key checked after the join) checks the property
+//! on real hardware instead.
+//!
+//! Conversions to and from [`BloomFilter`] move the boxed payload without copying:
+//! `AtomicU64` has the same size, alignment and bit validity as `u64`.
+
+use crate::block::Block;
+use crate::bloom::BloomFilter;
+use crate::hash::{block_index, pattern};
+use crate::hasher::{Key, KeyHasher, Xxh3};
+use crate::params::Params;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+/// A 64-byte block of atomic words, laid out exactly like [`Block`].
+#[repr(C, align(64))]
+pub struct AtomicBlock(pub [AtomicU64; 8]);
+
+const _: () = assert!(core::mem::size_of::<AtomicBlock>() == core::mem::size_of::<Block>());
+const _: () = assert!(core::mem::align_of::<AtomicBlock>() == core::mem::align_of::<Block>());
+
+/// A blocked Bloom filter for concurrent inserts and queries through `&self`.
+pub struct AtomicBloomFilter<H = Xxh3> {
+    blocks: alloc::boxed::Box<[AtomicBlock]>,
+    params: Params,
+    hasher: H,
+}
+
+impl AtomicBloomFilter {
+    /// An empty filter of this shape with the default stable hasher.
+    ///
+    /// ```
+    /// use linebloom::{AtomicBloomFilter, Params};
+    /// let f = AtomicBloomFilter::new(Params::for_fpr(10_000, 0.01)?);
+    /// std::thread::scope(|s| {
+    ///     s.spawn(|| f.insert("from a thread"));
+    /// });
+    /// assert!(f.contains("from a thread"));
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    pub fn new(params: Params) -> Self {
+        AtomicBloomFilter::from(BloomFilter::new(params))
+    }
+}
+
+impl<H: KeyHasher> AtomicBloomFilter<H> {
+    /// The filter's shape.
+    pub fn params(&self) -> Params {
+        self.params
+    }
+
+    /// The 64-bit hash this filter uses for `key`.
+    #[inline]
+    pub fn hash<K: Key + ?Sized>(&self, key: &K) -> u64 {
+        key.hash_key(&self.hasher)
+    }
+
+    /// Adds `key` (lock-free). Returns `true` if some bit was clear before this call.
+    #[inline]
+    pub fn insert<K: Key + ?Sized>(&self, key: &K) -> bool {
+        self.insert_hash(self.hash(key))
+    }
+
+    /// [`insert`](Self::insert) for a caller's hash.
+    #[inline]
+    pub fn insert_hash(&self, hash: u64) -> bool {
+        let block = &self.blocks[block_index(hash, self.blocks.len())];
+        let mask = pattern(hash, self.params.k());
+        let mut fresh = 0;
+        for (word, bits) in block.0.iter().zip(mask.0) {
+            if bits != 0 {
+                fresh |= bits & !word.fetch_or(bits, Ordering::Relaxed);
+            }
+        }
+        fresh != 0
+    }
+
+    /// Is `key` possibly in the set?
+    #[inline]
+    pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
+        self.contains_hash(self.hash(key))
+    }
+
+    /// [`contains`](Self::contains) for a caller's hash.
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        let block = &self.blocks[block_index(hash, self.blocks.len())];
+        let mask = pattern(hash, self.params.k());
+        let mut missing = 0;
+        for (word, bits) in block.0.iter().zip(mask.0) {
+            missing |= bits & !word.load(Ordering::Relaxed);
+        }
+        missing == 0
+    }
+
+    /// Fraction of bits set (a snapshot while other threads insert).
+    pub fn fill_ratio(&self) -> f64 {
+        let ones: u64 = self
+            .blocks
+            .iter()
+            .flat_map(|b| &b.0)
+            .map(|w| w.load(Ordering::Relaxed).count_ones() as u64)
+            .sum();
+        ones as f64 / self.params.bits() as f64
+    }
+
+    /// Removes every key. Needs `&mut self`: no thread may be inserting meanwhile.
+    pub fn clear(&mut self) {
+        for w in self.blocks.iter_mut().flat_map(|b| &mut b.0) {
+            *w.get_mut() = 0;
+        }
+    }
+
+    /// The plain filter, without copying the payload.
+    pub fn into_bloom(self) -> BloomFilter<alloc::boxed::Box<[Block]>, H> {
+        let len = self.blocks.len();
+        let raw = alloc::boxed::Box::into_raw(self.blocks) as *mut Block;
+        // SAFETY: AtomicBlock and Block have the same size and alignment (checked above)
+        // and AtomicU64 has the same in-memory representation as u64, so the allocation
+        // is a valid `[Block; len]` with the same layout the box will free it with; we
+        // own it exclusively (moved out of `self`).
+        let blocks =
+            unsafe { alloc::boxed::Box::from_raw(core::ptr::slice_from_raw_parts_mut(raw, len)) };
+        BloomFilter::from_storage_with_hasher(blocks, self.params.k(), self.hasher)
+            .expect("params were valid for the atomic filter")
+    }
+}
+
+impl<H: KeyHasher> From<BloomFilter<alloc::boxed::Box<[Block]>, H>> for AtomicBloomFilter<H> {
+    /// Shares a plain filter between threads, without copying the payload.
+    fn from(f: BloomFilter<alloc::boxed::Box<[Block]>, H>) -> Self {
+        let params = f.params();
+        let (blocks, hasher) = f.into_parts();
+        let len = blocks.len();
+        let raw = alloc::boxed::Box::into_raw(blocks) as *mut AtomicBlock;
+        // SAFETY: as in `into_bloom`, in the other direction: same size, alignment and
+        // representation, exclusively owned.
+        let blocks =
+            unsafe { alloc::boxed::Box::from_raw(core::ptr::slice_from_raw_parts_mut(raw, len)) };
+        AtomicBloomFilter {
+            blocks,
+            params,
+            hasher,
+        }
+    }
+}
+
+impl<H: core::fmt::Debug> core::fmt::Debug for AtomicBloomFilter<H> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("AtomicBloomFilter")
+            .field("blocks", &self.params.blocks())
+            .field("k", &self.params.k())
+            .field("hasher", &self.hasher)
+            .finish()
+    }
+}
