@@ -128,6 +128,21 @@ impl<H: KeyHasher> AtomicBloomFilter<H> {
         }
     }
 
+    /// A plain copy of the current bits (each word read atomically; a snapshot if other
+    /// threads are inserting meanwhile). Use it to serialize a shared filter.
+    pub fn to_bloom(&self) -> BloomFilter<alloc::boxed::Box<[Block]>, H>
+    where
+        H: Clone,
+    {
+        let blocks: alloc::boxed::Box<[Block]> = self
+            .blocks
+            .iter()
+            .map(|b| Block(core::array::from_fn(|w| b.0[w].load(Ordering::Relaxed))))
+            .collect();
+        BloomFilter::from_storage_with_hasher(blocks, self.params.k(), self.hasher.clone())
+            .expect("params were valid for the atomic filter")
+    }
+
     /// The plain filter, without copying the payload.
     pub fn into_bloom(self) -> BloomFilter<alloc::boxed::Box<[Block]>, H> {
         let len = self.blocks.len();

@@ -195,6 +195,7 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     }
 
     /// The blocks, mutably (crate-internal: conversions write whole payloads).
+    #[cfg(feature = "alloc")]
     pub(crate) fn blocks_mut(&mut self) -> &mut [Block]
     where
         S: AsMut<[Block]>,

@@ -1,0 +1,556 @@
+//! The filter family: one property suite, generated once by `family_suite!`, runs over
+//! every filter type (no false negatives, agreement with a `HashSet` model, format round
+//! trip, union where supported); then each type's own behaviour, seeded FPR tests with
+//! binomial bounds, and decode errors with every-byte mutation.
+
+mod common;
+
+use common::{RELEASE, members, non_members};
+use linebloom::*;
+use proptest::prelude::*;
+use std::collections::HashSet;
+
+/// What the shared suite needs from a filter type.
+trait Family: Sized + PartialEq + std::fmt::Debug {
+    /// A filter for about `n` keys at 1%.
+    fn for_capacity(n: u64) -> Self;
+    /// Inserts; `true` if the filter says the key was new.
+    fn put(&mut self, key: u64) -> bool;
+    fn has(&self, key: u64) -> bool;
+    fn round_trip(&self) -> Self;
+    /// `self ∪= other` where supported.
+    fn union_with(&mut self, _other: &Self) -> bool {
+        false
+    }
+}
+
+impl Family for BloomFilter {
+    fn for_capacity(n: u64) -> Self {
+        BloomFilter::new(Params::for_fpr(n, 0.01).unwrap())
+    }
+    fn put(&mut self, key: u64) -> bool {
+        self.insert(&key)
+    }
+    fn has(&self, key: u64) -> bool {
+        self.contains(&key)
+    }
+    fn round_trip(&self) -> Self {
+        BloomFilter::from_bytes(&self.to_bytes()).unwrap()
+    }
+    fn union_with(&mut self, other: &Self) -> bool {
+        self.union(other).unwrap();
+        true
+    }
+}
+
+impl Family for CountingBloomFilter {
+    fn for_capacity(n: u64) -> Self {
+        CountingBloomFilter::new(Params::counting_for_fpr(n, 0.01).unwrap())
+    }
+    fn put(&mut self, key: u64) -> bool {
+        self.insert(&key)
+    }
+    fn has(&self, key: u64) -> bool {
+        self.contains(&key)
+    }
+    fn round_trip(&self) -> Self {
+        <CountingBloomFilter>::from_bytes(&self.to_bytes()).unwrap()
+    }
+}
+
+impl Family for ClassicBloomFilter {
+    fn for_capacity(n: u64) -> Self {
+        ClassicBloomFilter::new(ClassicParams::for_fpr(n, 0.01).unwrap())
+    }
+    fn put(&mut self, key: u64) -> bool {
+        self.insert(&key)
+    }
+    fn has(&self, key: u64) -> bool {
+        self.contains(&key)
+    }
+    fn round_trip(&self) -> Self {
+        <ClassicBloomFilter>::from_bytes(&self.to_bytes()).unwrap()
+    }
+    fn union_with(&mut self, other: &Self) -> bool {
+        self.union(other).unwrap();
+        true
+    }
+}
+
+impl Family for ScalableBloomFilter {
+    fn for_capacity(n: u64) -> Self {
+        // Start at a tenth of the capacity so the suite exercises growth.
+        ScalableBloomFilter::new((n / 10).max(1), 0.01).unwrap()
+    }
+    fn put(&mut self, key: u64) -> bool {
+        self.insert(&key).unwrap()
+    }
+    fn has(&self, key: u64) -> bool {
+        self.contains(&key)
+    }
+    fn round_trip(&self) -> Self {
+        <ScalableBloomFilter>::from_bytes(&self.to_bytes()).unwrap()
+    }
+}
+
+/// The atomic filter, compared and serialized through its plain snapshot.
+#[derive(Debug)]
+struct Atomic(AtomicBloomFilter);
+
+impl PartialEq for Atomic {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_bloom() == other.0.to_bloom()
+    }
+}
+
+impl Family for Atomic {
+    fn for_capacity(n: u64) -> Self {
+        Atomic(AtomicBloomFilter::new(Params::for_fpr(n, 0.01).unwrap()))
+    }
+    fn put(&mut self, key: u64) -> bool {
+        self.0.insert(&key)
+    }
+    fn has(&self, key: u64) -> bool {
+        self.0.contains(&key)
+    }
+    fn round_trip(&self) -> Self {
+        let plain = BloomFilter::from_bytes(&self.0.to_bloom().to_bytes()).unwrap();
+        Atomic(AtomicBloomFilter::from(plain))
+    }
+}
+
+macro_rules! family_suite {
+    ($($module:ident => $ty:ty),* $(,)?) => {$(
+        mod $module {
+            use super::*;
+
+            proptest! {
+                #![proptest_config(ProptestConfig::with_cases(if RELEASE { 128 } else { 32 }))]
+
+                #[test]
+                fn no_false_negatives_and_agrees_with_a_set(
+                    capacity in 1u64..2_000,
+                    keys in prop::collection::vec(0u64..5_000, 0..1_500),
+                ) {
+                    let mut f = <$ty>::for_capacity(capacity);
+                    let mut model = HashSet::new();
+                    for &k in &keys {
+                        let new_in_model = model.insert(k);
+                        let said_new = f.put(k);
+                        // A key already in the set must never be reported as new
+                        // (that would mean it had been lost).
+                        prop_assert!(new_in_model || !said_new, "re-insert of {} reported new", k);
+                    }
+                    for &k in &model {
+                        prop_assert!(f.has(k), "false negative for {}", k);
+                    }
+                    let g = f.round_trip();
+                    prop_assert_eq!(&g, &f);
+                    for k in 0..5_000u64 {
+                        prop_assert_eq!(g.has(k), f.has(k));
+                    }
+                }
+
+                #[test]
+                fn union_keeps_both_sides(
+                    a in prop::collection::vec(any::<u64>(), 0..500),
+                    b in prop::collection::vec(any::<u64>(), 0..500),
+                ) {
+                    let (mut fa, mut fb) = (<$ty>::for_capacity(1_000), <$ty>::for_capacity(1_000));
+                    a.iter().for_each(|&k| { fa.put(k); });
+                    b.iter().for_each(|&k| { fb.put(k); });
+                    if fa.union_with(&fb) {
+                        for &k in a.iter().chain(&b) {
+                            prop_assert!(fa.has(k));
+                        }
+                    }
+                }
+            }
+        }
+    )*};
+}
+
+family_suite!(
+    bloom => BloomFilter,
+    counting => CountingBloomFilter,
+    classic => ClassicBloomFilter,
+    scalable => ScalableBloomFilter,
+    atomic => Atomic,
+);
+
+// ---- counting --------------------------------------------------------------------
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if RELEASE { 128 } else { 32 }))]
+
+    #[test]
+    fn removing_keys_never_loses_the_others(
+        keep in prop::collection::hash_set(any::<u64>(), 0..400),
+        drop in prop::collection::hash_set(any::<u64>(), 0..400),
+        k in 1u32..=16,
+    ) {
+        let mut f = CountingBloomFilter::new(Params::new(40, k).unwrap());
+        for key in keep.iter().chain(&drop) {
+            f.insert(key);
+        }
+        for key in drop.difference(&keep) {
+            prop_assert!(f.remove(key).is_ok());
+        }
+        for key in &keep {
+            prop_assert!(f.contains(key), "lost {} after removes", key);
+        }
+    }
+
+    #[test]
+    fn to_bloom_answers_exactly_like_the_counting_filter(
+        keys in prop::collection::vec(any::<u64>(), 0..600),
+        k in 1u32..=16,
+    ) {
+        let mut c = CountingBloomFilter::new(Params::new(17, k).unwrap());
+        c.extend(keys.iter().copied());
+        let plain = c.to_bloom();
+        for probe in keys.iter().copied().chain(0..3000u64) {
+            prop_assert_eq!(plain.contains(&probe), c.contains(&probe));
+        }
+    }
+}
+
+#[test]
+fn remove_of_an_absent_key_changes_nothing() {
+    let mut f = CountingBloomFilter::new(Params::new(8, 6).unwrap());
+    f.insert("present");
+    let before = f.to_bytes();
+    assert_eq!(f.remove("never inserted"), Err(RemoveError::NotPresent));
+    assert_eq!(f.to_bytes(), before);
+    assert_eq!(f.count_estimate("present"), 1);
+    f.insert("present");
+    assert_eq!(f.count_estimate("present"), 2);
+    f.remove("present").unwrap();
+    f.remove("present").unwrap();
+    assert_eq!(f.count_estimate("present"), 0);
+    assert_eq!(f.estimated_len(), 0.0);
+}
+
+#[test]
+fn saturated_counters_are_sticky() {
+    let mut f = CountingBloomFilter::new(Params::new(1, 3).unwrap());
+    for _ in 0..20 {
+        f.insert("hot");
+    }
+    assert_eq!(f.count_estimate("hot"), 15);
+    assert!(f.saturated_counters() >= 1);
+    for _ in 0..20 {
+        f.remove("hot").unwrap();
+    }
+    // Saturated counters never go down, so the key stays (a "maybe", never a false
+    // negative for anything that shares them).
+    assert!(f.contains("hot"));
+}
+
+#[test]
+fn counters_rarely_saturate() {
+    let n = if RELEASE { 100_000 } else { 10_000 };
+    let mut f = CountingBloomFilter::new(Params::counting_for_fpr(n as u64, 0.01).unwrap());
+    f.extend(members(3, n));
+    assert_eq!(f.saturated_counters(), 0);
+    assert!(
+        (f.estimated_len() - n as f64).abs() < 1e-9,
+        "sum of counters / k is exact without saturation"
+    );
+}
+
+// ---- scalable --------------------------------------------------------------------
+
+#[test]
+fn fixed_mode_reports_full_instead_of_growing() {
+    let mut f =
+        ScalableBloomFilter::with_options(100, 0.01, 2.0, 0.5, Mode::Fixed, Xxh3::default())
+            .unwrap();
+    let mut added = 0;
+    let mut err = None;
+    for k in 0..1_000u64 {
+        match f.insert(&k) {
+            Ok(true) => added += 1,
+            Ok(false) => {}
+            Err(e) => {
+                err = Some(e);
+                break;
+            }
+        }
+    }
+    assert_eq!(added, 100);
+    assert_eq!(err, Some(ScalableError::Full { len: 100 }));
+    assert_eq!(f.layers(), 1);
+}
+
+#[test]
+fn bad_growth_options_are_refused() {
+    for (g, r) in [
+        (0.5, 0.5),
+        (2.0, 0.0),
+        (2.0, 1.0),
+        (f64::NAN, 0.5),
+        (2.0, f64::NAN),
+    ] {
+        let e = ScalableBloomFilter::with_options(10, 0.01, g, r, Mode::Scaling, Xxh3::default())
+            .unwrap_err();
+        assert!(matches!(e, ParamsError::InvalidGrowth { .. }), "{g} {r}");
+    }
+}
+
+#[test]
+fn scalable_keeps_its_bound_after_growing_100x() {
+    // Initial capacity 1e3 (release) grown to 1e5 keys; 10 seeds × 2e5 probes.
+    let (initial, seeds, probes) = if RELEASE {
+        (1_000u64, 10, 200_000)
+    } else {
+        (200, 3, 50_000)
+    };
+    let n = (initial * 100) as usize;
+    let target = 0.01;
+    let mut hits = 0;
+    let mut bound = 0.0;
+    let mut f_layers = 0;
+    for seed in 0..seeds {
+        let mut f = ScalableBloomFilter::new(initial, target).unwrap();
+        for k in members(seed, n) {
+            f.insert(&k).unwrap();
+        }
+        bound = f.fpr_bound();
+        f_layers = f.layers();
+        hits += non_members(seed)
+            .take(probes)
+            .filter(|k| f.contains(k))
+            .count();
+    }
+    let total = (seeds as usize * probes) as f64;
+    let measured = hits as f64 / total;
+    // Binomial slack: 5 standard deviations at the bound.
+    let slack = 5.0 * (bound * (1.0 - bound) / total).sqrt();
+    println!(
+        "scalable after 100x: {f_layers} layers, measured {measured:.5}, bound {bound:.5}, target {target}"
+    );
+    assert!(bound <= target);
+    assert!(
+        measured <= bound + slack,
+        "measured {measured} > bound {bound} + {slack}"
+    );
+}
+
+// ---- atomic ----------------------------------------------------------------------
+
+#[test]
+fn concurrent_inserts_are_never_lost() {
+    let threads = 8u64;
+    let per_thread = if RELEASE { 50_000 } else { 5_000 };
+    // A small filter, so threads collide on the same words all the time.
+    let f = AtomicBloomFilter::new(Params::new(64, 8).unwrap());
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let f = &f;
+            s.spawn(move || {
+                for i in 0..per_thread {
+                    f.insert(&(t * 1_000_000 + i));
+                }
+            });
+        }
+    });
+    for t in 0..threads {
+        for i in 0..per_thread {
+            assert!(f.contains(&(t * 1_000_000 + i)), "lost key {t}/{i}");
+        }
+    }
+}
+
+#[test]
+fn atomic_conversions_keep_the_bits() {
+    let mut plain = BloomFilter::new(Params::new(32, 7).unwrap());
+    plain.extend(0..500u64);
+    let before = plain.to_bytes();
+    let atomic = AtomicBloomFilter::from(plain);
+    atomic.insert(&10_000u64);
+    let back = atomic.into_bloom();
+    assert!(back.contains(&10_000u64));
+    let mut expected = BloomFilter::from_bytes(&before).unwrap();
+    expected.insert(&10_000u64);
+    assert_eq!(back, expected);
+}
+
+// ---- FPR per type ----------------------------------------------------------------
+
+/// Pooled FPR over seeds; tolerance as in `tests/fpr.rs`: 5σ binomial plus 4/sqrt(blocks).
+fn pooled(
+    seeds: u64,
+    probes: usize,
+    n: usize,
+    build: impl Fn(&[u64]) -> Box<dyn Fn(u64) -> bool>,
+) -> f64 {
+    let mut hits = 0;
+    for seed in 0..seeds {
+        let f = build(&members(seed, n));
+        hits += non_members(seed).take(probes).filter(|&k| f(k)).count();
+    }
+    hits as f64 / (seeds as usize * probes) as f64
+}
+
+#[test]
+fn counting_fpr_matches_its_formula() {
+    let (n, seeds, probes) = if RELEASE {
+        (200_000, 10, 200_000)
+    } else {
+        (20_000, 3, 50_000)
+    };
+    let params = Params::counting_for_fpr(n as u64, 0.01).unwrap();
+    let measured = pooled(seeds, probes, n, |keys| {
+        let mut f = CountingBloomFilter::new(params);
+        f.extend(keys.iter().copied());
+        Box::new(move |k| f.contains(&k))
+    });
+    let predicted = fpr::counting(params.blocks() as u64, params.k(), n as u64);
+    let total = (seeds as usize * probes) as f64;
+    let tol = 5.0 * (predicted / total).sqrt()
+        + 4.0 * predicted / ((params.blocks() as u64 * seeds) as f64).sqrt();
+    println!(
+        "counting: measured {measured:.5}, predicted {predicted:.5} ± {tol:.5}, {:.2} bits/key",
+        params.bytes() as f64 * 8.0 / n as f64
+    );
+    assert!((measured - predicted).abs() <= tol);
+    assert!(measured <= 0.01);
+}
+
+#[test]
+fn classic_fpr_matches_its_formula() {
+    let (n, seeds, probes) = if RELEASE {
+        (100_000, 10, 200_000)
+    } else {
+        (10_000, 3, 50_000)
+    };
+    let params = ClassicParams::for_fpr(n as u64, 0.01).unwrap();
+    let measured = pooled(seeds, probes, n, |keys| {
+        let mut f = ClassicBloomFilter::new(params);
+        f.extend(keys.iter().copied());
+        Box::new(move |k| f.contains(&k))
+    });
+    let predicted = params.expected_fpr(n as u64);
+    let total = (seeds as usize * probes) as f64;
+    // The classic filter's rate concentrates tightly (no block loads); 5σ binomial plus
+    // 2% relative for the instance spread.
+    let tol = 5.0 * (predicted / total).sqrt() + 0.02 * predicted;
+    println!(
+        "classic: measured {measured:.5}, predicted {predicted:.5} ± {tol:.5}, {:.2} bits/key",
+        params.bits() as f64 / n as f64
+    );
+    assert!((measured - predicted).abs() <= tol);
+    assert!(measured <= 0.01);
+}
+
+// ---- decoding ----------------------------------------------------------------------
+
+/// (kind, a valid encoding, does this decode?)
+type Encoding = (&'static str, Vec<u8>, fn(&[u8]) -> bool);
+
+fn encodings() -> Vec<Encoding> {
+    let mut c = CountingBloomFilter::new(Params::new(3, 5).unwrap());
+    c.extend(0..40u64);
+    let mut cl = ClassicBloomFilter::new(ClassicParams::new(900, 4).unwrap());
+    cl.extend(0..40u64);
+    let mut s = ScalableBloomFilter::new(10, 0.05).unwrap();
+    for k in 0..45u64 {
+        s.insert(&k).unwrap();
+    }
+    vec![
+        ("counting", c.to_bytes(), |b| {
+            <CountingBloomFilter>::from_bytes(b).is_ok()
+        }),
+        ("classic", cl.to_bytes(), |b| {
+            <ClassicBloomFilter>::from_bytes(b).is_ok()
+        }),
+        ("scalable", s.to_bytes(), |b| {
+            <ScalableBloomFilter>::from_bytes(b).is_ok()
+        }),
+    ]
+}
+
+#[test]
+fn every_single_byte_mutation_is_rejected_for_every_kind() {
+    for (name, bytes, decodes) in encodings() {
+        assert!(decodes(&bytes), "{name}: valid bytes");
+        for i in 0..bytes.len() {
+            for flip in [0x01u8, 0x80] {
+                let mut m = bytes.clone();
+                m[i] ^= flip;
+                assert!(!decodes(&m), "{name}: byte {i} ^ {flip:#x} accepted");
+            }
+        }
+        for len in 0..bytes.len() {
+            assert!(
+                !decodes(&bytes[..len]),
+                "{name}: truncation to {len} accepted"
+            );
+        }
+    }
+}
+
+#[test]
+fn kinds_are_not_confused() {
+    let plain = BloomFilter::new(Params::new(3, 5).unwrap()).to_bytes();
+    assert_eq!(
+        <CountingBloomFilter>::from_bytes(&plain).unwrap_err(),
+        DecodeError::WrongKind {
+            expected: 2,
+            found: 1
+        }
+    );
+    assert_eq!(
+        <ClassicBloomFilter>::from_bytes(&plain).unwrap_err(),
+        DecodeError::WrongKind {
+            expected: 4,
+            found: 1
+        }
+    );
+    assert_eq!(
+        <ScalableBloomFilter>::from_bytes(&plain).unwrap_err(),
+        DecodeError::WrongKind {
+            expected: 3,
+            found: 1
+        }
+    );
+}
+
+/// Rewrites the trailing checksum after an edit, so the edit reaches the check under test.
+fn reseal(bytes: &mut [u8]) {
+    let body = bytes.len() - 8;
+    let sum = Xxh3::default().hash_bytes(&bytes[..body]);
+    bytes[body..].copy_from_slice(&sum.to_le_bytes());
+}
+
+#[test]
+fn classic_and_scalable_inconsistencies_have_their_own_error() {
+    let cl = ClassicBloomFilter::new(ClassicParams::new(900, 4).unwrap());
+    let mut bytes = cl.to_bytes();
+    bytes[32..40].copy_from_slice(&5000u64.to_le_bytes()); // bits no longer match the block count
+    reseal(&mut bytes);
+    assert_eq!(
+        <ClassicBloomFilter>::from_bytes(&bytes).unwrap_err(),
+        DecodeError::Inconsistent
+    );
+
+    let mut s = ScalableBloomFilter::new(10, 0.05).unwrap();
+    for k in 0..45u64 {
+        s.insert(&k).unwrap();
+    }
+    let mut bytes = s.to_bytes();
+    bytes[64 + 32 + 8] ^= 1; // first layer's k no longer what the options give
+    reseal(&mut bytes);
+    assert_eq!(
+        <ScalableBloomFilter>::from_bytes(&bytes).unwrap_err(),
+        DecodeError::Inconsistent
+    );
+    let mut bytes = s.to_bytes();
+    bytes[40..48].copy_from_slice(&2.0f64.to_bits().to_le_bytes()); // target rate 2.0
+    reseal(&mut bytes);
+    assert!(matches!(
+        <ScalableBloomFilter>::from_bytes(&bytes).unwrap_err(),
+        DecodeError::InvalidParams(ParamsError::InvalidFpr(_))
+    ));
+}
