@@ -1,0 +1,178 @@
+//! The experiments, one module each, and the registry that drives `lab run`, `lab plot`
+//! and `lab report`.
+//!
+//! Each module has `NAME`, `run(ctx)` (measure, write `data.csv`), `plot(ctx)` (read the
+//! CSV back, draw `plot.svg`/`plot.png`) and `summary(ctx)` (read the CSV back, give the
+//! report's table and findings).
+
+pub mod fpr_vs_bits;
+pub mod kernels;
+pub mod latency;
+pub mod sizing;
+pub mod space;
+pub mod threads;
+pub mod throughput;
+
+use crate::Ctx;
+
+/// What an experiment contributes to `REPORT.md`.
+pub struct Summary {
+    /// A Markdown table of the headline numbers.
+    pub table: String,
+    /// What the plot shows, in two sentences.
+    pub caption: String,
+    /// Where linebloom does not lead (or "—"), stated plainly.
+    pub not_leading: String,
+}
+
+/// One registered experiment.
+pub struct Experiment {
+    /// Name for `lab run <name>`, and the results folder.
+    pub name: &'static str,
+    /// One line for `lab list`.
+    pub about: &'static str,
+    /// Needs a server (Redis): skipped by `lab report`.
+    pub needs_server: bool,
+    /// Measures and writes `data.csv`.
+    pub run: fn(&Ctx) -> anyhow::Result<()>,
+    /// Draws the plot from the CSV.
+    pub plot: fn(&Ctx) -> anyhow::Result<()>,
+    /// Report material from the CSV.
+    pub summary: fn(&Ctx) -> anyhow::Result<Summary>,
+}
+
+/// Every experiment, in report order.
+pub const REGISTRY: &[Experiment] = &[
+    Experiment {
+        name: fpr_vs_bits::NAME,
+        about: "measured FPR vs bits per key for every scheme, against the theoretical curves",
+        needs_server: false,
+        run: fpr_vs_bits::run,
+        plot: fpr_vs_bits::plot,
+        summary: fpr_vs_bits::summary,
+    },
+    Experiment {
+        name: sizing::NAME,
+        about: "requested vs achieved FPR over n x p: who keeps the promise",
+        needs_server: false,
+        run: sizing::run,
+        plot: sizing::plot,
+        summary: sizing::summary,
+    },
+    Experiment {
+        name: throughput::NAME,
+        about: "ns/op (insert, hit, miss; single and batched) vs filter size, with memory limit lines",
+        needs_server: false,
+        run: throughput::run,
+        plot: throughput::plot,
+        summary: throughput::summary,
+    },
+    Experiment {
+        name: latency::NAME,
+        about: "dependent-chain lookup latency vs size, and p50/p99/p99.9 of batch latency",
+        needs_server: false,
+        run: latency::run,
+        plot: latency::plot,
+        summary: latency::summary,
+    },
+    Experiment {
+        name: space::NAME,
+        about: "bits per key vs achieved FPR (the space-accuracy frontier) with the lower bound",
+        needs_server: false,
+        run: space::run,
+        plot: space::plot,
+        summary: space::summary,
+    },
+    Experiment {
+        name: threads::NAME,
+        about: "AtomicBloomFilter throughput vs threads, against fastbloom's AtomicBloomFilter",
+        needs_server: false,
+        run: threads::run,
+        plot: threads::plot,
+        summary: threads::summary,
+    },
+    Experiment {
+        name: kernels::NAME,
+        about: "every kernel on one workload, and the thumbv7em code size of insert+contains",
+        needs_server: false,
+        run: kernels::run,
+        plot: kernels::plot,
+        summary: kernels::summary,
+    },
+];
+
+/// The experiment called `name`, or an error listing the valid names.
+pub fn find(name: &str) -> anyhow::Result<&'static Experiment> {
+    REGISTRY.iter().find(|e| e.name == name).ok_or_else(|| {
+        let names: Vec<&str> = REGISTRY.iter().map(|e| e.name).collect();
+        anyhow::anyhow!(
+            "no experiment called {name:?}; the experiments are: {}",
+            names.join(", ")
+        )
+    })
+}
+
+/// `n` member keys for this run (even, from the run's seed).
+pub fn members(ctx: &Ctx, n: usize, stream: u64) -> Vec<u64> {
+    use rand::{RngExt, SeedableRng, rngs::StdRng};
+    let mut rng = StdRng::seed_from_u64(ctx.seed ^ stream.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    (0..n).map(|_| rng.random::<u64>() & !1).collect()
+}
+
+/// `n` non-member keys (odd: disjoint from every member set).
+pub fn non_members(ctx: &Ctx, n: usize, stream: u64) -> Vec<u64> {
+    use rand::{RngExt, SeedableRng, rngs::StdRng};
+    let mut rng = StdRng::seed_from_u64(!ctx.seed ^ stream.wrapping_mul(0xc2b2_ae3d_27d4_eb4f));
+    (0..n).map(|_| rng.random::<u64>() | 1).collect()
+}
+
+/// Counts false positives of `f` over `probes`, in batches.
+pub fn false_positives(f: &dyn crate::rivals::Filter, probes: &[u64]) -> u64 {
+    let mut out = vec![false; 4096];
+    let mut hits = 0;
+    for chunk in probes.chunks(4096) {
+        f.contains_batch(chunk, &mut out[..chunk.len()]);
+        hits += out[..chunk.len()].iter().filter(|&&x| x).count() as u64;
+    }
+    hits
+}
+
+/// A Markdown table from a header and rows.
+pub fn markdown_table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut s = format!(
+        "| {} |\n|{}\n",
+        header.join(" | "),
+        "---|".repeat(header.len())
+    );
+    for r in rows {
+        s.push_str(&format!("| {} |\n", r.join(" | ")));
+    }
+    s
+}
+
+/// Member key number `i` of a keyed stream (even; SplitMix64 of `i` and the run's seed),
+/// for filters too large to hold their key set in memory.
+#[inline]
+pub fn member_key(ctx: &Ctx, i: u64) -> u64 {
+    let mut z = i
+        .wrapping_add(ctx.seed.wrapping_mul(0xd6e8_feb8_6659_fd93))
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z ^ (z >> 31)) & !1
+}
+
+/// Inserts member keys `0..n` of the stream into `f`, in chunks, with a progress bar.
+pub fn fill_stream(ctx: &Ctx, f: &mut dyn crate::rivals::Filter, n: u64, what: &str) {
+    let bar = crate::progress::bar(ctx, n, what);
+    let mut chunk = Vec::with_capacity(1 << 16);
+    let mut i = 0;
+    while i < n {
+        chunk.clear();
+        chunk.extend((i..n.min(i + (1 << 16))).map(|j| member_key(ctx, j)));
+        f.insert_batch(&chunk);
+        i += chunk.len() as u64;
+        bar.set_position(i);
+    }
+    bar.finish_and_clear();
+}

@@ -1,0 +1,190 @@
+//! `threads`: `AtomicBloomFilter` insert and lookup throughput against the number of
+//! threads (1 to the machine's cores), against fastbloom's `AtomicBloomFilter` on the
+//! same keys (XXH3 hashes for both). Each thread works on its own slice of keys; the
+//! figure is total operations per second across threads. Contenders alternate round by
+//! round; the CSV has the median, min and max of the rounds.
+
+use super::{Summary, markdown_table, member_key};
+use crate::plot::{LineChart, Series, Style};
+use crate::rivals::xxh3;
+use crate::stats::summary as med;
+use crate::{Ctx, csvio};
+use linebloom::{AtomicBloomFilter, Params};
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+/// Experiment name.
+pub const NAME: &str = "threads";
+
+/// One CSV row.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Row {
+    /// linebloom-atomic or fastbloom-atomic.
+    pub contender: String,
+    /// insert or lookup.
+    pub workload: String,
+    /// Threads.
+    pub threads: usize,
+    /// Median million operations per second (all threads).
+    pub median_mops: f64,
+    /// Slowest round.
+    pub min_mops: f64,
+    /// Fastest round.
+    pub max_mops: f64,
+}
+
+/// Runs `op` over `keys` split across `threads` scoped threads; returns Mops/s.
+fn parallel(keys: &[u64], threads: usize, op: &(dyn Fn(u64) -> bool + Sync)) -> f64 {
+    let t = Instant::now();
+    std::thread::scope(|s| {
+        for chunk in keys.chunks(keys.len().div_ceil(threads)) {
+            s.spawn(move || std::hint::black_box(chunk.iter().filter(|&&k| op(k)).count()));
+        }
+    });
+    keys.len() as f64 / t.elapsed().as_secs_f64() / 1e6
+}
+
+/// Measures and writes `data.csv`.
+pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
+    let (n, ops, rounds) = ctx.scale.pick(
+        (100_000u64, 200_000usize, 3usize),
+        (10_000_000, 4_000_000, 7),
+        (100_000_000, 16_000_000, 9),
+    );
+    let cores = std::thread::available_parallelism()
+        .map(|c| c.get())
+        .unwrap_or(1);
+    let keys: Vec<u64> = (0..ops as u64).map(|i| member_key(ctx, i)).collect();
+    let probes: Vec<u64> = (0..ops as u64)
+        .map(|i| member_key(ctx, i.wrapping_mul(7)) | 1)
+        .collect();
+    let mut rows = Vec::new();
+    let bar = crate::progress::bar(ctx, cores as u64, NAME);
+    for threads in 1..=cores {
+        let ours = AtomicBloomFilter::new(Params::for_fpr(n, 0.01)?);
+        let theirs = fastbloom::AtomicBloomFilter::with_false_pos(0.01).expected_items(n as usize);
+        let mut s: [Vec<f64>; 4] = Default::default();
+        for _ in 0..rounds {
+            s[0].push(parallel(&keys, threads, &|k| ours.insert(&k)));
+            s[1].push(parallel(&keys, threads, &|k| theirs.insert_hash(xxh3(k))));
+            s[2].push(parallel(&probes, threads, &|k| ours.contains(&k)));
+            s[3].push(parallel(&probes, threads, &|k| {
+                theirs.contains_hash(xxh3(k))
+            }));
+        }
+        for (i, (c, w)) in [
+            ("linebloom-atomic", "insert"),
+            ("fastbloom-atomic", "insert"),
+            ("linebloom-atomic", "lookup"),
+            ("fastbloom-atomic", "lookup"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let (m, lo, hi) = med(&s[i]);
+            rows.push(Row {
+                contender: c.to_string(),
+                workload: w.to_string(),
+                threads,
+                median_mops: m,
+                min_mops: lo,
+                max_mops: hi,
+            });
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    csvio::write(&ctx.dir(NAME)?.join("data.csv"), &rows)
+}
+
+/// Draws Mops/s against threads.
+pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
+    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let mut series = Vec::new();
+    for c in ["linebloom-atomic", "fastbloom-atomic"] {
+        for w in ["insert", "lookup"] {
+            let pts: Vec<(f64, f64)> = rows
+                .iter()
+                .filter(|r| r.contender == c && r.workload == w)
+                .map(|r| (r.threads as f64, r.median_mops))
+                .collect();
+            series.push(Series {
+                name: format!("{c} {w}"),
+                colour_key: c.trim_end_matches("-atomic").to_string(),
+                points: pts,
+                errors: Some(
+                    rows.iter()
+                        .filter(|r| r.contender == c && r.workload == w)
+                        .map(|r| (r.min_mops, r.max_mops))
+                        .collect(),
+                ),
+                style: if w == "insert" {
+                    Style::Measured
+                } else {
+                    Style::Reference
+                },
+            });
+        }
+    }
+    let frame = LineChart {
+        title: "Concurrent filter throughput vs threads",
+        x_label: "threads",
+        y_label: "million ops/s (all threads)",
+        log_x: false,
+        log_y: false,
+        legend: plotters::prelude::SeriesLabelPosition::LowerRight,
+    };
+    crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)
+}
+
+/// Report material from the CSV.
+pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
+    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.contender.clone(),
+                r.workload.clone(),
+                r.threads.to_string(),
+                format!("{:.1}", r.median_mops),
+                format!("{:.1}–{:.1}", r.min_mops, r.max_mops),
+            ]
+        })
+        .collect();
+    let behind: Vec<String> = rows
+        .iter()
+        .filter(|r| r.contender == "linebloom-atomic")
+        .filter_map(|o| {
+            let t = rows.iter().find(|r| {
+                r.contender == "fastbloom-atomic"
+                    && r.workload == o.workload
+                    && r.threads == o.threads
+            })?;
+            (t.median_mops > o.median_mops).then(|| {
+                format!(
+                    "{} with {} thread(s): {:.1} vs {:.1} Mops/s",
+                    o.workload, o.threads, t.median_mops, o.median_mops
+                )
+            })
+        })
+        .collect();
+    let cores = rows.iter().map(|r| r.threads).max().unwrap_or(1);
+    Ok(Summary {
+        table: markdown_table(
+            &["contender", "workload", "threads", "median Mops/s", "range"],
+            &table,
+        ),
+        caption: format!(
+            "Total operations per second across threads for linebloom's AtomicBloomFilter and fastbloom's AtomicBloomFilter on the same keys, from 1 to {cores} threads (this machine's cores), with min–max over rounds. Scaling beyond {cores} threads is not measured here."
+        ),
+        not_leading: if behind.is_empty() {
+            "linebloom's atomic filter was at least as fast as fastbloom's at every thread count measured.".into()
+        } else {
+            format!(
+                "fastbloom's atomic filter was faster: {}.",
+                behind.join("; ")
+            )
+        },
+    })
+}

@@ -1,0 +1,106 @@
+//! # linebloom-lab
+//!
+//! The laboratory behind `lab`: experiments that measure linebloom and its rivals on
+//! the same keys, write `results/<experiment>/data.csv` and `meta.json`, draw
+//! `plot.svg`/`plot.png` from the CSV alone, and assemble `results/REPORT.md`.
+//!
+//! One experiment is one module under [`experiments`]; [`experiments::REGISTRY`] lists
+//! them. Every number comes from a run of this code: nothing is typed in.
+
+pub mod csvio;
+pub mod experiments;
+pub mod meta;
+pub mod plot;
+pub mod progress;
+pub mod report;
+pub mod rivals;
+pub mod stats;
+pub mod timing;
+
+use std::path::{Path, PathBuf};
+
+/// How big a run is.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Scale {
+    /// Seconds per experiment: for the lab's own tests.
+    Tiny,
+    /// The reference run: all experiments in under 10 minutes on 2 cores.
+    Quick,
+    /// Larger sizes, more seeds and probes.
+    Full,
+}
+
+impl Scale {
+    /// Picks the value for this scale.
+    pub fn pick<T>(self, tiny: T, quick: T, full: T) -> T {
+        match self {
+            Scale::Tiny => tiny,
+            Scale::Quick => quick,
+            Scale::Full => full,
+        }
+    }
+}
+
+impl std::fmt::Display for Scale {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Scale::Tiny => "tiny",
+            Scale::Quick => "quick",
+            Scale::Full => "full",
+        })
+    }
+}
+
+/// What every experiment gets: where to write, how big, which seed and kernel.
+#[derive(Clone, Debug)]
+pub struct Ctx {
+    /// The results folder (`results/` by default).
+    pub out: PathBuf,
+    /// Run size.
+    pub scale: Scale,
+    /// Seed for every RNG of the run.
+    pub seed: u64,
+    /// The linebloom kernel used where one kernel is measured.
+    pub kernel: &'static linebloom::arch::Kernel,
+    /// Show progress bars.
+    pub progress: bool,
+}
+
+impl Ctx {
+    /// `results/<name>/`, created if needed.
+    pub fn dir(&self, name: &str) -> anyhow::Result<PathBuf> {
+        let d = self.out.join(name);
+        std::fs::create_dir_all(&d).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot create {}: {e} (is the folder writable?)",
+                d.display()
+            )
+        })?;
+        Ok(d)
+    }
+
+    /// `results/<name>/data.csv`.
+    pub fn csv(&self, name: &str) -> PathBuf {
+        self.out.join(name).join("data.csv")
+    }
+
+    /// The data CSV of `name`, or a clear error if it has not been produced.
+    pub fn existing_csv(&self, name: &str) -> anyhow::Result<PathBuf> {
+        let p = self.csv(name);
+        if !p.exists() {
+            anyhow::bail!("{} does not exist: run `lab run {name}` first", p.display());
+        }
+        Ok(p)
+    }
+}
+
+/// `path` relative to `base` where possible, for links in the report.
+pub fn relative(path: &Path, base: &Path) -> String {
+    path.strip_prefix(base)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}

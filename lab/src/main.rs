@@ -1,0 +1,154 @@
+//! `lab`: the linebloom laboratory's command line.
+//!
+//! ```text
+//! lab list
+//! lab run <experiment>... [--scale quick|full|tiny] [--out results/] [--seed N] [--kernel K]
+//! lab plot <experiment>... [--out results/]
+//! lab report [--scale quick|full|tiny] [--out results/] [--seed N] [--kernel K] [--no-run]
+//! ```
+
+use clap::{Parser, Subcommand};
+use linebloom_lab::experiments::{REGISTRY, find};
+use linebloom_lab::{Ctx, Scale, report};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "lab",
+    about = "The linebloom laboratory: measurements, plots and a report"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args, Clone)]
+struct RunArgs {
+    /// Run size.
+    #[arg(long, value_enum, default_value_t = Scale::Quick)]
+    scale: Scale,
+    /// Results folder.
+    #[arg(long, default_value = "results")]
+    out: PathBuf,
+    /// Seed for every RNG.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// linebloom kernel to measure where one is used (default: the detected one).
+    #[arg(long)]
+    kernel: Option<String>,
+    /// Hide progress bars.
+    #[arg(long)]
+    no_progress: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the experiments.
+    List,
+    /// Run experiments: write data.csv, meta.json and the plots.
+    Run {
+        /// Experiment names (see `lab list`).
+        #[arg(required = true)]
+        names: Vec<String>,
+        #[command(flatten)]
+        args: RunArgs,
+    },
+    /// Redraw plots from existing CSVs, without rerunning.
+    Plot {
+        /// Experiment names.
+        #[arg(required = true)]
+        names: Vec<String>,
+        /// Results folder.
+        #[arg(long, default_value = "results")]
+        out: PathBuf,
+    },
+    /// Run every experiment that needs no server and write results/REPORT.md.
+    Report {
+        #[command(flatten)]
+        args: RunArgs,
+        /// Only rebuild plots and REPORT.md from the CSVs already there.
+        #[arg(long)]
+        no_run: bool,
+    },
+}
+
+fn ctx(args: &RunArgs) -> anyhow::Result<Ctx> {
+    let kernel = match &args.kernel {
+        None => linebloom::arch::detect(),
+        Some(name) => linebloom::arch::by_name(name).ok_or_else(|| {
+            let names: Vec<&str> = linebloom::arch::available().map(|k| k.name).collect();
+            anyhow::anyhow!(
+                "kernel {name:?} is not available on this CPU; available: {}",
+                names.join(", ")
+            )
+        })?,
+    };
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", args.out.display()))?;
+    Ok(Ctx {
+        out: args.out.clone(),
+        scale: args.scale,
+        seed: args.seed,
+        kernel,
+        progress: !args.no_progress,
+    })
+}
+
+fn main_inner() -> anyhow::Result<()> {
+    match Cli::parse().command {
+        Command::List => {
+            for e in REGISTRY {
+                println!(
+                    "{:<14} {}{}",
+                    e.name,
+                    e.about,
+                    if e.needs_server {
+                        " (needs --redis)"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        }
+        Command::Run { names, args } => {
+            let experiments = names
+                .iter()
+                .map(|n| find(n))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let ctx = ctx(&args)?;
+            for e in experiments {
+                report::run_one(&ctx, e)?;
+            }
+        }
+        Command::Plot { names, out } => {
+            let experiments = names
+                .iter()
+                .map(|n| find(n))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let ctx = Ctx {
+                out,
+                scale: Scale::Quick,
+                seed: 0,
+                kernel: linebloom::arch::detect(),
+                progress: false,
+            };
+            for e in experiments {
+                (e.plot)(&ctx)?;
+                println!("drew {}", ctx.out.join(e.name).join("plot.svg").display());
+            }
+        }
+        Command::Report { args, no_run } => report::report(&ctx(&args)?, !no_run)?,
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match main_inner() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

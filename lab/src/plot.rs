@@ -1,0 +1,348 @@
+//! Plot helpers over plotters: the embedded DejaVu font (no system fonts needed), one
+//! colour per kernel and scheme (set here, once), and line and bar charts written as
+//! both `plot.svg` and `plot.png` from data the caller read back from a CSV.
+
+use anyhow::Context;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::Path;
+use std::sync::Once;
+
+/// Chart size in pixels.
+const SIZE: (u32, u32) = (1100, 680);
+
+/// Registers DejaVu Sans as the font plotters resolves `sans-serif` to.
+pub fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        for (style, bytes) in [
+            (FontStyle::Normal, dejavu::sans::regular()),
+            (FontStyle::Bold, dejavu::sans::bold()),
+        ] {
+            if plotters::style::register_font("sans-serif", style, bytes).is_err() {
+                eprintln!("warning: could not register the embedded DejaVu font");
+            }
+        }
+    });
+}
+
+/// The colour of a kernel or scheme: the same in every plot.
+pub fn colour(name: &str) -> RGBColor {
+    const NAMED: &[(&str, RGBColor)] = &[
+        ("scalar", RGBColor(120, 120, 120)),
+        ("portable", RGBColor(31, 119, 180)),
+        ("avx2", RGBColor(44, 160, 44)),
+        ("avx512", RGBColor(214, 39, 40)),
+        ("neon", RGBColor(148, 103, 189)),
+        ("linebloom", RGBColor(214, 39, 40)),
+        ("linebloom-classic", RGBColor(255, 127, 14)),
+        ("linebloom-counting", RGBColor(140, 86, 75)),
+        ("linebloom-scalable", RGBColor(227, 119, 194)),
+        ("linebloom-atomic", RGBColor(188, 189, 34)),
+        ("sbbf-rs-safe", RGBColor(23, 190, 207)),
+        ("fastbloom", RGBColor(31, 119, 180)),
+        ("bloomfilter", RGBColor(44, 160, 44)),
+        ("growable-bloom-filter", RGBColor(148, 103, 189)),
+        ("xorf-binaryfuse8", RGBColor(0, 0, 0)),
+        ("hashset", RGBColor(100, 100, 100)),
+    ];
+    if let Some((_, c)) = NAMED.iter().find(|(n, _)| *n == name) {
+        return *c;
+    }
+    // linebloom-<kernel>, theory curves and the rest: by suffix, else a stable hash.
+    if let Some(k) = name.strip_prefix("linebloom-")
+        && let Some((_, c)) = NAMED.iter().find(|(n, _)| *n == k)
+    {
+        return *c;
+    }
+    let h = xxhash_rust::xxh3::xxh3_64(name.as_bytes());
+    RGBColor(
+        (h & 0x9f) as u8 + 30,
+        ((h >> 8) & 0x9f) as u8 + 30,
+        ((h >> 16) & 0x9f) as u8 + 30,
+    )
+}
+
+/// How a series is drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Style {
+    /// Line through points, with markers.
+    Measured,
+    /// Dashed line (theory, limits).
+    Reference,
+}
+
+/// One named series of (x, y) points, with optional (low, high) error bars on y.
+#[derive(Clone, Debug)]
+pub struct Series {
+    /// Legend text.
+    pub name: String,
+    /// Colour key (see [`colour`]).
+    pub colour_key: String,
+    /// Points, sorted by x.
+    pub points: Vec<(f64, f64)>,
+    /// Error bars on y, parallel to `points`.
+    pub errors: Option<Vec<(f64, f64)>>,
+    /// Style.
+    pub style: Style,
+}
+
+/// A line chart's frame.
+pub struct LineChart<'a> {
+    /// Title.
+    pub title: &'a str,
+    /// X axis label.
+    pub x_label: &'a str,
+    /// Y axis label.
+    pub y_label: &'a str,
+    /// Log-scaled x.
+    pub log_x: bool,
+    /// Log-scaled y.
+    pub log_y: bool,
+    /// Where the legend goes (pick the emptiest corner of the data).
+    pub legend: SeriesLabelPosition,
+}
+
+fn range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values.filter(|v| v.is_finite() && (!log || *v > 0.0)) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() {
+        return (1.0, 10.0);
+    }
+    if log {
+        (lo / 1.5, hi * 1.5)
+    } else {
+        let pad = ((hi - lo) * 0.05).max(1e-9);
+        ((lo - pad).min(0.0_f64.max(lo - pad)), hi + pad)
+    }
+}
+
+fn draw_lines<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    frame: &LineChart,
+    series: &[Series],
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+    let ys = series.iter().flat_map(|s| {
+        s.points
+            .iter()
+            .map(|p| p.1)
+            .chain(s.errors.iter().flatten().flat_map(|e| [e.0, e.1]))
+    });
+    let (x0, x1) = range(xs, frame.log_x);
+    let (y0, y1) = range(ys, frame.log_y);
+    macro_rules! body {
+        ($chart:expr) => {{
+            let mut chart = $chart;
+            chart
+                .configure_mesh()
+                .x_desc(frame.x_label)
+                .y_desc(frame.y_label)
+                .label_style(("sans-serif", 16))
+                .axis_desc_style(("sans-serif", 18))
+                .draw()
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            for s in series {
+                let c = colour(&s.colour_key);
+                let pts: Vec<(f64, f64)> = s
+                    .points
+                    .iter()
+                    .copied()
+                    .filter(|p| p.0.is_finite() && p.1.is_finite() && (!frame.log_y || p.1 > 0.0))
+                    .collect();
+                match s.style {
+                    Style::Measured => {
+                        chart
+                            .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
+                            .map_err(|e| anyhow::anyhow!("{e}"))?
+                            .label(s.name.clone())
+                            .legend(move |(x, y)| {
+                                PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
+                            });
+                        chart
+                            .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
+                            .map_err(|e| anyhow::anyhow!("{e}"))?;
+                    }
+                    Style::Reference => {
+                        chart
+                            .draw_series(DashedLineSeries::new(
+                                pts.clone(),
+                                6,
+                                4,
+                                c.stroke_width(2),
+                            ))
+                            .map_err(|e| anyhow::anyhow!("{e}"))?
+                            .label(s.name.clone())
+                            .legend(move |(x, y)| {
+                                PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(1))
+                            });
+                    }
+                }
+                if let Some(errs) = &s.errors {
+                    let bars = s.points.iter().zip(errs).filter(|(p, e)| {
+                        p.0.is_finite()
+                            && e.0.is_finite()
+                            && e.1.is_finite()
+                            && (!frame.log_y || e.0 > 0.0)
+                    });
+                    chart
+                        .draw_series(bars.map(|(p, e)| {
+                            ErrorBar::new_vertical(p.0, e.0, p.1, e.1, c.stroke_width(1), 6)
+                        }))
+                        .map_err(|e| anyhow::anyhow!("{e}"))?;
+                }
+            }
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 14))
+                .position(frame.legend.clone())
+                .draw()
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+        }};
+    }
+    let mut b = ChartBuilder::on(root);
+    b.caption(frame.title, ("sans-serif", 24))
+        .margin(16)
+        .x_label_area_size(50)
+        .y_label_area_size(80);
+    match (frame.log_x, frame.log_y) {
+        (true, true) => body!(
+            b.build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
+                .map_err(|e| anyhow::anyhow!("{e}"))?
+        ),
+        (true, false) => body!(
+            b.build_cartesian_2d((x0..x1).log_scale(), y0..y1)
+                .map_err(|e| anyhow::anyhow!("{e}"))?
+        ),
+        (false, true) => body!(
+            b.build_cartesian_2d(x0..x1, (y0..y1).log_scale())
+                .map_err(|e| anyhow::anyhow!("{e}"))?
+        ),
+        (false, false) => body!(
+            b.build_cartesian_2d(x0..x1, y0..y1)
+                .map_err(|e| anyhow::anyhow!("{e}"))?
+        ),
+    }
+    root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(())
+}
+
+/// Draws a line chart into `dir/plot.svg` and `dir/plot.png`.
+pub fn line_chart(dir: &Path, frame: &LineChart, series: &[Series]) -> anyhow::Result<()> {
+    register_font();
+    let svg = dir.join("plot.svg");
+    draw_lines(
+        &SVGBackend::new(&svg, SIZE).into_drawing_area(),
+        frame,
+        series,
+    )
+    .with_context(|| format!("drawing {}", svg.display()))?;
+    let png = dir.join("plot.png");
+    draw_lines(
+        &BitMapBackend::new(&png, SIZE).into_drawing_area(),
+        frame,
+        series,
+    )
+    .with_context(|| format!("drawing {}", png.display()))?;
+    Ok(())
+}
+
+fn draw_bars<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    y_label: &str,
+    bars: &[(String, String, f64)],
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let top = bars
+        .iter()
+        .map(|b| b.2)
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max)
+        * 1.15
+        + 1e-9;
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 24))
+        .margin(16)
+        .x_label_area_size(60)
+        .y_label_area_size(80)
+        .build_cartesian_2d((0..bars.len()).into_segmented(), 0.0..top)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let labels: Vec<String> = bars.iter().map(|b| b.0.clone()).collect();
+    chart
+        .configure_mesh()
+        .y_desc(y_label)
+        .x_labels(bars.len())
+        .x_label_formatter(&|v| match v {
+            SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
+            _ => String::new(),
+        })
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 18))
+        .draw()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    chart
+        .draw_series(bars.iter().enumerate().map(|(i, b)| {
+            let c = colour(&b.1);
+            let mut r = Rectangle::new(
+                [
+                    (SegmentValue::Exact(i), 0.0),
+                    (SegmentValue::Exact(i + 1), b.2),
+                ],
+                c.filled(),
+            );
+            r.set_margin(0, 0, 12, 12);
+            r
+        }))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    chart
+        .draw_series(bars.iter().enumerate().map(|(i, b)| {
+            Text::new(
+                format!("{:.2}", b.2),
+                (SegmentValue::CenterOf(i), b.2 + top * 0.02),
+                ("sans-serif", 15),
+            )
+        }))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(())
+}
+
+/// Draws a bar chart (label, colour key, value) into `dir/plot.svg` and `dir/plot.png`.
+pub fn bar_chart(
+    dir: &Path,
+    title: &str,
+    y_label: &str,
+    bars: &[(String, String, f64)],
+) -> anyhow::Result<()> {
+    register_font();
+    let svg = dir.join("plot.svg");
+    draw_bars(
+        &SVGBackend::new(&svg, SIZE).into_drawing_area(),
+        title,
+        y_label,
+        bars,
+    )
+    .with_context(|| format!("drawing {}", svg.display()))?;
+    let png = dir.join("plot.png");
+    draw_bars(
+        &BitMapBackend::new(&png, SIZE).into_drawing_area(),
+        title,
+        y_label,
+        bars,
+    )
+    .with_context(|| format!("drawing {}", png.display()))?;
+    Ok(())
+}

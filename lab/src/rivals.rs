@@ -1,0 +1,401 @@
+//! Every filter the lab measures behind one trait, [`Filter`], on `u64` keys.
+//!
+//! linebloom's five types and the rivals are all real crates. Hashing: linebloom hashes
+//! keys with XXH3-64 (its stable default); sbbf-rs-safe and fastbloom get the same
+//! XXH3-64 hash through their `*_hash` entry points, so the hash costs the same;
+//! `bloomfilter` and `growable-bloom-filter` only accept `Hash` values and hash with
+//! their own SipHash; xorf's BinaryFuse8 takes the XXH3 hash as its key.
+
+use linebloom::arch::Kernel;
+use linebloom::{
+    AtomicBloomFilter, Block, BloomFilter, ClassicBloomFilter, ClassicParams, CountingBloomFilter,
+    Params, ScalableBloomFilter,
+};
+
+/// A filter under test.
+pub trait Filter {
+    /// Name in CSVs and legends.
+    fn name(&self) -> String;
+    /// Adds a key.
+    fn insert(&mut self, key: u64);
+    /// Tests a key.
+    fn contains(&self, key: u64) -> bool;
+    /// Bytes of filter memory.
+    fn bytes(&self) -> usize;
+    /// Tests many keys (rivals without a batch API loop).
+    fn contains_batch(&self, keys: &[u64], out: &mut [bool]) {
+        for (o, &k) in out.iter_mut().zip(keys) {
+            *o = self.contains(k);
+        }
+    }
+    /// Adds many keys.
+    fn insert_batch(&mut self, keys: &[u64]) {
+        for &k in keys {
+            self.insert(k);
+        }
+    }
+    /// Does it have a real batch API (prefetching)?
+    fn has_batch(&self) -> bool {
+        false
+    }
+}
+
+/// XXH3-64 of the key's little-endian bytes: linebloom's hash of a `u64` key.
+#[inline(always)]
+pub fn xxh3(key: u64) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(&key.to_le_bytes())
+}
+
+/// linebloom's blocked filter over any storage, with a chosen kernel.
+pub struct Blocked<S>(pub BloomFilter<S>);
+
+impl<S: AsRef<[Block]> + AsMut<[Block]>> Filter for Blocked<S> {
+    fn name(&self) -> String {
+        format!("linebloom-{}", self.0.kernel_name())
+    }
+    #[inline]
+    fn insert(&mut self, key: u64) {
+        self.0.insert(&key);
+    }
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(&key)
+    }
+    fn bytes(&self) -> usize {
+        self.0.params().bytes()
+    }
+    fn contains_batch(&self, keys: &[u64], out: &mut [bool]) {
+        self.0.contains_batch(keys, out);
+    }
+    fn insert_batch(&mut self, keys: &[u64]) {
+        self.0.insert_batch(keys);
+    }
+    fn has_batch(&self) -> bool {
+        true
+    }
+}
+
+/// A linebloom blocked filter with `params` and `kernel`, owned storage.
+pub fn blocked(params: Params, kernel: &'static Kernel) -> Blocked<Box<[Block]>> {
+    Blocked(BloomFilter::new(params).with_kernel(kernel))
+}
+
+/// linebloom's counting filter.
+pub struct Counting(pub CountingBloomFilter);
+impl Filter for Counting {
+    fn name(&self) -> String {
+        "linebloom-counting".into()
+    }
+    fn insert(&mut self, key: u64) {
+        self.0.insert(&key);
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(&key)
+    }
+    fn bytes(&self) -> usize {
+        self.0.params().bytes()
+    }
+}
+
+/// linebloom's scalable filter (growth 2, tightening 0.5).
+pub struct Scalable(pub ScalableBloomFilter);
+impl Filter for Scalable {
+    fn name(&self) -> String {
+        "linebloom-scalable".into()
+    }
+    fn insert(&mut self, key: u64) {
+        self.0
+            .insert(&key)
+            .expect("scaling mode never reports full");
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(&key)
+    }
+    fn bytes(&self) -> usize {
+        self.0.memory_bytes()
+    }
+}
+
+/// linebloom's atomic filter (used single-threaded here; see the `threads` experiment).
+pub struct Atomic(pub AtomicBloomFilter);
+impl Filter for Atomic {
+    fn name(&self) -> String {
+        "linebloom-atomic".into()
+    }
+    fn insert(&mut self, key: u64) {
+        self.0.insert(&key);
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(&key)
+    }
+    fn bytes(&self) -> usize {
+        self.0.params().bytes()
+    }
+}
+
+/// linebloom's classic (unblocked) filter.
+pub struct Classic(pub ClassicBloomFilter);
+impl Filter for Classic {
+    fn name(&self) -> String {
+        "linebloom-classic".into()
+    }
+    fn insert(&mut self, key: u64) {
+        self.0.insert(&key);
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(&key)
+    }
+    fn bytes(&self) -> usize {
+        self.0.params().bits().div_ceil(8) as usize
+    }
+}
+
+/// sbbf-rs-safe: Parquet's split-block filter (256-bit blocks, k = 8).
+pub struct Sbbf(pub sbbf_rs_safe::Filter);
+impl Filter for Sbbf {
+    fn name(&self) -> String {
+        "sbbf-rs-safe".into()
+    }
+    #[inline]
+    fn insert(&mut self, key: u64) {
+        self.0.insert_hash(xxh3(key));
+    }
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains_hash(xxh3(key))
+    }
+    fn bytes(&self) -> usize {
+        self.0.as_bytes().len()
+    }
+}
+
+/// Bits per key the Parquet spec's sizing gives for rate `p` (one bit per 32-bit word of
+/// an 8-word block: `m = −8n / ln(1 − p^{1/8})`), rounded up as sbbf-rs-safe takes
+/// whole bits per key.
+pub fn parquet_bits_per_key(p: f64) -> usize {
+    (-8.0 / (1.0 - p.powf(1.0 / 8.0)).ln()).ceil() as usize
+}
+
+/// fastbloom (blocked 512-bit, its own k).
+pub struct Fastbloom(pub fastbloom::BloomFilter);
+impl Filter for Fastbloom {
+    fn name(&self) -> String {
+        "fastbloom".into()
+    }
+    #[inline]
+    fn insert(&mut self, key: u64) {
+        self.0.insert_hash(xxh3(key));
+    }
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains_hash(xxh3(key))
+    }
+    fn bytes(&self) -> usize {
+        self.0.num_bits() / 8
+    }
+}
+
+/// The `bloomfilter` crate (classic, SipHash), with a fixed seed.
+pub struct Bloomfilter(pub bloomfilter::Bloom<u64>);
+impl Filter for Bloomfilter {
+    fn name(&self) -> String {
+        "bloomfilter".into()
+    }
+    fn insert(&mut self, key: u64) {
+        self.0.set(&key);
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.check(&key)
+    }
+    fn bytes(&self) -> usize {
+        self.0.as_slice().len()
+    }
+}
+
+/// The fixed seed given to `bloomfilter` (its docs' recipe for reproducible filters).
+pub const BLOOMFILTER_SEED: [u8; 32] = [7; 32];
+
+/// `growable-bloom-filter` (scalable, its own hashing).
+pub struct Growable(pub growable_bloom_filter::GrowableBloom);
+impl Filter for Growable {
+    fn name(&self) -> String {
+        "growable-bloom-filter".into()
+    }
+    fn insert(&mut self, key: u64) {
+        self.0.insert(key);
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(key)
+    }
+    fn bytes(&self) -> usize {
+        // The crate does not report its memory; its serde form holds the bit vectors.
+        serde_json::to_vec(&self.0)
+            .map(|v| v.len() / 4)
+            .unwrap_or(0)
+    }
+}
+
+/// xorf's BinaryFuse8: a static filter built once from all keys (no inserts).
+pub struct Fuse8(pub xorf::BinaryFuse8);
+impl Fuse8 {
+    /// Builds from member keys (hashed with XXH3, deduplicated).
+    pub fn build(keys: &[u64]) -> anyhow::Result<Self> {
+        let mut hashes: Vec<u64> = keys.iter().map(|&k| xxh3(k)).collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        xorf::BinaryFuse8::try_from(&hashes)
+            .map(Fuse8)
+            .map_err(|e| anyhow::anyhow!("BinaryFuse8: {e}"))
+    }
+}
+impl Filter for Fuse8 {
+    fn name(&self) -> String {
+        "xorf-binaryfuse8".into()
+    }
+    fn insert(&mut self, _key: u64) {
+        panic!("BinaryFuse8 is static: build it with Fuse8::build");
+    }
+    fn contains(&self, key: u64) -> bool {
+        use xorf::Filter as _;
+        self.0.contains(&xxh3(key))
+    }
+    fn bytes(&self) -> usize {
+        self.0.fingerprints.len()
+    }
+}
+
+/// `std::collections::HashSet`: exact, the memory reference.
+pub struct Exact(pub std::collections::HashSet<u64>);
+impl Filter for Exact {
+    fn name(&self) -> String {
+        "hashset".into()
+    }
+    fn insert(&mut self, key: u64) {
+        self.0.insert(key);
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(&key)
+    }
+    fn bytes(&self) -> usize {
+        // hashbrown: one u64 slot plus one control byte per bucket.
+        self.0.capacity() * 9
+    }
+}
+
+/// Which filter, sized how: the lab's single factory.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Sizing {
+    /// For `n` keys at rate `p`, by the library's own recipe.
+    Fpr(f64),
+    /// For `n` keys at this many bits per key (where the library takes a size).
+    BitsPerKey(f64),
+}
+
+/// Names of every scheme [`build`] knows.
+pub const SCHEMES: &[&str] = &[
+    "linebloom",
+    "linebloom-classic",
+    "linebloom-counting",
+    "linebloom-scalable",
+    "linebloom-atomic",
+    "sbbf-rs-safe",
+    "fastbloom",
+    "bloomfilter",
+    "growable-bloom-filter",
+    "xorf-binaryfuse8",
+];
+
+/// Best k for the counting filter at this block count.
+fn counting_best_k(blocks: u64, n: u64) -> u32 {
+    (1..=16)
+        .min_by(|&a, &b| {
+            linebloom::fpr::counting(blocks, a, n)
+                .total_cmp(&linebloom::fpr::counting(blocks, b, n))
+        })
+        .unwrap_or(1)
+}
+
+/// Builds `scheme` for the `members` keys (inserting them), sized by `sizing`. `None`
+/// when the scheme cannot be sized that way (growable by bits, sbbf by fractional bits…).
+pub fn build(
+    scheme: &str,
+    sizing: Sizing,
+    members: &[u64],
+    kernel: &'static Kernel,
+) -> anyhow::Result<Option<Box<dyn Filter>>> {
+    let n = members.len() as u64;
+    let bits = |b: f64| (b * n as f64).ceil() as u64;
+    let mut f: Box<dyn Filter> = match (scheme, sizing) {
+        ("linebloom", Sizing::Fpr(p)) => Box::new(blocked(Params::for_fpr(n, p)?, kernel)),
+        ("linebloom", Sizing::BitsPerKey(b)) => {
+            Box::new(blocked(Params::for_bits_per_key(n, b)?, kernel))
+        }
+        ("linebloom-atomic", Sizing::Fpr(p)) => {
+            Box::new(Atomic(AtomicBloomFilter::new(Params::for_fpr(n, p)?)))
+        }
+        ("linebloom-atomic", Sizing::BitsPerKey(b)) => Box::new(Atomic(AtomicBloomFilter::new(
+            Params::for_bits_per_key(n, b)?,
+        ))),
+        ("linebloom-classic", Sizing::Fpr(p)) => Box::new(Classic(ClassicBloomFilter::new(
+            ClassicParams::for_fpr(n, p)?,
+        ))),
+        ("linebloom-classic", Sizing::BitsPerKey(b)) => {
+            let k =
+                ((b * std::f64::consts::LN_2).round() as u32).clamp(1, linebloom::MAX_CLASSIC_K);
+            Box::new(Classic(ClassicBloomFilter::new(ClassicParams::new(
+                bits(b),
+                k,
+            )?)))
+        }
+        ("linebloom-counting", Sizing::Fpr(p)) => Box::new(Counting(CountingBloomFilter::new(
+            Params::counting_for_fpr(n, p)?,
+        ))),
+        ("linebloom-counting", Sizing::BitsPerKey(b)) => {
+            let blocks = bits(b).div_ceil(512);
+            Box::new(Counting(CountingBloomFilter::new(Params::new(
+                blocks,
+                counting_best_k(blocks, n),
+            )?)))
+        }
+        ("linebloom-scalable", Sizing::Fpr(p)) => {
+            // Start at a hundredth of the keys: the filter grows about 7 layers.
+            Box::new(Scalable(ScalableBloomFilter::new((n / 100).max(1), p)?))
+        }
+        ("sbbf-rs-safe", Sizing::Fpr(p)) => Box::new(Sbbf(sbbf_rs_safe::Filter::new(
+            parquet_bits_per_key(p),
+            n as usize,
+        ))),
+        ("sbbf-rs-safe", Sizing::BitsPerKey(b)) if b.fract() == 0.0 => {
+            Box::new(Sbbf(sbbf_rs_safe::Filter::new(b as usize, n as usize)))
+        }
+        ("fastbloom", Sizing::Fpr(p)) => Box::new(Fastbloom(
+            fastbloom::BloomFilter::with_false_pos(p).expected_items(n as usize),
+        )),
+        ("fastbloom", Sizing::BitsPerKey(b)) => Box::new(Fastbloom(
+            fastbloom::BloomFilter::with_num_bits(bits(b) as usize).expected_items(n as usize),
+        )),
+        ("bloomfilter", Sizing::Fpr(p)) => Box::new(Bloomfilter(
+            bloomfilter::Bloom::new_for_fp_rate_with_seed(n as usize, p, &BLOOMFILTER_SEED)
+                .map_err(anyhow::Error::msg)?,
+        )),
+        ("bloomfilter", Sizing::BitsPerKey(b)) => Box::new(Bloomfilter(
+            bloomfilter::Bloom::new_with_seed(
+                bits(b).div_ceil(8) as usize,
+                n as usize,
+                &BLOOMFILTER_SEED,
+            )
+            .map_err(anyhow::Error::msg)?,
+        )),
+        ("growable-bloom-filter", Sizing::Fpr(p)) => {
+            // Sized for a hundredth of the keys, so it grows, as the scalable filter does.
+            Box::new(Growable(growable_bloom_filter::GrowableBloom::new(
+                p,
+                (n as usize / 100).max(1),
+            )))
+        }
+        ("xorf-binaryfuse8", _) => return Ok(Some(Box::new(Fuse8::build(members)?))),
+        _ => return Ok(None),
+    };
+    f.insert_batch(members);
+    Ok(Some(f))
+}

@@ -1,0 +1,162 @@
+//! Timing tools: interleaved rounds (so a noisy neighbour slows every contender alike),
+//! the memory limit lines (independent and dependent random 64-byte reads), and
+//! huge-page storage for large filters.
+
+use linebloom::Block;
+use std::hint::black_box;
+use std::time::Instant;
+
+/// Nanoseconds per key of one pass of `op` over `keys`.
+pub fn ns_per_key(keys: &[u64], op: impl FnOnce(&[u64]) -> u64) -> f64 {
+    let t = Instant::now();
+    black_box(op(black_box(keys)));
+    t.elapsed().as_nanos() as f64 / keys.len().max(1) as f64
+}
+
+/// Zeroed, 2 MiB-aligned blocks that asked for transparent huge pages
+/// (`madvise(MADV_HUGEPAGE)`): with 4 KiB pages every lookup in a 1 GiB filter also
+/// misses the TLB. Whether the kernel granted them is measured, not assumed
+/// ([`anon_huge_bytes`]).
+pub struct HugePageBlocks {
+    ptr: std::ptr::NonNull<Block>,
+    len: usize,
+    /// Did `madvise` accept the request?
+    pub advised: bool,
+}
+
+const HUGE_PAGE: usize = 2 << 20;
+
+fn huge_layout(blocks: usize) -> std::alloc::Layout {
+    std::alloc::Layout::from_size_align((blocks * 64).next_multiple_of(HUGE_PAGE), HUGE_PAGE)
+        .expect("valid layout")
+}
+
+impl HugePageBlocks {
+    /// `len` zeroed blocks (`len ≥ 1`).
+    pub fn new(len: usize) -> Self {
+        assert!(len > 0, "at least one block");
+        let layout = huge_layout(len);
+        // SAFETY: the layout has non-zero size.
+        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
+        let Some(ptr) = std::ptr::NonNull::new(raw as *mut Block) else {
+            std::alloc::handle_alloc_error(layout)
+        };
+        // SAFETY: `raw` points to `layout.size()` bytes we own; madvise only changes how
+        // the kernel backs them and reports failure through its return value.
+        let advised =
+            unsafe { libc::madvise(raw as *mut libc::c_void, layout.size(), libc::MADV_HUGEPAGE) }
+                == 0;
+        HugePageBlocks { ptr, len, advised }
+    }
+}
+
+impl AsRef<[Block]> for HugePageBlocks {
+    fn as_ref(&self) -> &[Block] {
+        // SAFETY: ptr is valid for `len` zero-initialised (hence valid) blocks while self
+        // lives; the shared borrow of self prevents concurrent mutation.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl AsMut<[Block]> for HugePageBlocks {
+    fn as_mut(&mut self) -> &mut [Block] {
+        // SAFETY: as in `as_ref`, with the exclusive borrow of self.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for HugePageBlocks {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this very layout.
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr() as *mut u8, huge_layout(self.len)) }
+    }
+}
+
+/// This process's anonymous huge-page bytes (`AnonHugePages` of
+/// `/proc/self/smaps_rollup`), 0 where the file is missing.
+pub fn anon_huge_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/smaps_rollup")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("AnonHugePages:"))
+                .and_then(|l| {
+                    l.split_whitespace()
+                        .nth(1)
+                        .and_then(|v| v.parse::<u64>().ok())
+                })
+        })
+        .map(|kib| kib * 1024)
+        .unwrap_or(0)
+}
+
+/// A buffer of `bytes` (rounded to lines) for the memory limit lines, holding a random
+/// cyclic permutation of its lines so that a pointer chase visits every line once.
+pub struct MemoryProbe {
+    lines: HugePageBlocks,
+}
+
+impl MemoryProbe {
+    /// A probe buffer the size of a filter of `bytes`.
+    pub fn new(bytes: usize, seed: u64) -> Self {
+        use rand::{RngExt, SeedableRng, rngs::StdRng};
+        let n = (bytes / 64).max(2);
+        let mut lines = HugePageBlocks::new(n);
+        // Sattolo's algorithm: a single cycle through all lines.
+        let mut order: Vec<u64> = (0..n as u64).collect();
+        let mut rng = StdRng::seed_from_u64(seed);
+        for i in (1..n).rev() {
+            let j = rng.random_range(0..i);
+            order.swap(i, j);
+        }
+        let blocks = lines.as_mut();
+        for (i, &next) in order.iter().enumerate() {
+            blocks[i].0[0] = next;
+        }
+        MemoryProbe { lines }
+    }
+
+    /// ns per read of `count` independent random lines (addresses from a cheap
+    /// generator, nothing else): what the memory system gives when reads overlap.
+    pub fn independent_reads(&self, count: usize, seed: u64) -> f64 {
+        let blocks = self.lines.as_ref();
+        let n = blocks.len() as u64;
+        let t = Instant::now();
+        let mut x = seed | 1;
+        let mut acc = 0u64;
+        for _ in 0..count {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let i = ((x as u128 * n as u128) >> 64) as usize;
+            acc = acc.wrapping_add(blocks[i].0[1]);
+        }
+        black_box(acc);
+        t.elapsed().as_nanos() as f64 / count as f64
+    }
+
+    /// ns per read of a chain of `count` dependent reads (each address comes from the
+    /// previous line): the latency of one line.
+    pub fn dependent_chain(&self, count: usize) -> f64 {
+        let blocks = self.lines.as_ref();
+        let t = Instant::now();
+        let mut i = 0usize;
+        for _ in 0..count {
+            i = blocks[i].0[0] as usize;
+        }
+        black_box(i);
+        t.elapsed().as_nanos() as f64 / count as f64
+    }
+}
+
+/// Runs `rounds` rounds of every closure in `contenders`, interleaved (round-robin),
+/// and returns each contender's samples.
+pub fn interleaved(rounds: usize, contenders: &mut [&mut dyn FnMut() -> f64]) -> Vec<Vec<f64>> {
+    let mut samples = vec![Vec::with_capacity(rounds); contenders.len()];
+    for _ in 0..rounds {
+        for (c, s) in contenders.iter_mut().zip(&mut samples) {
+            s.push(c());
+        }
+    }
+    samples
+}

@@ -1,0 +1,164 @@
+//! The lab's own tests: every experiment at tiny scale into a temporary folder, checking
+//! that each CSV parses back into its row type, that meta.json and both plots exist,
+//! that `lab plot` redraws from the CSV alone, that `lab report` writes REPORT.md with a
+//! section per experiment, and that bad input gives a clear error and a non-zero exit.
+
+use linebloom_lab::experiments::{self, REGISTRY};
+use linebloom_lab::{Ctx, Scale, csvio, meta::Meta, report};
+use std::path::Path;
+use std::process::Command;
+
+fn lab(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_lab"))
+        .args(args)
+        .output()
+        .expect("run lab")
+}
+
+fn tiny_ctx(dir: &Path) -> Ctx {
+    Ctx {
+        out: dir.to_path_buf(),
+        scale: Scale::Tiny,
+        seed: 7,
+        kernel: linebloom::arch::detect(),
+        progress: false,
+    }
+}
+
+fn assert_plots(dir: &Path) {
+    for f in ["plot.svg", "plot.png"] {
+        let p = dir.join(f);
+        let len = std::fs::metadata(&p)
+            .unwrap_or_else(|_| panic!("{} missing", p.display()))
+            .len();
+        assert!(len > 1000, "{} is only {len} bytes", p.display());
+    }
+    let svg = std::fs::read_to_string(dir.join("plot.svg")).unwrap();
+    assert!(
+        svg.contains("<text"),
+        "{}: the plot has no text",
+        dir.display()
+    );
+}
+
+#[test]
+fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ctx = tiny_ctx(tmp.path());
+    report::report(&ctx, true).expect("report at tiny scale");
+    for e in REGISTRY {
+        let dir = tmp.path().join(e.name);
+        assert_plots(&dir);
+        let meta = Meta::read(&dir).expect("meta.json");
+        assert_eq!(meta.experiment, e.name);
+        assert_eq!(meta.seed, 7);
+        assert!(!meta.cpu.is_empty() && !meta.kernel.is_empty() && !meta.commit.is_empty());
+    }
+    // Each CSV parses back into its own row type and has the expected content.
+    let csv = |name: &str| tmp.path().join(name).join("data.csv");
+    let fpr: Vec<experiments::fpr_vs_bits::Row> = csvio::read(&csv("fpr_vs_bits")).unwrap();
+    assert!(
+        fpr.iter()
+            .any(|r| r.scheme == "linebloom" && r.kind == "measured" && r.probes > 0)
+    );
+    assert!(fpr.iter().any(|r| r.scheme == "theory-blocked"));
+    let sizing: Vec<experiments::sizing::Row> = csvio::read(&csv("sizing")).unwrap();
+    assert!(
+        sizing
+            .iter()
+            .all(|r| ["kept", "within noise", "broken"].contains(&r.verdict.as_str()))
+    );
+    let thr: Vec<experiments::throughput::Row> = csvio::read(&csv("throughput")).unwrap();
+    assert!(
+        thr.iter()
+            .any(|r| r.workload == "limit-dependent" && r.median_ns > 0.0)
+    );
+    assert!(thr.iter().any(|r| r.workload == "miss-batched"));
+    let lat: Vec<experiments::latency::Row> = csvio::read(&csv("latency")).unwrap();
+    assert!(lat.iter().any(|r| r.mode == "chain" && r.p50_ns > 0.0));
+    let space: Vec<experiments::space::Row> = csvio::read(&csv("space")).unwrap();
+    assert!(space.iter().any(|r| r.scheme == "hashset"));
+    let threads: Vec<experiments::threads::Row> = csvio::read(&csv("threads")).unwrap();
+    assert!(threads.iter().all(|r| r.median_mops > 0.0));
+    let kernels: Vec<experiments::kernels::Row> = csvio::read(&csv("kernels")).unwrap();
+    for k in linebloom::arch::available() {
+        assert!(
+            kernels.iter().any(|r| r.kernel == k.name),
+            "kernel {} missing",
+            k.name
+        );
+    }
+
+    let report = std::fs::read_to_string(tmp.path().join("REPORT.md")).unwrap();
+    assert!(report.contains("## Where linebloom does not lead"));
+    for e in REGISTRY {
+        assert!(
+            report.contains(&format!("## {}", e.name)),
+            "REPORT.md lacks {}",
+            e.name
+        );
+    }
+
+    // `lab plot` redraws from the CSV alone.
+    std::fs::remove_file(tmp.path().join("sizing/plot.svg")).unwrap();
+    let out = lab(&["plot", "sizing", "--out", tmp.path().to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_plots(&tmp.path().join("sizing"));
+}
+
+#[test]
+fn list_names_every_experiment() {
+    let out = lab(&["list"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for e in REGISTRY {
+        assert!(text.contains(e.name));
+    }
+}
+
+#[test]
+fn a_bad_name_is_a_clear_error() {
+    let out = lab(&["run", "no-such-thing", "--scale", "tiny"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no experiment called") && err.contains("fpr_vs_bits"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_missing_csv_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = lab(&["plot", "space", "--out", tmp.path().to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("lab run space"));
+}
+
+#[test]
+fn an_unwritable_folder_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("not-a-folder");
+    std::fs::write(&file, "x").unwrap();
+    let out = lab(&[
+        "run",
+        "space",
+        "--scale",
+        "tiny",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot create"));
+}
+
+#[test]
+fn an_unknown_kernel_is_a_clear_error() {
+    let out = lab(&["run", "space", "--scale", "tiny", "--kernel", "quantum"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not available on this CPU"));
+}
