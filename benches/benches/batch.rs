@@ -14,7 +14,7 @@ pub fn register(c: &mut Criterion) {
         probes.truncate(PROBE_KEYS / 2);
         probes.extend(hit_keys(n).into_iter().step_by(2));
         for kernel in linebloom::arch::available().filter(|k| k.name != "portable") {
-            let mut f = Linebloom::new(n, kernel);
+            let mut f = linebloom(n, kernel);
             fill_and_check(&mut f, n, &misses);
             let name = format!("{}-{}MiB", f.name(), f.bytes() >> 20);
             let mut group = c.benchmark_group("batch");

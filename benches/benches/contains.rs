@@ -6,7 +6,7 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use linebloom_benches::*;
 use std::hint::black_box;
 
-fn bench_one<C: Contender>(c: &mut Criterion, mut filter: C, n: u64, misses: &[u64]) {
+fn bench_one<C: Filter>(c: &mut Criterion, mut filter: C, n: u64, misses: &[u64]) {
     fill_and_check(&mut filter, n, misses);
     let hits = hit_keys(n);
     for (what, keys) in [("hit", &hits[..]), ("miss", misses)] {
@@ -33,9 +33,9 @@ pub fn register(c: &mut Criterion) {
     let misses = non_member_keys(PROBE_KEYS);
     for n in capacities() {
         for kernel in linebloom::arch::available() {
-            bench_one(c, Linebloom::new(n, kernel), n, &misses);
+            bench_one(c, linebloom(n, kernel), n, &misses);
         }
-        bench_one(c, Sbbf::new(n), n, &misses);
-        bench_one(c, Fastbloom::new(n), n, &misses);
+        bench_one(c, sbbf(n), n, &misses);
+        bench_one(c, fastbloom(n), n, &misses);
     }
 }

@@ -5,7 +5,7 @@ use linebloom_benches::*;
 use std::hint::black_box;
 use std::time::Instant;
 
-fn run<C: Contender>(mut c: C, n: u64, rounds: usize) {
+fn run<C: Filter>(mut c: C, n: u64, rounds: usize) {
     let misses = non_member_keys(PROBE_KEYS);
     fill_and_check(&mut c, n, &misses);
     let t = Instant::now();
@@ -25,10 +25,10 @@ fn main() {
     let n: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10_000);
     let rounds: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(200);
     match which {
-        "sbbf" => run(Sbbf::new(n), n, rounds),
-        "fastbloom" => run(Fastbloom::new(n), n, rounds),
+        "sbbf" => run(sbbf(n), n, rounds),
+        "fastbloom" => run(fastbloom(n), n, rounds),
         kernel => run(
-            Linebloom::new(n, linebloom::arch::by_name(kernel).expect("kernel")),
+            linebloom(n, linebloom::arch::by_name(kernel).expect("kernel")),
             n,
             rounds,
         ),

@@ -1,6 +1,7 @@
-//! Shared set-up for the criterion benchmarks: the contenders behind one trait, the
-//! sizes, the keys, and a false-positive check so that speed is only compared at equal
-//! or lower measured FPR.
+//! Shared set-up for the criterion benchmarks and `compare`: the contenders (the lab's
+//! [`Filter`] adapters, so benchmarks and lab measure the same code), the sizes, the keys,
+//! and a false-positive check so that speed is only compared at equal or lower measured
+//! FPR.
 //!
 //! Every contender hashes the same `u64` keys with the same function, XXH3-64 of the
 //! key's 8 little-endian bytes: linebloom through its `Key` impl for `u64`, the rivals
@@ -36,115 +37,22 @@ pub fn capacities() -> Vec<u64> {
 /// divides by this.
 pub const KEYS_PER_ITER: usize = 1024;
 
-/// One filter implementation under test.
-pub trait Contender {
-    /// Name in benchmark IDs and CSV columns.
-    fn name(&self) -> String;
-    /// Adds a key.
-    fn insert(&mut self, key: u64);
-    /// Tests a key.
-    fn contains(&self, key: u64) -> bool;
-    /// Bytes of filter memory.
-    fn bytes(&self) -> usize;
-    /// Adds many keys (set-up only, not measured).
-    fn fill(&mut self, keys: &[u64]) {
-        for &k in keys {
-            self.insert(k);
-        }
-    }
+pub use linebloom_lab::rivals::{Blocked, Fastbloom, Filter, Sbbf};
+pub use linebloom_lab::timing::HugePageBlocks;
+
+/// linebloom sized by `Params::for_fpr(n, TARGET_FPR)`, with a forced kernel.
+pub fn linebloom(n: u64, kernel: &'static Kernel) -> Blocked<Box<[linebloom::Block]>> {
+    linebloom_lab::rivals::blocked(Params::for_fpr(n, TARGET_FPR).expect("valid size"), kernel)
 }
 
-/// XXH3-64 of the key's little-endian bytes: the hash every contender uses.
-#[inline(always)]
-pub fn xxh3(key: u64) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(&key.to_le_bytes())
+/// sbbf-rs-safe at 10 bits per key for `n` keys.
+pub fn sbbf(n: u64) -> Sbbf {
+    Sbbf(sbbf_rs_safe::Filter::new(SBBF_BITS_PER_KEY, n as usize))
 }
 
-/// linebloom with a forced kernel.
-pub struct Linebloom(pub BloomFilter);
-
-impl Linebloom {
-    /// Sized by `Params::for_fpr(n, TARGET_FPR)`.
-    pub fn new(n: u64, kernel: &'static Kernel) -> Self {
-        Linebloom(
-            BloomFilter::new(Params::for_fpr(n, TARGET_FPR).expect("valid size"))
-                .with_kernel(kernel),
-        )
-    }
-}
-
-impl Contender for Linebloom {
-    fn name(&self) -> String {
-        format!("linebloom-{}", self.0.kernel_name())
-    }
-    #[inline(always)]
-    fn insert(&mut self, key: u64) {
-        self.0.insert(&key);
-    }
-    #[inline(always)]
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains(&key)
-    }
-    fn bytes(&self) -> usize {
-        self.0.params().bytes()
-    }
-    fn fill(&mut self, keys: &[u64]) {
-        self.0.insert_batch(keys);
-    }
-}
-
-/// sbbf-rs-safe (Parquet's split-block filter, SIMD) at 10 bits per key.
-pub struct Sbbf(pub sbbf_rs_safe::Filter);
-
-impl Sbbf {
-    /// 10 bits per key for `n` keys.
-    pub fn new(n: u64) -> Self {
-        Sbbf(sbbf_rs_safe::Filter::new(SBBF_BITS_PER_KEY, n as usize))
-    }
-}
-
-impl Contender for Sbbf {
-    fn name(&self) -> String {
-        "sbbf-rs-safe".into()
-    }
-    #[inline(always)]
-    fn insert(&mut self, key: u64) {
-        self.0.insert_hash(xxh3(key));
-    }
-    #[inline(always)]
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains_hash(xxh3(key))
-    }
-    fn bytes(&self) -> usize {
-        self.0.as_bytes().len()
-    }
-}
-
-/// fastbloom, sized by its own `with_false_pos(0.01).expected_items(n)`.
-pub struct Fastbloom(pub fastbloom::BloomFilter);
-
-impl Fastbloom {
-    /// Sized for `n` keys at 1%.
-    pub fn new(n: u64) -> Self {
-        Fastbloom(fastbloom::BloomFilter::with_false_pos(TARGET_FPR).expected_items(n as usize))
-    }
-}
-
-impl Contender for Fastbloom {
-    fn name(&self) -> String {
-        "fastbloom".into()
-    }
-    #[inline(always)]
-    fn insert(&mut self, key: u64) {
-        self.0.insert_hash(xxh3(key));
-    }
-    #[inline(always)]
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains_hash(xxh3(key))
-    }
-    fn bytes(&self) -> usize {
-        self.0.num_bits() / 8
-    }
+/// fastbloom sized by its own `with_false_pos(0.01).expected_items(n)`.
+pub fn fastbloom(n: u64) -> Fastbloom {
+    Fastbloom(fastbloom::BloomFilter::with_false_pos(TARGET_FPR).expected_items(n as usize))
 }
 
 /// Member key `i` (even): SplitMix64 of `i`, so a billion keys need no storage.
@@ -189,13 +97,13 @@ pub fn non_member_keys(count: usize) -> Vec<u64> {
 /// Fills `c` with members `0..n`, checks the first ones are found, measures its FPR on
 /// `probes`, and appends one row to `target/linebloom-bench/fpr.csv` (name, capacity,
 /// bytes, bits per key, FPR), which the summary joins to the timings.
-pub fn fill_and_check<C: Contender>(c: &mut C, n: u64, probes: &[u64]) {
+pub fn fill_and_check<C: Filter + ?Sized>(c: &mut C, n: u64, probes: &[u64]) {
     let mut chunk = Vec::with_capacity(1 << 16);
     let mut i = 0;
     while i < n {
         chunk.clear();
         chunk.extend((i..n.min(i + (1 << 16))).map(member_key));
-        c.fill(&chunk);
+        c.insert_batch(&chunk);
         i += chunk.len() as u64;
     }
     assert!(
@@ -227,78 +135,14 @@ pub fn fill_and_check<C: Contender>(c: &mut C, n: u64, probes: &[u64]) {
     .expect("write fpr.csv");
 }
 
-/// Zeroed, 2 MiB-aligned blocks that asked the kernel for transparent huge pages
-/// (`madvise(MADV_HUGEPAGE)`), for DRAM-sized filters: with 4 KiB pages every lookup in
-/// a 1 GiB filter also misses the TLB.
-pub struct HugePageBlocks {
-    ptr: std::ptr::NonNull<linebloom::Block>,
-    len: usize,
-    /// Did `madvise` accept the request? (It can still fall back to small pages.)
-    pub huge_pages: bool,
-}
-
-const HUGE_PAGE: usize = 2 << 20;
-
-impl HugePageBlocks {
-    /// `len` zeroed blocks.
-    pub fn new(len: usize) -> Self {
-        assert!(len > 0, "at least one block");
-        let bytes = len * 64;
-        let layout =
-            std::alloc::Layout::from_size_align(bytes.next_multiple_of(HUGE_PAGE), HUGE_PAGE)
-                .expect("layout");
-        // SAFETY: the layout has non-zero size.
-        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
-        let Some(ptr) = std::ptr::NonNull::new(raw as *mut linebloom::Block) else {
-            std::alloc::handle_alloc_error(layout)
-        };
-        // SAFETY: `raw` points to `layout.size()` bytes we own; madvise only changes how
-        // the kernel backs them and reports failure through its return value.
-        let huge_pages =
-            unsafe { libc::madvise(raw as *mut libc::c_void, layout.size(), libc::MADV_HUGEPAGE) }
-                == 0;
-        HugePageBlocks {
-            ptr,
-            len,
-            huge_pages,
-        }
-    }
-}
-
-impl AsRef<[linebloom::Block]> for HugePageBlocks {
-    fn as_ref(&self) -> &[linebloom::Block] {
-        // SAFETY: ptr is valid for `len` zero-initialised (hence valid) blocks for our
-        // lifetime, and the shared borrow of self prevents concurrent mutation.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl AsMut<[linebloom::Block]> for HugePageBlocks {
-    fn as_mut(&mut self) -> &mut [linebloom::Block] {
-        // SAFETY: as in `as_ref`, with the exclusive borrow of self.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl Drop for HugePageBlocks {
-    fn drop(&mut self) {
-        let layout = std::alloc::Layout::from_size_align(
-            (self.len * 64).next_multiple_of(HUGE_PAGE),
-            HUGE_PAGE,
-        )
-        .expect("layout");
-        // SAFETY: allocated in `new` with this very layout.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr() as *mut u8, layout) }
-    }
-}
-
-/// A linebloom filter over huge-page blocks, sized like [`Linebloom::new`].
+/// A linebloom filter over huge-page blocks, sized like [`linebloom()`]; also says
+/// whether `madvise` accepted the request.
 pub fn huge_page_filter(n: u64, kernel: &'static Kernel) -> (BloomFilter<HugePageBlocks>, bool) {
     let params = Params::for_fpr(n, TARGET_FPR).expect("valid size");
     let storage = HugePageBlocks::new(params.blocks());
-    let huge = storage.huge_pages;
+    let advised = storage.advised;
     let f = BloomFilter::from_storage(storage, params.k())
         .expect("valid params")
         .with_kernel(kernel);
-    (f, huge)
+    (f, advised)
 }

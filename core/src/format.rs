@@ -284,6 +284,39 @@ pub(crate) fn read_blocks(payload: &[u8]) -> alloc::boxed::Box<[Block]> {
         .collect()
 }
 
+/// Encodes a filter that is a plain block array (Bloom, counting) into `out`.
+fn encode_block_array<H: StableHasher>(
+    out: &mut [u8],
+    kind: u16,
+    params: Params,
+    hasher: &H,
+    blocks: &[Block],
+) -> Result<usize, DecodeError> {
+    let fields = Fields {
+        kind,
+        hasher_id: H::ID,
+        k: params.k(),
+        blocks: params.blocks() as u64,
+        seed: hasher.seed(),
+        extra: [0; 4],
+    };
+    seal(out, &fields, params.bytes(), |payload| {
+        write_blocks(payload, blocks)
+    })
+}
+
+/// A vector of `len` bytes filled by `encode` (which must write exactly `len`).
+#[cfg(feature = "alloc")]
+fn to_vec(
+    len: usize,
+    encode: impl FnOnce(&mut [u8]) -> Result<usize, DecodeError>,
+) -> alloc::vec::Vec<u8> {
+    let mut out = alloc::vec![0u8; len];
+    let written = encode(&mut out).expect("buffer has encoded_len bytes");
+    debug_assert_eq!(written, len);
+    out
+}
+
 impl<S: AsRef<[Block]>, H: StableHasher> BloomFilter<S, H> {
     /// Length of this filter's encoding: header + 64 bytes per block + checksum.
     pub fn encoded_len(&self) -> usize {
@@ -300,17 +333,13 @@ impl<S: AsRef<[Block]>, H: StableHasher> BloomFilter<S, H> {
     /// assert_eq!(f.encode_into(&mut buf), Ok(136));
     /// ```
     pub fn encode_into(&self, out: &mut [u8]) -> Result<usize, DecodeError> {
-        let fields = Fields {
-            kind: KIND_BLOOM,
-            hasher_id: H::ID,
-            k: self.params().k(),
-            blocks: self.params().blocks() as u64,
-            seed: self.hasher().seed(),
-            extra: [0; 4],
-        };
-        seal(out, &fields, self.params().bytes(), |payload| {
-            write_blocks(payload, self.as_blocks())
-        })
+        encode_block_array(
+            out,
+            KIND_BLOOM,
+            self.params(),
+            self.hasher(),
+            self.as_blocks(),
+        )
     }
 
     /// The encoding as a new vector.
@@ -324,12 +353,7 @@ impl<S: AsRef<[Block]>, H: StableHasher> BloomFilter<S, H> {
     /// ```
     #[cfg(feature = "alloc")]
     pub fn to_bytes(&self) -> alloc::vec::Vec<u8> {
-        let mut out = alloc::vec![0u8; self.encoded_len()];
-        let written = self
-            .encode_into(&mut out)
-            .expect("buffer has encoded_len bytes");
-        debug_assert_eq!(written, out.len());
-        out
+        to_vec(self.encoded_len(), |out| self.encode_into(out))
     }
 }
 
@@ -428,26 +452,19 @@ impl<S: AsRef<[Block]>, H: StableHasher> crate::CountingBloomFilter<S, H> {
 
     /// Writes the encoding into `out` with no allocation; returns the bytes written.
     pub fn encode_into(&self, out: &mut [u8]) -> Result<usize, DecodeError> {
-        let fields = Fields {
-            kind: KIND_COUNTING,
-            hasher_id: H::ID,
-            k: self.params().k(),
-            blocks: self.params().blocks() as u64,
-            seed: self.hasher().seed(),
-            extra: [0; 4],
-        };
-        seal(out, &fields, self.params().bytes(), |payload| {
-            write_blocks(payload, self.as_blocks())
-        })
+        encode_block_array(
+            out,
+            KIND_COUNTING,
+            self.params(),
+            self.hasher(),
+            self.as_blocks(),
+        )
     }
 
     /// The encoding as a new vector.
     #[cfg(feature = "alloc")]
     pub fn to_bytes(&self) -> alloc::vec::Vec<u8> {
-        let mut out = alloc::vec![0u8; self.encoded_len()];
-        self.encode_into(&mut out)
-            .expect("buffer has encoded_len bytes");
-        out
+        to_vec(self.encoded_len(), |out| self.encode_into(out))
     }
 }
 
@@ -498,10 +515,7 @@ impl<S: AsRef<[Block]>, H: StableHasher> crate::ClassicBloomFilter<S, H> {
     /// The encoding as a new vector.
     #[cfg(feature = "alloc")]
     pub fn to_bytes(&self) -> alloc::vec::Vec<u8> {
-        let mut out = alloc::vec![0u8; self.encoded_len()];
-        self.encode_into(&mut out)
-            .expect("buffer has encoded_len bytes");
-        out
+        to_vec(self.encoded_len(), |out| self.encode_into(out))
     }
 }
 

@@ -80,93 +80,111 @@ pub fn blocked(params: Params, kernel: &'static Kernel) -> Blocked<Box<[Block]>>
     Blocked(BloomFilter::new(params).with_kernel(kernel))
 }
 
-/// linebloom's counting filter.
-pub struct Counting(pub CountingBloomFilter);
-impl Filter for Counting {
-    fn name(&self) -> String {
-        "linebloom-counting".into()
-    }
-    fn insert(&mut self, key: u64) {
-        self.0.insert(&key);
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains(&key)
-    }
-    fn bytes(&self) -> usize {
-        self.0.params().bytes()
-    }
+/// A [`Filter`] adapter: a newtype over a filter with how to insert, query and size it.
+macro_rules! adapter {
+    ($(#[$doc:meta])* $name:ident($inner:ty), $label:literal,
+     insert: |$fi:ident, $ki:ident| $insert:expr,
+     contains: |$fc:ident, $kc:ident| $contains:expr,
+     bytes: |$fb:ident| $bytes:expr $(,)?) => {
+        $(#[$doc])*
+        pub struct $name(pub $inner);
+        impl Filter for $name {
+            fn name(&self) -> String {
+                $label.into()
+            }
+            #[inline]
+            fn insert(&mut self, $ki: u64) {
+                let $fi = &mut self.0;
+                $insert;
+            }
+            #[inline]
+            fn contains(&self, $kc: u64) -> bool {
+                let $fc = &self.0;
+                $contains
+            }
+            fn bytes(&self) -> usize {
+                let $fb = &self.0;
+                $bytes
+            }
+        }
+    };
 }
 
-/// linebloom's scalable filter (growth 2, tightening 0.5).
-pub struct Scalable(pub ScalableBloomFilter);
-impl Filter for Scalable {
-    fn name(&self) -> String {
-        "linebloom-scalable".into()
-    }
-    fn insert(&mut self, key: u64) {
-        self.0
-            .insert(&key)
-            .expect("scaling mode never reports full");
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains(&key)
-    }
-    fn bytes(&self) -> usize {
-        self.0.memory_bytes()
-    }
-}
+adapter!(
+    /// linebloom's counting filter.
+    Counting(CountingBloomFilter), "linebloom-counting",
+    insert: |f, k| f.insert(&k),
+    contains: |f, k| f.contains(&k),
+    bytes: |f| f.params().bytes(),
+);
+adapter!(
+    /// linebloom's scalable filter (growth 2, tightening 0.5).
+    Scalable(ScalableBloomFilter), "linebloom-scalable",
+    insert: |f, k| f.insert(&k).expect("scaling mode never reports full"),
+    contains: |f, k| f.contains(&k),
+    bytes: |f| f.memory_bytes(),
+);
+adapter!(
+    /// linebloom's atomic filter (used single-threaded here; see the `threads` experiment).
+    Atomic(AtomicBloomFilter), "linebloom-atomic",
+    insert: |f, k| f.insert(&k),
+    contains: |f, k| f.contains(&k),
+    bytes: |f| f.params().bytes(),
+);
+adapter!(
+    /// linebloom's classic (unblocked) filter.
+    Classic(ClassicBloomFilter), "linebloom-classic",
+    insert: |f, k| f.insert(&k),
+    contains: |f, k| f.contains(&k),
+    bytes: |f| f.params().bits().div_ceil(8) as usize,
+);
+adapter!(
+    /// sbbf-rs-safe: Parquet's split-block filter (256-bit blocks, k = 8).
+    Sbbf(sbbf_rs_safe::Filter), "sbbf-rs-safe",
+    insert: |f, k| f.insert_hash(xxh3(k)),
+    contains: |f, k| f.contains_hash(xxh3(k)),
+    bytes: |f| f.as_bytes().len(),
+);
+adapter!(
+    /// fastbloom (blocked 512-bit, its own k).
+    Fastbloom(fastbloom::BloomFilter), "fastbloom",
+    insert: |f, k| f.insert_hash(xxh3(k)),
+    contains: |f, k| f.contains_hash(xxh3(k)),
+    bytes: |f| f.num_bits() / 8,
+);
+adapter!(
+    /// The `bloomfilter` crate (classic, SipHash), with a fixed seed.
+    Bloomfilter(bloomfilter::Bloom<u64>), "bloomfilter",
+    insert: |f, k| f.set(&k),
+    contains: |f, k| f.check(&k),
+    bytes: |f| f.as_slice().len(),
+);
+adapter!(
+    /// `growable-bloom-filter` (scalable, its own hashing).
+    Growable(growable_bloom_filter::GrowableBloom), "growable-bloom-filter",
+    insert: |f, k| f.insert(k),
+    contains: |f, k| f.contains(k),
+    bytes: |f| growable_bytes(f),
+);
 
-/// linebloom's atomic filter (used single-threaded here; see the `threads` experiment).
-pub struct Atomic(pub AtomicBloomFilter);
-impl Filter for Atomic {
-    fn name(&self) -> String {
-        "linebloom-atomic".into()
+/// Bytes of a `GrowableBloom`'s bit buffers. The crate does not report its memory, but
+/// its serde form holds each layer's buffer (`serde_bytes`, key `"b"`) as one array
+/// element per byte, so counting those elements is exact.
+fn growable_bytes(f: &growable_bloom_filter::GrowableBloom) -> usize {
+    fn walk(v: &serde_json::Value) -> usize {
+        match v {
+            serde_json::Value::Object(m) => m
+                .iter()
+                .map(|(k, v)| match (k.as_str(), v) {
+                    ("b", serde_json::Value::Array(a)) => a.len(),
+                    _ => walk(v),
+                })
+                .sum(),
+            serde_json::Value::Array(a) => a.iter().map(walk).sum(),
+            _ => 0,
+        }
     }
-    fn insert(&mut self, key: u64) {
-        self.0.insert(&key);
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains(&key)
-    }
-    fn bytes(&self) -> usize {
-        self.0.params().bytes()
-    }
-}
-
-/// linebloom's classic (unblocked) filter.
-pub struct Classic(pub ClassicBloomFilter);
-impl Filter for Classic {
-    fn name(&self) -> String {
-        "linebloom-classic".into()
-    }
-    fn insert(&mut self, key: u64) {
-        self.0.insert(&key);
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains(&key)
-    }
-    fn bytes(&self) -> usize {
-        self.0.params().bits().div_ceil(8) as usize
-    }
-}
-
-/// sbbf-rs-safe: Parquet's split-block filter (256-bit blocks, k = 8).
-pub struct Sbbf(pub sbbf_rs_safe::Filter);
-impl Filter for Sbbf {
-    fn name(&self) -> String {
-        "sbbf-rs-safe".into()
-    }
-    #[inline]
-    fn insert(&mut self, key: u64) {
-        self.0.insert_hash(xxh3(key));
-    }
-    #[inline]
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains_hash(xxh3(key))
-    }
-    fn bytes(&self) -> usize {
-        self.0.as_bytes().len()
-    }
+    serde_json::to_value(f).map(|v| walk(&v)).unwrap_or(0)
 }
 
 /// Bits per key the Parquet spec's sizing gives for rate `p` (one bit per 32-bit word of
@@ -176,64 +194,8 @@ pub fn parquet_bits_per_key(p: f64) -> usize {
     (-8.0 / (1.0 - p.powf(1.0 / 8.0)).ln()).ceil() as usize
 }
 
-/// fastbloom (blocked 512-bit, its own k).
-pub struct Fastbloom(pub fastbloom::BloomFilter);
-impl Filter for Fastbloom {
-    fn name(&self) -> String {
-        "fastbloom".into()
-    }
-    #[inline]
-    fn insert(&mut self, key: u64) {
-        self.0.insert_hash(xxh3(key));
-    }
-    #[inline]
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains_hash(xxh3(key))
-    }
-    fn bytes(&self) -> usize {
-        self.0.num_bits() / 8
-    }
-}
-
-/// The `bloomfilter` crate (classic, SipHash), with a fixed seed.
-pub struct Bloomfilter(pub bloomfilter::Bloom<u64>);
-impl Filter for Bloomfilter {
-    fn name(&self) -> String {
-        "bloomfilter".into()
-    }
-    fn insert(&mut self, key: u64) {
-        self.0.set(&key);
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.0.check(&key)
-    }
-    fn bytes(&self) -> usize {
-        self.0.as_slice().len()
-    }
-}
-
 /// The fixed seed given to `bloomfilter` (its docs' recipe for reproducible filters).
 pub const BLOOMFILTER_SEED: [u8; 32] = [7; 32];
-
-/// `growable-bloom-filter` (scalable, its own hashing).
-pub struct Growable(pub growable_bloom_filter::GrowableBloom);
-impl Filter for Growable {
-    fn name(&self) -> String {
-        "growable-bloom-filter".into()
-    }
-    fn insert(&mut self, key: u64) {
-        self.0.insert(key);
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains(key)
-    }
-    fn bytes(&self) -> usize {
-        // The crate does not report its memory; its serde form holds the bit vectors.
-        serde_json::to_vec(&self.0)
-            .map(|v| v.len() / 4)
-            .unwrap_or(0)
-    }
-}
 
 /// xorf's BinaryFuse8: a static filter built once from all keys (no inserts).
 pub struct Fuse8(pub xorf::BinaryFuse8);

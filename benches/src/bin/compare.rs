@@ -45,7 +45,7 @@ struct Entry {
     run: Workload,
 }
 
-fn entry<C: Contender + 'static>(mut c: C, n: u64, misses: &[u64]) -> Entry {
+fn entry<C: Filter + 'static>(mut c: C, n: u64, misses: &[u64]) -> Entry {
     fill_and_check(&mut c, n, misses);
     let fpr = misses.iter().filter(|&&k| c.contains(k)).count() as f64 / misses.len() as f64;
     let bits_per_key = c.bytes() as f64 * 8.0 / n as f64;
@@ -83,11 +83,11 @@ fn main() {
     for n in [10_000u64, 1_000_000, 10_000_000] {
         let hits = hit_keys(n);
         let insert_keys: Vec<u64> = (0..PROBE_KEYS as u64).map(|i| member_key(i + n)).collect();
-        let mut entries = vec![entry(Sbbf::new(n), n, &misses)];
+        let mut entries = vec![entry(sbbf(n), n, &misses)];
         for kernel in linebloom::arch::available() {
-            entries.push(entry(Linebloom::new(n, kernel), n, &misses));
+            entries.push(entry(linebloom(n, kernel), n, &misses));
         }
-        entries.push(entry(Fastbloom::new(n), n, &misses));
+        entries.push(entry(fastbloom(n), n, &misses));
         for (workload, keys) in [("hit", &hits), ("miss", &misses), ("insert", &insert_keys)] {
             let mut samples = vec![Vec::new(); entries.len()];
             for _ in 0..rounds {
@@ -113,7 +113,7 @@ fn main() {
         // Batched against single-key lookups on a ≥ 1 GiB filter (mixed hits and misses).
         let n = 900_000_000u64;
         let kernel = linebloom::arch::detect();
-        let mut f = Linebloom::new(n, kernel);
+        let mut f = linebloom(n, kernel);
         fill_and_check(&mut f, n, &misses);
         // 2^24 probes touch 16M distinct lines (1 GiB), more than any cache here holds
         // (300 MiB L3), so every lookup goes to DRAM. Half are members, half not.
