@@ -105,6 +105,22 @@ impl ClassicParams {
         self.bits.div_ceil(Block::BITS as u64) as usize
     }
 
+    /// Calls `f` with each of `hash`'s `k` bit indices in `0..bits`: the positions this
+    /// filter sets and tests, for callers that keep the bits elsewhere (a Redis string
+    /// with `SETBIT`/`GETBIT`).
+    ///
+    /// ```
+    /// use linebloom::ClassicParams;
+    /// let p = ClassicParams::new(1000, 3).unwrap();
+    /// let mut bits = Vec::new();
+    /// p.for_each_position(42, |b| bits.push(b));
+    /// assert_eq!(bits.len(), 3);
+    /// assert!(bits.iter().all(|&b| b < 1000));
+    /// ```
+    pub fn for_each_position(&self, hash: u64, f: impl FnMut(u64)) {
+        for_each_probe(hash, self.bits, self.k, f)
+    }
+
     /// The predicted rate after `n` keys ([`fpr::classic_exact`]).
     pub fn expected_fpr(&self, n: u64) -> f64 {
         fpr::classic_exact(self.bits, self.k, n)

@@ -10,6 +10,7 @@
 pub mod csvio;
 pub mod experiments;
 pub mod meta;
+pub mod penetration;
 pub mod plot;
 pub mod progress;
 pub mod report;
@@ -67,6 +68,8 @@ pub struct Ctx {
     pub kernel: &'static linebloom::arch::Kernel,
     /// Show progress bars.
     pub progress: bool,
+    /// Redis URL for the experiments that can use one (`--redis`).
+    pub redis: Option<String>,
 }
 
 impl Ctx {

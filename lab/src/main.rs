@@ -40,6 +40,9 @@ struct RunArgs {
     /// Hide progress bars.
     #[arg(long)]
     no_progress: bool,
+    /// Redis server for the penetration experiment's Redis schemes (redis://127.0.0.1:PORT).
+    #[arg(long)]
+    redis: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -92,6 +95,7 @@ fn ctx(args: &RunArgs) -> anyhow::Result<Ctx> {
         seed: args.seed,
         kernel,
         progress: !args.no_progress,
+        redis: args.redis.clone(),
     })
 }
 
@@ -132,6 +136,7 @@ fn main_inner() -> anyhow::Result<()> {
                 seed: 0,
                 kernel: linebloom::arch::detect(),
                 progress: false,
+                redis: None,
             };
             for e in experiments {
                 (e.plot)(&ctx)?;

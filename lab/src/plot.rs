@@ -238,15 +238,25 @@ where
 
 /// Draws a line chart into `dir/plot.svg` and `dir/plot.png`.
 pub fn line_chart(dir: &Path, frame: &LineChart, series: &[Series]) -> anyhow::Result<()> {
+    line_chart_as(dir, "plot", frame, series)
+}
+
+/// Draws a line chart into `dir/<stem>.svg` and `dir/<stem>.png`.
+pub fn line_chart_as(
+    dir: &Path,
+    stem: &str,
+    frame: &LineChart,
+    series: &[Series],
+) -> anyhow::Result<()> {
     register_font();
-    let svg = dir.join("plot.svg");
+    let svg = dir.join(format!("{stem}.svg"));
     draw_lines(
         &SVGBackend::new(&svg, SIZE).into_drawing_area(),
         frame,
         series,
     )
     .with_context(|| format!("drawing {}", svg.display()))?;
-    let png = dir.join("plot.png");
+    let png = dir.join(format!("{stem}.png"));
     draw_lines(
         &BitMapBackend::new(&png, SIZE).into_drawing_area(),
         frame,

@@ -22,6 +22,7 @@ fn tiny_ctx(dir: &Path) -> Ctx {
         seed: 7,
         kernel: linebloom::arch::detect(),
         progress: false,
+        redis: None,
     }
 }
 

@@ -92,6 +92,14 @@ pub const REGISTRY: &[Experiment] = &[
         summary: threads::summary,
     },
     Experiment {
+        name: crate::penetration::NAME,
+        about: "cache penetration: a filter in front of cache and SQLite, live metrics (Redis schemes with --redis)",
+        needs_server: false,
+        run: crate::penetration::run,
+        plot: crate::penetration::plot,
+        summary: crate::penetration::summary,
+    },
+    Experiment {
         name: kernels::NAME,
         about: "every kernel on one workload, and the thumbv7em code size of insert+contains",
         needs_server: false,

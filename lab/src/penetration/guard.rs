@@ -1,0 +1,252 @@
+//! The guards compared in the scenario: what sits in front of cache and database.
+//!
+//! A guard answers "certainly absent" or "maybe". When it cannot check (Redis down, a
+//! key missing), it says so with an error, and the pipeline then treats the key as
+//! "maybe" and counts the request as *degraded*: it never answers "absent" for a key it
+//! could not check.
+
+use super::redis_filter::RedisFilter;
+use linebloom::{ClassicParams, CountingBloomFilter, KeyHasher, Params, Xxh3};
+
+/// A filter in front of the cache.
+pub trait Guard {
+    /// Scheme name.
+    fn name(&self) -> &'static str;
+    /// `Ok(false)` = certainly absent; `Ok(true)` = maybe; `Err` = could not check.
+    fn might_contain(&mut self, key: u64) -> anyhow::Result<bool>;
+    /// Adds a new valid key. Called *before* the database insert, so no client ever
+    /// sees a false "absent" for it.
+    fn add(&mut self, key: u64) -> anyhow::Result<()>;
+    /// Removes a deleted key where the guard supports it; `false` if it does not (the
+    /// key then stays a "maybe" until the filter is rebuilt).
+    fn remove(&mut self, key: u64) -> anyhow::Result<bool>;
+    /// Bytes of filter memory.
+    fn bytes(&self) -> usize;
+    /// Does a "certainly absent" answer come from a filter (else: the scheme has none)?
+    fn filters(&self) -> bool {
+        true
+    }
+}
+
+/// No protection (and the null-caching scheme, whose protection lives in the cache).
+pub struct NoGuard;
+
+impl Guard for NoGuard {
+    fn name(&self) -> &'static str {
+        "none"
+    }
+    fn might_contain(&mut self, _: u64) -> anyhow::Result<bool> {
+        Ok(true)
+    }
+    fn add(&mut self, _: u64) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn remove(&mut self, _: u64) -> anyhow::Result<bool> {
+        Ok(true)
+    }
+    fn bytes(&self) -> usize {
+        0
+    }
+    fn filters(&self) -> bool {
+        false
+    }
+}
+
+/// linebloom in process: a counting filter, so deleted products are removed for real.
+pub struct InProcess(pub CountingBloomFilter);
+
+impl InProcess {
+    /// Sized for `n` products at `p`, loaded with `0..n`.
+    pub fn load(n: u64, p: f64) -> anyhow::Result<Self> {
+        let mut f = CountingBloomFilter::new(Params::counting_for_fpr(n, p)?);
+        f.extend(0..n);
+        Ok(InProcess(f))
+    }
+}
+
+impl Guard for InProcess {
+    fn name(&self) -> &'static str {
+        "linebloom-in-process"
+    }
+    fn might_contain(&mut self, key: u64) -> anyhow::Result<bool> {
+        Ok(self.0.contains(&key))
+    }
+    fn add(&mut self, key: u64) -> anyhow::Result<()> {
+        self.0.insert(&key);
+        Ok(())
+    }
+    fn remove(&mut self, key: u64) -> anyhow::Result<bool> {
+        Ok(self.0.remove(&key).is_ok())
+    }
+    fn bytes(&self) -> usize {
+        self.0.params().bytes()
+    }
+}
+
+/// linebloom's blocked filter held in Redis ([`RedisFilter`]). Deletes are not applied:
+/// a periodic rebuild (re-`store` from the database) would clear them.
+pub struct InRedis {
+    /// The filter handle.
+    pub filter: RedisFilter,
+    /// Its connection.
+    pub con: redis::Connection,
+}
+
+impl Guard for InRedis {
+    fn name(&self) -> &'static str {
+        "linebloom-in-redis"
+    }
+    fn might_contain(&mut self, key: u64) -> anyhow::Result<bool> {
+        Ok(self.filter.contains(&mut self.con, key)?)
+    }
+    fn add(&mut self, key: u64) -> anyhow::Result<()> {
+        Ok(self.filter.insert(&mut self.con, key)?)
+    }
+    fn remove(&mut self, _: u64) -> anyhow::Result<bool> {
+        Ok(false)
+    }
+    fn bytes(&self) -> usize {
+        self.filter.bytes()
+    }
+}
+
+/// RedisBloom's `BF.EXISTS`/`BF.ADD` (scalable, its own hashing). No deletes.
+pub struct RedisBloom {
+    /// The BF key.
+    pub key: String,
+    /// Its connection.
+    pub con: redis::Connection,
+}
+
+impl RedisBloom {
+    /// `BF.RESERVE key p n` (RedisBloom's default scaling, so live adds past `n` open a
+    /// new layer instead of failing), then `BF.MADD` of `0..n` in chunks.
+    pub fn load(mut con: redis::Connection, key: &str, n: u64, p: f64) -> anyhow::Result<Self> {
+        redis::cmd("DEL").arg(key).query::<()>(&mut con)?;
+        redis::cmd("BF.RESERVE")
+            .arg(key)
+            .arg(p)
+            .arg(n)
+            .query::<()>(&mut con)?;
+        let ids: Vec<u64> = (0..n).collect();
+        for chunk in ids.chunks(10_000) {
+            redis::cmd("BF.MADD")
+                .arg(key)
+                .arg(chunk)
+                .query::<()>(&mut con)?;
+        }
+        Ok(RedisBloom {
+            key: key.into(),
+            con,
+        })
+    }
+
+    /// Bytes RedisBloom reports for the filter (`BF.INFO key SIZE`).
+    pub fn size(&mut self) -> anyhow::Result<usize> {
+        let v: Vec<usize> = redis::cmd("BF.INFO")
+            .arg(&self.key)
+            .arg("SIZE")
+            .query(&mut self.con)?;
+        v.first()
+            .copied()
+            .ok_or_else(|| anyhow::anyhow!("BF.INFO returned nothing"))
+    }
+}
+
+impl Guard for RedisBloom {
+    fn name(&self) -> &'static str {
+        "redisbloom"
+    }
+    fn might_contain(&mut self, key: u64) -> anyhow::Result<bool> {
+        Ok(redis::cmd("BF.EXISTS")
+            .arg(&self.key)
+            .arg(key)
+            .query(&mut self.con)?)
+    }
+    fn add(&mut self, key: u64) -> anyhow::Result<()> {
+        redis::cmd("BF.ADD")
+            .arg(&self.key)
+            .arg(key)
+            .query::<()>(&mut self.con)?;
+        Ok(())
+    }
+    fn remove(&mut self, _: u64) -> anyhow::Result<bool> {
+        Ok(false)
+    }
+    fn bytes(&self) -> usize {
+        0
+    }
+}
+
+/// The seed texts' classic filter in Redis: one bit string, `SETBIT`/`GETBIT` at the
+/// classic filter's `k` positions (linebloom's `ClassicParams` hashing), pipelined, so
+/// one round trip per key but `k` commands. Must stay under 2^32 bits (512 MB).
+pub struct RedisClassic {
+    /// The bit-string key.
+    pub key: String,
+    /// Shape.
+    pub params: ClassicParams,
+    /// Its connection.
+    pub con: redis::Connection,
+}
+
+impl RedisClassic {
+    /// Sized by the classic formula for `n` at `p`, loaded with `0..n`.
+    pub fn load(mut con: redis::Connection, key: &str, n: u64, p: f64) -> anyhow::Result<Self> {
+        let params = ClassicParams::for_fpr(n, p)?;
+        anyhow::ensure!(
+            params.bits() < 1 << 32,
+            "classic Redis filter would exceed 512 MB"
+        );
+        redis::cmd("DEL").arg(key).query::<()>(&mut con)?;
+        let mut this = RedisClassic {
+            key: key.into(),
+            params,
+            con,
+        };
+        let ids: Vec<u64> = (0..n).collect();
+        for chunk in ids.chunks(5_000) {
+            let mut pipe = redis::pipe();
+            for &id in chunk {
+                this.params.for_each_position(hash(id), |b| {
+                    pipe.cmd("SETBIT").arg(&this.key).arg(b).arg(1).ignore();
+                });
+            }
+            pipe.query::<()>(&mut this.con)?;
+        }
+        Ok(this)
+    }
+}
+
+fn hash(key: u64) -> u64 {
+    Xxh3::default().hash_bytes(&key.to_le_bytes())
+}
+
+impl Guard for RedisClassic {
+    fn name(&self) -> &'static str {
+        "classic-setbit-redis"
+    }
+    fn might_contain(&mut self, key: u64) -> anyhow::Result<bool> {
+        let mut pipe = redis::pipe();
+        self.params.for_each_position(hash(key), |b| {
+            pipe.cmd("GETBIT").arg(&self.key).arg(b);
+        });
+        let bits: Vec<u8> = pipe.query(&mut self.con)?;
+        Ok(bits.iter().all(|&b| b == 1))
+    }
+    fn add(&mut self, key: u64) -> anyhow::Result<()> {
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        self.params.for_each_position(hash(key), |b| {
+            pipe.cmd("SETBIT").arg(&self.key).arg(b).arg(1).ignore();
+        });
+        pipe.query::<()>(&mut self.con)?;
+        Ok(())
+    }
+    fn remove(&mut self, _: u64) -> anyhow::Result<bool> {
+        Ok(false)
+    }
+    fn bytes(&self) -> usize {
+        self.params.bits().div_ceil(8) as usize
+    }
+}

@@ -1,0 +1,730 @@
+//! `penetration`: the cache-penetration scenario, against real components.
+//!
+//! A service looks a product up in its cache, then in its database. A flood of requests
+//! for products that do not exist misses the cache and lands on the database. The fix
+//! under test is a filter in front of both, loaded with every valid id: "certainly
+//! absent" answers at once, "maybe" goes on to cache and database.
+//!
+//! * **Database**: SQLite on disk (rusqlite, bundled), `n` products (1e6 at quick scale).
+//! * **Cache**: an in-process LRU with a TTL, or Redis (`--redis URL`) with `SET … PX`.
+//! * **Traffic**: one client in a closed loop; valid ids follow a Zipf(1) law, and the
+//!   share of ids that do not exist changes over time: 0%, then 10%, 50% and 90% (the
+//!   attack), a quarter of the run each. Every 500 requests a new product is added (the
+//!   guard first, then the database, so no client ever sees a false "absent"); every 1000
+//!   a product is deleted (database, then cache, then the guard where it can remove:
+//!   the in-process scheme uses a counting filter; Redis-held filters keep deleted ids as
+//!   "maybe" until a periodic rebuild, so their requests reach the database).
+//! * **Schemes**: no protection; null caching (empty results cached with the TTL);
+//!   linebloom in process; and with `--redis`: linebloom held in Redis, RedisBloom
+//!   (`BF.EXISTS`/`BF.ADD`, when the server has the module), and the classic
+//!   `SETBIT`/`GETBIT` filter. Each starts from a fresh copy of the same database.
+//!
+//! Output: `data.csv`, one row per scheme and second (requests, database queries, cache
+//! hits, filter rejections, false positives that reached the database, degraded
+//! requests, false negatives, p50/p99 latency); `plot.svg` (database queries per second)
+//! and `requests.svg` (requests per second); with `--redis` also `sidebyside.csv`: the
+//! Redis-held linebloom filter against RedisBloom at equal memory.
+
+pub mod cache;
+pub mod db;
+pub mod guard;
+pub mod redis_filter;
+
+use crate::experiments::{Summary, markdown_table};
+use crate::plot::{LineChart, Series, Style};
+use crate::stats::quantile;
+use crate::{Ctx, csvio};
+use cache::{Cache, Cached, LocalCache, RedisCache};
+use db::Db;
+use guard::{Guard, InProcess, InRedis, NoGuard, RedisBloom, RedisClassic};
+use rand::{RngExt, SeedableRng, rngs::StdRng};
+use redis_filter::{DEFAULT_SHARD_BLOCKS, RedisFilter};
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+/// Experiment name.
+pub const NAME: &str = "penetration";
+/// Target false-positive rate of every filter in the scenario.
+pub const FPR: f64 = 0.01;
+
+/// One CSV row: one scheme, one second.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Row {
+    /// Scheme.
+    pub scheme: String,
+    /// Cache used (lru or redis).
+    pub cache: String,
+    /// Second since the scheme's start.
+    pub second: u32,
+    /// Share of requests for ids that do not exist, during this second.
+    pub attack_share: f64,
+    /// Requests answered.
+    pub requests: u64,
+    /// Database queries.
+    pub db_queries: u64,
+    /// Database queries that found nothing.
+    pub db_empty: u64,
+    /// Cache hits.
+    pub cache_hits: u64,
+    /// Requests the filter answered "absent".
+    pub rejections: u64,
+    /// Requests for absent ids that the filter let through (its false positives).
+    pub false_positives: u64,
+    /// Requests for absent ids that reached the filter.
+    pub absent_checked: u64,
+    /// Requests whose guard or cache could not be checked (treated as "maybe").
+    pub degraded: u64,
+    /// Valid ids the filter called absent: must be 0.
+    pub false_negatives: u64,
+    /// Median latency, µs.
+    pub p50_us: f64,
+    /// 99th-percentile latency, µs.
+    pub p99_us: f64,
+    /// Filter memory in bytes.
+    pub filter_bytes: u64,
+}
+
+/// One side-by-side row (Redis-held linebloom vs RedisBloom at equal memory).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SideBySide {
+    /// Scheme.
+    pub scheme: String,
+    /// Filter bytes in Redis.
+    pub bytes: u64,
+    /// Keys loaded.
+    pub n: u64,
+    /// Measured false-positive rate.
+    pub fpr: f64,
+    /// Non-member probes.
+    pub probes: u64,
+    /// Pipelined queries per second (batches of 1000).
+    pub query_ops_per_s: f64,
+    /// Pipelined inserts per second while loading (batches of 1000 for linebloom;
+    /// `BF.MADD` of 1000 for RedisBloom).
+    pub insert_ops_per_s: f64,
+}
+
+/// Zipf(1) over `0..n` by inverse CDF.
+struct Zipf {
+    cdf: Vec<f64>,
+}
+
+impl Zipf {
+    fn new(n: u64) -> Self {
+        let mut acc = 0.0;
+        let mut cdf: Vec<f64> = (1..=n)
+            .map(|i| {
+                acc += 1.0 / i as f64;
+                acc
+            })
+            .collect();
+        let total = acc;
+        cdf.iter_mut().for_each(|c| *c /= total);
+        Zipf { cdf }
+    }
+    fn sample(&self, rng: &mut StdRng) -> u64 {
+        let u: f64 = rng.random();
+        self.cdf.partition_point(|&c| c < u) as u64
+    }
+}
+
+/// The attack share at `t` of `total`: 0, 10%, 50%, 90% by quarters.
+fn attack_share(t: Duration, total: Duration) -> f64 {
+    match (4.0 * t.as_secs_f64() / total.as_secs_f64()) as u32 {
+        0 => 0.0,
+        1 => 0.1,
+        2 => 0.5,
+        _ => 0.9,
+    }
+}
+
+/// Scale parameters: products, seconds per scheme.
+fn sizes(ctx: &Ctx) -> (u64, u64) {
+    ctx.scale
+        .pick((20_000, 2), (1_000_000, 12), (1_000_000, 40))
+}
+
+/// Runs one scheme for `secs` seconds and returns its rows.
+#[allow(clippy::too_many_arguments)]
+fn drive(
+    ctx: &Ctx,
+    scheme: &str,
+    guard: &mut dyn Guard,
+    cache: &mut dyn Cache,
+    db: &Db,
+    n: u64,
+    secs: u64,
+    null_caching: bool,
+) -> anyhow::Result<Vec<Row>> {
+    let zipf = Zipf::new(n);
+    let mut rng = StdRng::seed_from_u64(ctx.seed ^ 0x9e37);
+    let total = Duration::from_secs(secs);
+    let start = Instant::now();
+    let mut deleted: HashSet<u64> = HashSet::new();
+    let mut next_new = n;
+    let mut rows: Vec<Row> = Vec::new();
+    let mut lat: Vec<f64> = Vec::new();
+    let filter_bytes = guard.bytes() as u64;
+    let row = |second: u32, share: f64| Row {
+        scheme: scheme.into(),
+        cache: String::new(),
+        second,
+        attack_share: share,
+        requests: 0,
+        db_queries: 0,
+        db_empty: 0,
+        cache_hits: 0,
+        rejections: 0,
+        false_positives: 0,
+        absent_checked: 0,
+        degraded: 0,
+        false_negatives: 0,
+        p50_us: 0.0,
+        p99_us: 0.0,
+        filter_bytes,
+    };
+    let mut cur = row(0, 0.0);
+    let bar = crate::progress::bar(ctx, secs, scheme);
+    let mut i: u64 = 0;
+    loop {
+        let elapsed = start.elapsed();
+        if elapsed >= total {
+            break;
+        }
+        let second = elapsed.as_secs() as u32;
+        if second != cur.second {
+            cur.p50_us = quantile(&lat, 0.5);
+            cur.p99_us = quantile(&lat, 0.99);
+            lat.clear();
+            rows.push(std::mem::replace(&mut cur, row(second, 0.0)));
+            bar.set_position(second as u64);
+        }
+        cur.attack_share = attack_share(elapsed, total);
+        i += 1;
+        // Live changes: adds go to the guard first, then the database.
+        if i.is_multiple_of(500) {
+            guard.add(next_new)?;
+            db.insert(next_new)?;
+            next_new += 1;
+        }
+        if i.is_multiple_of(1000) {
+            let victim = rng.random_range(n / 2..n);
+            if deleted.insert(victim) {
+                db.delete(victim)?;
+                if let Err(e) = cache.invalidate(victim) {
+                    eprintln!("warning: cache invalidation failed: {e}");
+                }
+                guard.remove(victim)?;
+            }
+        }
+        let key = if rng.random::<f64>() < cur.attack_share {
+            // An id that never exists: far above every valid and new id.
+            (n << 4) + rng.random_range(0..u32::MAX as u64)
+        } else if rng.random_range(0..20) == 0 && next_new > n {
+            rng.random_range(n..next_new) // a recently added product
+        } else {
+            zipf.sample(&mut rng)
+        };
+        let exists = (key < next_new) && !deleted.contains(&key);
+        let t = Instant::now();
+        let outcome = serve(guard, cache, db, key, null_caching)?;
+        cur.requests += 1;
+        use Outcome::*;
+        match outcome {
+            Rejected => {
+                cur.rejections += 1;
+                cur.false_negatives += exists as u64;
+            }
+            CacheHit | DegradedCacheHit => cur.cache_hits += 1,
+            Found | DegradedFound => cur.db_queries += 1,
+            Empty | DegradedEmpty => {
+                cur.db_queries += 1;
+                cur.db_empty += 1;
+            }
+        }
+        let degraded = matches!(outcome, DegradedCacheHit | DegradedFound | DegradedEmpty);
+        cur.degraded += degraded as u64;
+        if guard.filters() && !exists && !degraded {
+            cur.absent_checked += 1;
+            cur.false_positives += (outcome != Rejected) as u64;
+        }
+        lat.push(t.elapsed().as_nanos() as f64 / 1000.0);
+    }
+    cur.p50_us = quantile(&lat, 0.5);
+    cur.p99_us = quantile(&lat, 0.99);
+    rows.push(cur);
+    bar.finish_and_clear();
+    let cache_label = cache.name().to_string();
+    rows.iter_mut().for_each(|r| r.cache = cache_label.clone());
+    Ok(rows)
+}
+
+/// How one request was answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The filter said "certainly absent": answered empty at once.
+    Rejected,
+    /// Answered from the cache.
+    CacheHit,
+    /// Answered from the database: a product.
+    Found,
+    /// The database had nothing.
+    Empty,
+    /// As `CacheHit`, but the guard or the cache could not be checked.
+    DegradedCacheHit,
+    /// As `Found`, but the guard or the cache could not be checked.
+    DegradedFound,
+    /// As `Empty`, but the guard or the cache could not be checked.
+    DegradedEmpty,
+}
+
+/// Serves one request for `key`: guard, then cache, then database. A guard or cache that
+/// cannot be checked makes the request *degraded* and it goes on as "maybe": the answer
+/// is never "absent" for a key nobody could check. Only a database failure is an error.
+pub fn serve(
+    guard: &mut dyn Guard,
+    cache: &mut dyn Cache,
+    db: &Db,
+    key: u64,
+    null_caching: bool,
+) -> anyhow::Result<Outcome> {
+    let mut degraded = false;
+    match guard.might_contain(key) {
+        Ok(false) => return Ok(Outcome::Rejected),
+        Ok(true) => {}
+        Err(_) => degraded = true,
+    }
+    match cache.get(key) {
+        Ok(Some(_)) => {
+            return Ok(if degraded {
+                Outcome::DegradedCacheHit
+            } else {
+                Outcome::CacheHit
+            });
+        }
+        Ok(None) => {}
+        Err(_) => degraded = true,
+    }
+    let found = db.get(key)?;
+    // Cache writes are best effort: a failed write only costs a later miss.
+    let _ = match &found {
+        Some(name) => cache.set(key, &Cached::Value(name.clone())),
+        None if null_caching => cache.set(key, &Cached::Empty),
+        None => Ok(()),
+    };
+    Ok(match (found.is_some(), degraded) {
+        (true, false) => Outcome::Found,
+        (true, true) => Outcome::DegradedFound,
+        (false, false) => Outcome::Empty,
+        (false, true) => Outcome::DegradedEmpty,
+    })
+}
+
+/// Connects to `url`, with a clear error.
+pub fn connect(url: &str) -> anyhow::Result<redis::Connection> {
+    let client =
+        redis::Client::open(url).map_err(|e| anyhow::anyhow!("bad Redis URL {url}: {e}"))?;
+    client
+        .get_connection_with_timeout(Duration::from_secs(3))
+        .map_err(|e| anyhow::anyhow!("cannot connect to Redis at {url}: {e}"))
+}
+
+/// Does the server at `con` have the RedisBloom module?
+pub fn has_redisbloom(con: &mut redis::Connection) -> bool {
+    redis::cmd("BF.INFO")
+        .arg("linebloom:probe-missing")
+        .query::<redis::Value>(con)
+        .map_or_else(
+            |e| !e.to_string().to_lowercase().contains("unknown command"),
+            |_| true,
+        )
+}
+
+/// Measures and writes `data.csv` (and `sidebyside.csv` with `--redis`).
+pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
+    let (n, secs) = sizes(ctx);
+    let dir = ctx.dir(NAME)?;
+    let work = tempfile_dir(&dir)?;
+    let template = work.join("template.sqlite");
+    eprintln!("   loading {n} products into SQLite");
+    drop(Db::create(&template, n)?);
+    let fresh_db = |name: &str| -> anyhow::Result<Db> {
+        let p = work.join(format!("{name}.sqlite"));
+        std::fs::copy(&template, &p)?;
+        Db::open(&p)
+    };
+    let ttl = Duration::from_secs(60);
+    let mut rows = Vec::new();
+    let local = || LocalCache::new(100_000, ttl);
+
+    rows.extend(drive(
+        ctx,
+        "no-protection",
+        &mut NoGuard,
+        &mut local(),
+        &fresh_db("none")?,
+        n,
+        secs,
+        false,
+    )?);
+    rows.extend(drive(
+        ctx,
+        "null-caching",
+        &mut NoGuard,
+        &mut local(),
+        &fresh_db("null")?,
+        n,
+        secs,
+        true,
+    )?);
+    let mut inproc = InProcess::load(n, FPR)?;
+    rows.extend(drive(
+        ctx,
+        "linebloom-in-process",
+        &mut inproc,
+        &mut local(),
+        &fresh_db("inproc")?,
+        n,
+        secs,
+        false,
+    )?);
+
+    if let Some(url) = &ctx.redis {
+        // With Redis, the cache is Redis for the Redis-held schemes.
+        let cache = |tag: &str| -> anyhow::Result<RedisCache> {
+            Ok(RedisCache::new(
+                connect(url)?,
+                &format!("lbcache:{tag}"),
+                ttl,
+            ))
+        };
+        let mut con = connect(url)?;
+        let mut plain = linebloom::BloomFilter::new(linebloom::Params::for_fpr(n, FPR)?);
+        plain.insert_batch(&(0..n).collect::<Vec<u64>>());
+        let filter = RedisFilter::store(&mut con, "lbfilter", &plain, DEFAULT_SHARD_BLOCKS)?;
+        let mut g = InRedis { filter, con };
+        rows.extend(drive(
+            ctx,
+            "linebloom-in-redis",
+            &mut g,
+            &mut cache("inredis")?,
+            &fresh_db("inredis")?,
+            n,
+            secs,
+            false,
+        )?);
+        let mut probe = connect(url)?;
+        if has_redisbloom(&mut probe) {
+            let mut g = RedisBloom::load(connect(url)?, "lbbf", n, FPR)?;
+            rows.extend(drive(
+                ctx,
+                "redisbloom",
+                &mut g,
+                &mut cache("rb")?,
+                &fresh_db("rb")?,
+                n,
+                secs,
+                false,
+            )?);
+        } else {
+            eprintln!(
+                "   RedisBloom is not loaded in the server at {url}: skipping the redisbloom scheme"
+            );
+        }
+        let mut g = RedisClassic::load(connect(url)?, "lbclassic", n, FPR)?;
+        rows.extend(drive(
+            ctx,
+            "classic-setbit-redis",
+            &mut g,
+            &mut cache("classic")?,
+            &fresh_db("classic")?,
+            n,
+            secs,
+            false,
+        )?);
+        let sbs = side_by_side(url, n.min(200_000), ctx)?;
+        csvio::write(&dir.join("sidebyside.csv"), &sbs)?;
+    } else {
+        let _ = std::fs::remove_file(dir.join("sidebyside.csv"));
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    csvio::write(&dir.join("data.csv"), &rows)
+}
+
+/// A scratch folder for the databases, inside the results folder's parent temp space.
+fn tempfile_dir(dir: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
+    let p = std::env::temp_dir().join(format!(
+        "linebloom-penetration-{}-{}",
+        std::process::id(),
+        dir.display().to_string().len()
+    ));
+    std::fs::create_dir_all(&p)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", p.display()))?;
+    Ok(p)
+}
+
+/// The Redis-held linebloom filter against RedisBloom at equal memory: RedisBloom is
+/// reserved for `n` at 1% and reports its size; linebloom gets the same bytes.
+pub fn side_by_side(url: &str, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<SideBySide>> {
+    let mut con = connect(url)?;
+    let keys: Vec<u64> = (0..n).collect();
+    let probes: Vec<u64> = crate::experiments::non_members(ctx, 100_000, 99);
+    let mut out = Vec::new();
+    let mut bf_bytes = None;
+    if has_redisbloom(&mut con) {
+        let t = Instant::now();
+        let mut rb = RedisBloom::load(connect(url)?, "lbsbs:bf", n, FPR)?;
+        let insert_rate = n as f64 / t.elapsed().as_secs_f64();
+        let bytes = rb.size()?;
+        bf_bytes = Some(bytes);
+        let t = Instant::now();
+        let mut fp = 0u64;
+        for chunk in probes.chunks(1000) {
+            let r: Vec<bool> = redis::cmd("BF.MEXISTS")
+                .arg("lbsbs:bf")
+                .arg(chunk)
+                .query(&mut con)?;
+            fp += r.iter().filter(|&&x| x).count() as u64;
+        }
+        let q = probes.len() as f64 / t.elapsed().as_secs_f64();
+        out.push(SideBySide {
+            scheme: "redisbloom".into(),
+            bytes: bytes as u64,
+            n,
+            fpr: fp as f64 / probes.len() as f64,
+            probes: probes.len() as u64,
+            query_ops_per_s: q,
+            insert_ops_per_s: insert_rate,
+        });
+    }
+    let params = match bf_bytes {
+        Some(b) => linebloom::Params::for_bits_per_key(n, b as f64 * 8.0 / n as f64)?,
+        None => linebloom::Params::for_fpr(n, FPR)?,
+    };
+    let f = RedisFilter::create(&mut con, "lbsbs:lb", params, DEFAULT_SHARD_BLOCKS)?;
+    let t = Instant::now();
+    for chunk in keys.chunks(1000) {
+        f.insert_many(&mut con, chunk)?;
+    }
+    let insert_rate = n as f64 / t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let mut fp = 0u64;
+    for chunk in probes.chunks(1000) {
+        fp += f
+            .contains_many(&mut con, chunk)?
+            .iter()
+            .filter(|&&x| x)
+            .count() as u64;
+    }
+    let q = probes.len() as f64 / t.elapsed().as_secs_f64();
+    out.push(SideBySide {
+        scheme: "linebloom-in-redis".into(),
+        bytes: params.bytes() as u64,
+        n,
+        fpr: fp as f64 / probes.len() as f64,
+        probes: probes.len() as u64,
+        query_ops_per_s: q,
+        insert_ops_per_s: insert_rate,
+    });
+    redis::cmd("DEL")
+        .arg("lbsbs:bf")
+        .arg("lbsbs:lb:meta")
+        .arg("lbsbs:lb:0")
+        .query::<()>(&mut con)?;
+    Ok(out)
+}
+
+/// Draws database queries per second and requests per second over time.
+pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
+    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let mut schemes: Vec<String> = rows.iter().map(|r| r.scheme.clone()).collect();
+    schemes.dedup();
+    let series = |pick: fn(&Row) -> f64| -> Vec<Series> {
+        schemes
+            .iter()
+            .map(|s| Series {
+                name: s.clone(),
+                colour_key: s.clone(),
+                points: rows
+                    .iter()
+                    .filter(|r| &r.scheme == s)
+                    .map(|r| (r.second as f64, pick(r).max(0.5)))
+                    .collect(),
+                errors: None,
+                style: Style::Measured,
+            })
+            .collect()
+    };
+    let dir = ctx.dir(NAME)?;
+    crate::plot::line_chart(
+        &dir,
+        &LineChart {
+            title: "Database queries per second (attack share 0% → 10% → 50% → 90% by quarters)",
+            x_label: "second",
+            y_label: "database queries / s",
+            log_x: false,
+            log_y: true,
+            legend: plotters::prelude::SeriesLabelPosition::UpperLeft,
+        },
+        &series(|r| r.db_queries as f64),
+    )?;
+    crate::plot::line_chart_as(
+        &dir,
+        "requests",
+        &LineChart {
+            title: "Requests answered per second (one client, closed loop)",
+            x_label: "second",
+            y_label: "requests / s",
+            log_x: false,
+            log_y: true,
+            legend: plotters::prelude::SeriesLabelPosition::LowerLeft,
+        },
+        &series(|r| r.requests as f64),
+    )
+}
+
+/// Report material from the CSV.
+pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
+    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let mut schemes: Vec<String> = rows.iter().map(|r| r.scheme.clone()).collect();
+    schemes.dedup();
+    let attack = |s: &str| {
+        rows.iter()
+            .filter(move |r| r.scheme == s && r.attack_share >= 0.9)
+            .collect::<Vec<_>>()
+    };
+    let sum = |rs: &[&Row], f: fn(&Row) -> u64| rs.iter().map(|r| f(r)).sum::<u64>();
+    let none_db = {
+        let a = attack("no-protection");
+        sum(&a, |r| r.db_queries) as f64 / sum(&a, |r| r.requests).max(1) as f64
+    };
+    let mut table = Vec::new();
+    let mut notes = Vec::new();
+    for s in &schemes {
+        let all: Vec<&Row> = rows.iter().filter(|r| &r.scheme == s).collect();
+        let a = attack(s);
+        let secs = all.len().max(1) as f64;
+        let db_per_req = sum(&a, |r| r.db_queries) as f64 / sum(&a, |r| r.requests).max(1) as f64;
+        let fpr =
+            sum(&all, |r| r.false_positives) as f64 / sum(&all, |r| r.absent_checked).max(1) as f64;
+        let fneg = sum(&all, |r| r.false_negatives);
+        let p50 = all.iter().map(|r| r.p50_us).sum::<f64>() / secs;
+        let p99 = all.iter().map(|r| r.p99_us).fold(0.0, f64::max);
+        table.push(vec![
+            s.clone(),
+            all[0].cache.clone(),
+            format!("{:.0}", sum(&all, |r| r.requests) as f64 / secs),
+            format!(
+                "{:.0}",
+                sum(&a, |r| r.requests) as f64 / a.len().max(1) as f64
+            ),
+            format!("{:.3}", db_per_req),
+            format!("{:.1}%", 100.0 * (1.0 - db_per_req / none_db)),
+            format!("{p50:.1} / {p99:.1}"),
+            format!("{:.2}", all[0].filter_bytes as f64 / (1 << 20) as f64),
+            if all.iter().any(|r| r.absent_checked > 0) {
+                format!("{:.4}", fpr)
+            } else {
+                "—".into()
+            },
+            fneg.to_string(),
+            sum(&all, |r| r.degraded).to_string(),
+        ]);
+        if fneg > 0 {
+            notes.push(format!(
+                "{s} rejected {fneg} valid ids (a bug: this must be 0)"
+            ));
+        }
+    }
+    let best_db = table
+        .iter()
+        .map(|r| r[4].parse::<f64>().unwrap_or(1.0))
+        .fold(1.0, f64::min);
+    let ours_db = table
+        .iter()
+        .find(|r| r[0] == "linebloom-in-process")
+        .and_then(|r| r[4].parse::<f64>().ok())
+        .unwrap_or(1.0);
+    if best_db < ours_db {
+        let who: Vec<&String> = table
+            .iter()
+            .filter(|r| r[4].parse::<f64>().unwrap_or(1.0) < ours_db)
+            .map(|r| &r[0])
+            .collect();
+        notes.push(format!(
+            "fewer database queries per request during the attack than linebloom in process: {}",
+            who.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let mut text = markdown_table(
+        &[
+            "scheme",
+            "cache",
+            "requests/s",
+            "requests/s in attack",
+            "DB queries per request in attack",
+            "DB load reduction",
+            "latency p50 / p99 µs",
+            "filter MiB",
+            "measured FPR",
+            "false negatives",
+            "degraded",
+        ],
+        &table,
+    );
+    let sbs_path = ctx.out.join(NAME).join("sidebyside.csv");
+    if sbs_path.exists() {
+        let sbs: Vec<SideBySide> = csvio::read(&sbs_path)?;
+        let rows: Vec<Vec<String>> = sbs
+            .iter()
+            .map(|r| {
+                vec![
+                    r.scheme.clone(),
+                    format!("{:.2}", r.bytes as f64 / (1 << 20) as f64),
+                    format!("{:.5}", r.fpr),
+                    format!("{:.0}", r.query_ops_per_s),
+                    format!("{:.0}", r.insert_ops_per_s),
+                ]
+            })
+            .collect();
+        text.push_str("\nSide by side in Redis at equal memory ([`sidebyside.csv`](penetration/sidebyside.csv)):\n\n");
+        text.push_str(&markdown_table(
+            &[
+                "scheme",
+                "MiB",
+                "measured FPR",
+                "queries/s (pipelined)",
+                "inserts/s (pipelined)",
+            ],
+            &rows,
+        ));
+        if let (Some(lb), Some(rb)) = (
+            sbs.iter().find(|r| r.scheme == "linebloom-in-redis"),
+            sbs.iter().find(|r| r.scheme == "redisbloom"),
+        ) {
+            if rb.fpr < lb.fpr {
+                notes.push(format!(
+                    "RedisBloom had the lower FPR at equal memory ({:.5} vs {:.5})",
+                    rb.fpr, lb.fpr
+                ));
+            }
+            if rb.query_ops_per_s > lb.query_ops_per_s {
+                notes.push(format!(
+                    "RedisBloom answered more pipelined queries per second ({:.0} vs {:.0})",
+                    rb.query_ops_per_s, lb.query_ops_per_s
+                ));
+            }
+        }
+    } else {
+        text.push_str("\nThis run had no Redis server (`--redis` not given): the Redis schemes and the RedisBloom comparison are not in it.\n");
+    }
+    Ok(Summary {
+        table: text,
+        caption: "Database queries per second over time for each scheme, as the share of requests for ids that do not exist steps from 0% to 10%, 50% and 90%; `requests.svg` beside it shows requests answered per second. Without protection the attack lands on the database; null caching only helps for repeated ids; a filter rejects almost all of them before cache and database.".into(),
+        not_leading: if notes.is_empty() { "linebloom in process had the fewest database queries per request during the attack of every scheme measured.".into() } else { notes.join("; ") + "." },
+    })
+}

@@ -1,0 +1,371 @@
+//! Integration tests against a real `redis-server` on a loopback port: the Redis-held
+//! filter under concurrency, across a restart with persistence, with the server killed
+//! mid-run, with bad keys, and side by side with RedisBloom.
+//!
+//! Each test starts its own server (a child process on a free 127.0.0.1 port, stopped by
+//! PID when the test ends). `redis-server` must be on PATH and RedisBloom's module at
+//! `$LINEBLOOM_REDISBLOOM_SO`; where either is missing the test says so in the log and
+//! skips, unless `LINEBLOOM_REQUIRE_REDIS=1` (set by `.ci/run`), which turns a missing
+//! piece into a failure.
+
+use linebloom::{BloomFilter, Params};
+use linebloom_lab::penetration::cache::LocalCache;
+use linebloom_lab::penetration::db::Db;
+use linebloom_lab::penetration::guard::{Guard, InRedis};
+use linebloom_lab::penetration::redis_filter::{RedisFilter, RedisFilterError};
+use linebloom_lab::penetration::{self, Outcome, connect, serve};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A redis-server child process.
+struct Server {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+fn required() -> bool {
+    std::env::var("LINEBLOOM_REQUIRE_REDIS").is_ok_and(|v| v == "1")
+}
+
+fn skip(what: &str) -> Option<Server> {
+    assert!(!required(), "{what}, and LINEBLOOM_REQUIRE_REDIS=1");
+    println!("SKIPPED: {what}");
+    None
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl Server {
+    /// Starts a server in `dir` (persistence off unless `aof`), with RedisBloom if asked.
+    fn start(dir: &Path, aof: bool, bloom_module: bool) -> Option<Server> {
+        if Command::new("redis-server")
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            return skip("redis-server is not installed");
+        }
+        let mut args: Vec<String> = vec![
+            "--bind".into(),
+            "127.0.0.1".into(),
+            "--save".into(),
+            "".into(),
+            "--dir".into(),
+            dir.display().to_string(),
+            "--appendonly".into(),
+            if aof { "yes" } else { "no" }.into(),
+            "--appendfsync".into(),
+            "always".into(),
+        ];
+        if bloom_module {
+            match std::env::var("LINEBLOOM_REDISBLOOM_SO") {
+                Ok(so) if Path::new(&so).exists() => {
+                    args.push("--loadmodule".into());
+                    args.push(so);
+                }
+                _ => {
+                    return skip(
+                        "RedisBloom module not available (set LINEBLOOM_REDISBLOOM_SO to redisbloom.so)",
+                    );
+                }
+            }
+        }
+        let port = free_port();
+        let child = Command::new("redis-server")
+            .arg("--port")
+            .arg(port.to_string())
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn redis-server");
+        let server = Server {
+            child,
+            port,
+            dir: dir.to_path_buf(),
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(mut con) = connect(&server.url())
+                && redis::cmd("PING").query::<String>(&mut con).is_ok()
+            {
+                return Some(server);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("redis-server on port {port} did not answer within 10 s");
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// Stops the server by PID (SIGTERM lets it flush its AOF), and waits.
+    fn stop(&mut self) {
+        // SAFETY: kill(2) on our own child's PID; the return value is ignored because
+        // the child may already have exited.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let _ = self.child.wait();
+    }
+
+    /// Kills the server at once (SIGKILL), as a crash would.
+    fn crash(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.crash();
+    }
+}
+
+fn filter_with(n: u64) -> BloomFilter {
+    let mut f = BloomFilter::new(Params::for_fpr(n, 0.01).unwrap());
+    f.insert_batch(&(0..n).collect::<Vec<u64>>());
+    f
+}
+
+#[test]
+fn loading_and_reading_back_give_the_same_answers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(server) = Server::start(tmp.path(), false, false) else {
+        return;
+    };
+    let mut con = connect(&server.url()).unwrap();
+    let f = filter_with(20_000);
+    // Small shards, so the filter spans several keys.
+    let rf = RedisFilter::store(&mut con, "t", &f, 64).unwrap();
+    let back = rf.load(&mut con).unwrap();
+    assert_eq!(back, f);
+    let probes: Vec<u64> = (0..40_000).collect();
+    let remote = rf.contains_many(&mut con, &probes).unwrap();
+    for (k, r) in probes.iter().zip(remote) {
+        assert_eq!(r, f.contains(k), "key {k}");
+    }
+    // Inserts through BITFIELD set exactly the in-process bits.
+    let mut local = f.clone();
+    let extra: Vec<u64> = (1_000_000..1_002_000).collect();
+    rf.insert_many(&mut con, &extra).unwrap();
+    local.insert_batch(&extra);
+    assert_eq!(
+        RedisFilter::open(&mut con, "t")
+            .unwrap()
+            .load(&mut con)
+            .unwrap(),
+        local
+    );
+}
+
+#[test]
+fn concurrent_clients_lose_no_insert() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(server) = Server::start(tmp.path(), false, false) else {
+        return;
+    };
+    let mut con = connect(&server.url()).unwrap();
+    // A small filter, so the 8 clients hit the same blocks and bytes all the time.
+    RedisFilter::create(&mut con, "c", Params::new(64, 8).unwrap(), 16).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..8u64 {
+            let url = server.url();
+            s.spawn(move || {
+                let mut con = connect(&url).unwrap();
+                let f = RedisFilter::open(&mut con, "c").unwrap();
+                let keys: Vec<u64> = (0..2_000).map(|i| t * 1_000_000 + i).collect();
+                for chunk in keys.chunks(100) {
+                    f.insert_many(&mut con, chunk).unwrap();
+                }
+            });
+        }
+    });
+    let f = RedisFilter::open(&mut con, "c").unwrap();
+    for t in 0..8u64 {
+        let keys: Vec<u64> = (0..2_000).map(|i| t * 1_000_000 + i).collect();
+        assert!(
+            f.contains_many(&mut con, &keys).unwrap().iter().all(|&x| x),
+            "client {t} lost keys"
+        );
+    }
+}
+
+#[test]
+fn the_filter_survives_a_restart_with_persistence() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(mut server) = Server::start(tmp.path(), true, false) else {
+        return;
+    };
+    let mut con = connect(&server.url()).unwrap();
+    let f = filter_with(10_000);
+    let rf = RedisFilter::store(&mut con, "p", &f, 50).unwrap();
+    rf.insert_many(&mut con, &[777_777, 888_888]).unwrap();
+    let probes: Vec<u64> = (0..30_000).chain([777_777, 888_888]).collect();
+    let before = rf.contains_many(&mut con, &probes).unwrap();
+    drop(con);
+    server.stop();
+    let Some(server) = Server::start(&server.dir.clone(), true, false) else {
+        return;
+    };
+    let mut con = connect(&server.url()).unwrap();
+    let rf = RedisFilter::open(&mut con, "p").expect("filter is back after the restart");
+    assert_eq!(rf.contains_many(&mut con, &probes).unwrap(), before);
+}
+
+#[test]
+fn a_dead_server_degrades_and_never_answers_absent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(mut server) = Server::start(tmp.path(), false, false) else {
+        return;
+    };
+    let mut con = connect(&server.url()).unwrap();
+    let n = 2_000;
+    let filter = RedisFilter::store(&mut con, "d", &filter_with(n), 1 << 20).unwrap();
+    let mut guard = InRedis { filter, con };
+    let db = Db::create(&tmp.path().join("d.sqlite"), n).unwrap();
+    let mut cache = LocalCache::new(100, Duration::from_secs(60));
+    assert_eq!(
+        serve(&mut guard, &mut cache, &db, 5, false).unwrap(),
+        Outcome::Found
+    );
+    server.crash();
+    // The guard cannot check: an error, never "absent".
+    assert!(guard.might_contain(6).is_err());
+    // The pipeline goes on to the database and reports the request as degraded.
+    for key in 7..50 {
+        assert_eq!(
+            serve(&mut guard, &mut cache, &db, key, false).unwrap(),
+            Outcome::DegradedFound
+        );
+    }
+    assert_eq!(
+        serve(&mut guard, &mut cache, &db, n + 99, false).unwrap(),
+        Outcome::DegradedEmpty
+    );
+}
+
+#[test]
+fn bad_keys_give_clear_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(server) = Server::start(tmp.path(), false, false) else {
+        return;
+    };
+    let mut con = connect(&server.url()).unwrap();
+    // Missing filter.
+    assert!(matches!(
+        RedisFilter::open(&mut con, "nothing-here"),
+        Err(RedisFilterError::Missing(_))
+    ));
+    // Wrong type where the metadata should be.
+    redis::cmd("LPUSH")
+        .arg("w:meta")
+        .arg("x")
+        .query::<()>(&mut con)
+        .unwrap();
+    let err = RedisFilter::open(&mut con, "w").err().expect("wrong type");
+    assert!(matches!(err, RedisFilterError::WrongType(_)), "{err}");
+    // Truncated payload: the open check and the per-key check both refuse.
+    let rf = RedisFilter::store(&mut con, "t", &filter_with(5_000), 1 << 20).unwrap();
+    let full: Vec<u8> = redis::cmd("GET").arg("t:0").query(&mut con).unwrap();
+    redis::cmd("SET")
+        .arg("t:0")
+        .arg(&full[..full.len() / 2])
+        .query::<()>(&mut con)
+        .unwrap();
+    assert!(matches!(
+        RedisFilter::open(&mut con, "t"),
+        Err(RedisFilterError::Truncated { .. })
+    ));
+    let keys: Vec<u64> = (0..5_000).collect();
+    let err = rf
+        .contains_many(&mut con, &keys)
+        .expect_err("truncated blocks are an error");
+    assert!(
+        matches!(
+            err,
+            RedisFilterError::Truncated { .. } | RedisFilterError::Missing(_)
+        ),
+        "{err}"
+    );
+    // The shard deleted under a live handle: an error, not "absent".
+    redis::cmd("DEL").arg("t:0").query::<()>(&mut con).unwrap();
+    assert!(rf.contains(&mut con, 1).is_err());
+    // Bad metadata.
+    redis::cmd("SET")
+        .arg("b:meta")
+        .arg("not a filter")
+        .query::<()>(&mut con)
+        .unwrap();
+    assert!(matches!(
+        RedisFilter::open(&mut con, "b"),
+        Err(RedisFilterError::BadMeta(_))
+    ));
+}
+
+#[test]
+fn side_by_side_with_redisbloom() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(server) = Server::start(tmp.path(), false, true) else {
+        return;
+    };
+    let ctx = linebloom_lab::Ctx {
+        out: tmp.path().to_path_buf(),
+        scale: linebloom_lab::Scale::Tiny,
+        seed: 1,
+        kernel: linebloom::arch::detect(),
+        progress: false,
+        redis: Some(server.url()),
+    };
+    let rows = penetration::side_by_side(&server.url(), 50_000, &ctx).unwrap();
+    for r in &rows {
+        println!(
+            "{}: {} bytes, FPR {:.5}, {:.0} queries/s, {:.0} inserts/s",
+            r.scheme, r.bytes, r.fpr, r.query_ops_per_s, r.insert_ops_per_s
+        );
+    }
+    let lb = rows
+        .iter()
+        .find(|r| r.scheme == "linebloom-in-redis")
+        .unwrap();
+    let rb = rows
+        .iter()
+        .find(|r| r.scheme == "redisbloom")
+        .expect("RedisBloom row");
+    assert_eq!(
+        lb.bytes / 64,
+        rb.bytes.div_ceil(64),
+        "equal memory (to the block)"
+    );
+    // Both sized for 1%: each must measure below 2% on 1e5 probes (binomial 5σ ≈ 0.16%).
+    assert!(lb.fpr < 0.02 && rb.fpr < 0.02, "{} {}", lb.fpr, rb.fpr);
+
+    // And the whole scenario with every Redis scheme, at tiny scale.
+    penetration::run(&ctx).unwrap();
+    penetration::plot(&ctx).unwrap();
+    let data: Vec<penetration::Row> =
+        linebloom_lab::csvio::read(&tmp.path().join("penetration/data.csv")).unwrap();
+    for s in [
+        "no-protection",
+        "null-caching",
+        "linebloom-in-process",
+        "linebloom-in-redis",
+        "redisbloom",
+        "classic-setbit-redis",
+    ] {
+        assert!(data.iter().any(|r| r.scheme == s), "{s} missing");
+    }
+    assert!(
+        data.iter().all(|r| r.false_negatives == 0),
+        "a filter rejected a valid id"
+    );
+    let summary = penetration::summary(&ctx).unwrap();
+    assert!(summary.table.contains("Side by side"));
+}
