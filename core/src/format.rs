@@ -427,13 +427,26 @@ mod serde_impls {
 
     struct BytesVisitor<H>(core::marker::PhantomData<H>);
 
-    impl<H: StableHasher> serde::de::Visitor<'_> for BytesVisitor<H> {
+    impl<'de, H: StableHasher> serde::de::Visitor<'de> for BytesVisitor<H> {
         type Value = BloomFilter<Box<[Block]>, H>;
         fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
             f.write_str("a linebloom filter encoding")
         }
         fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
             BloomFilter::from_bytes(v).map_err(E::custom)
+        }
+        /// Formats without a byte type (JSON) send a sequence of numbers. The vector
+        /// grows as elements arrive, so it never holds more than the input gave.
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut bytes =
+                alloc::vec::Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+            while let Some(b) = seq.next_element::<u8>()? {
+                bytes.push(b);
+            }
+            BloomFilter::from_bytes(&bytes).map_err(serde::de::Error::custom)
         }
     }
 

@@ -251,3 +251,19 @@ proptest! {
         let _ = decode(&bytes);
     }
 }
+
+#[cfg(feature = "serde")]
+#[test]
+fn serde_round_trip_goes_through_the_checked_format() {
+    let mut f = BloomFilter::new(Params::new(3, 7).unwrap());
+    f.extend(0..100u32);
+    let json = serde_json::to_string(&f).unwrap();
+    let back: BloomFilter = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, f);
+    // A corrupted payload is refused with the format's own error.
+    let mut bytes: Vec<u8> = serde_json::from_str(&json).unwrap();
+    bytes[HEADER_LEN + 1] ^= 1;
+    let err =
+        serde_json::from_str::<BloomFilter>(&serde_json::to_string(&bytes).unwrap()).unwrap_err();
+    assert!(err.to_string().contains("checksum"), "{err}");
+}
