@@ -45,6 +45,12 @@ pub fn colour(name: &str) -> RGBColor {
         ("growable-bloom-filter", RGBColor(148, 103, 189)),
         ("xorf-binaryfuse8", RGBColor(0, 0, 0)),
         ("hashset", RGBColor(100, 100, 100)),
+        ("no-protection", RGBColor(127, 127, 127)),
+        ("null-caching", RGBColor(255, 127, 14)),
+        ("linebloom-in-process", RGBColor(214, 39, 40)),
+        ("linebloom-in-redis", RGBColor(148, 103, 189)),
+        ("redisbloom", RGBColor(0, 0, 0)),
+        ("classic-setbit-redis", RGBColor(31, 119, 180)),
     ];
     if let Some((_, c)) = NAMED.iter().find(|(n, _)| *n == name) {
         return *c;

@@ -116,6 +116,8 @@ pub struct RedisBloom {
     pub key: String,
     /// Its connection.
     pub con: redis::Connection,
+    /// Bytes RedisBloom reported after loading.
+    pub bytes: usize,
 }
 
 impl RedisBloom {
@@ -135,10 +137,13 @@ impl RedisBloom {
                 .arg(chunk)
                 .query::<()>(&mut con)?;
         }
-        Ok(RedisBloom {
+        let mut this = RedisBloom {
             key: key.into(),
             con,
-        })
+            bytes: 0,
+        };
+        this.bytes = this.size()?;
+        Ok(this)
     }
 
     /// Bytes RedisBloom reports for the filter (`BF.INFO key SIZE`).
@@ -174,7 +179,7 @@ impl Guard for RedisBloom {
         Ok(false)
     }
     fn bytes(&self) -> usize {
-        0
+        self.bytes
     }
 }
 
