@@ -450,24 +450,38 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     }
 }
 
-impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher, K: Key> Extend<K> for BloomFilter<S, H> {
-    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
-        for key in keys {
-            self.insert(&key);
+/// `Extend` (insert every key) and `PartialEq` (same shape, same hasher, same bits,
+/// whatever the storage or kernel) for a filter type over block storage with fields
+/// `params`, `hasher` and `blocks` and an `insert(&key)` method.
+macro_rules! block_filter_traits {
+    ($ty:ident) => {
+        impl<
+            S: AsRef<[$crate::Block]> + AsMut<[$crate::Block]>,
+            H: $crate::KeyHasher,
+            K: $crate::Key,
+        > Extend<K> for $ty<S, H>
+        {
+            fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
+                for key in keys {
+                    self.insert(&key);
+                }
+            }
         }
-    }
-}
 
-impl<S: AsRef<[Block]>, S2: AsRef<[Block]>, H: PartialEq> PartialEq<BloomFilter<S2, H>>
-    for BloomFilter<S, H>
-{
-    /// Same parameters, same hasher, same bits (whatever the kernel or storage).
-    fn eq(&self, other: &BloomFilter<S2, H>) -> bool {
-        self.params == other.params
-            && self.hasher == other.hasher
-            && self.blocks.as_ref() == other.blocks.as_ref()
-    }
+        impl<S: AsRef<[$crate::Block]>, S2: AsRef<[$crate::Block]>, H: PartialEq>
+            PartialEq<$ty<S2, H>> for $ty<S, H>
+        {
+            fn eq(&self, other: &$ty<S2, H>) -> bool {
+                self.params == other.params
+                    && self.hasher == other.hasher
+                    && self.blocks.as_ref() == other.blocks.as_ref()
+            }
+        }
+    };
 }
+pub(crate) use block_filter_traits;
+
+block_filter_traits!(BloomFilter);
 
 impl<S: AsRef<[Block]>, H: core::fmt::Debug> core::fmt::Debug for BloomFilter<S, H> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

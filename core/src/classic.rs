@@ -296,25 +296,7 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> ClassicBloomFilter<S, H> 
     }
 }
 
-impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher, K: Key> Extend<K>
-    for ClassicBloomFilter<S, H>
-{
-    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
-        for key in keys {
-            self.insert(&key);
-        }
-    }
-}
-
-impl<S: AsRef<[Block]>, S2: AsRef<[Block]>, H: PartialEq> PartialEq<ClassicBloomFilter<S2, H>>
-    for ClassicBloomFilter<S, H>
-{
-    fn eq(&self, other: &ClassicBloomFilter<S2, H>) -> bool {
-        self.params == other.params
-            && self.hasher == other.hasher
-            && self.blocks.as_ref() == other.blocks.as_ref()
-    }
-}
+crate::bloom::block_filter_traits!(ClassicBloomFilter);
 
 impl<S: AsRef<[Block]>, H: core::fmt::Debug> core::fmt::Debug for ClassicBloomFilter<S, H> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

@@ -325,25 +325,7 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> CountingBloomFilter<S, H>
     }
 }
 
-impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher, K: Key> Extend<K>
-    for CountingBloomFilter<S, H>
-{
-    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
-        for key in keys {
-            self.insert(&key);
-        }
-    }
-}
-
-impl<S: AsRef<[Block]>, S2: AsRef<[Block]>, H: PartialEq> PartialEq<CountingBloomFilter<S2, H>>
-    for CountingBloomFilter<S, H>
-{
-    fn eq(&self, other: &CountingBloomFilter<S2, H>) -> bool {
-        self.params == other.params
-            && self.hasher == other.hasher
-            && self.blocks.as_ref() == other.blocks.as_ref()
-    }
-}
+crate::bloom::block_filter_traits!(CountingBloomFilter);
 
 impl<S: AsRef<[Block]>, H: core::fmt::Debug> core::fmt::Debug for CountingBloomFilter<S, H> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

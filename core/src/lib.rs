@@ -22,6 +22,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! ## Filters
+//!
+//! * [`BloomFilter`]: the blocked filter, SIMD kernels, batch operations;
+//! * [`CountingBloomFilter`]: 4-bit counters, `remove`, `to_bloom`;
+//! * `ScalableBloomFilter` (`alloc`): grows in layers, compounded rate ≤ target;
+//! * `AtomicBloomFilter` (`alloc`, 64-bit atomics): concurrent inserts through `&self`;
+//! * [`ClassicBloomFilter`]: the unblocked textbook baseline.
+//!
 //! ## Modules
 //!
 //! * [`hash`]: the key → (block, bit pattern) scheme, specified;
