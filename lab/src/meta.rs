@@ -31,7 +31,9 @@ pub struct Meta {
     pub seconds: f64,
 }
 
-/// `git rev-parse HEAD` (+ `-dirty`), or `unknown` outside a git checkout.
+/// `git rev-parse HEAD` (+ `-dirty` when tracked files other than the results folder
+/// differ from it: a run rewrites `results/` as it goes), or `unknown` outside a git
+/// checkout.
 pub fn commit() -> String {
     let run = |args: &[&str]| {
         std::process::Command::new("git")
@@ -43,7 +45,7 @@ pub fn commit() -> String {
     };
     match run(&["rev-parse", "HEAD"]) {
         Some(rev) => {
-            let dirty = run(&["status", "--porcelain", "--untracked-files=no"])
+            let dirty = run(&["status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results"])
                 .is_some_and(|s| !s.is_empty());
             if dirty { format!("{rev}-dirty") } else { rev }
         }
