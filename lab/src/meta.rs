@@ -45,8 +45,15 @@ pub fn commit() -> String {
     };
     match run(&["rev-parse", "HEAD"]) {
         Some(rev) => {
-            let dirty = run(&["status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results"])
-                .is_some_and(|s| !s.is_empty());
+            let dirty = run(&[
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ".",
+                ":(exclude)results",
+            ])
+            .is_some_and(|s| !s.is_empty());
             if dirty { format!("{rev}-dirty") } else { rev }
         }
         None => "unknown".into(),
