@@ -70,6 +70,11 @@ impl Block {
     }
 }
 
+/// Set bits over a slice of blocks.
+pub(crate) fn count_ones(blocks: &[Block]) -> u64 {
+    blocks.iter().map(|b| b.count_ones() as u64).sum()
+}
+
 /// The bytes of a slice of blocks, in memory order (little-endian words on little-endian
 /// targets). Safe because `Block` has no padding and every byte is initialised.
 ///

@@ -290,13 +290,7 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
 
     /// Fraction of bits set.
     pub fn fill_ratio(&self) -> f64 {
-        let ones: u64 = self
-            .blocks
-            .as_ref()
-            .iter()
-            .map(|b| b.count_ones() as u64)
-            .sum();
-        ones as f64 / self.params.bits() as f64
+        crate::block::count_ones(self.blocks.as_ref()) as f64 / self.params.bits() as f64
     }
 
     /// Estimated number of distinct keys inserted, from the count of zero bits: each key

@@ -150,18 +150,8 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
         hasher: H,
     ) -> Result<Self, ParamsError> {
         check_options(initial_capacity, fpr, growth, tightening)?;
-        let mut f = ScalableBloomFilter {
-            layers: Vec::new(),
-            capacities: Vec::new(),
-            newest_len: 0,
-            len: 0,
-            initial_capacity,
-            fpr,
-            growth,
-            tightening,
-            mode,
-            hasher,
-        };
+        let options = (initial_capacity, fpr, growth, tightening, mode);
+        let mut f = ScalableBloomFilter::from_parts(options, hasher, Vec::new(), 0, 0);
         f.add_layer()?;
         Ok(f)
     }
@@ -188,7 +178,6 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
     }
 
     /// Crate-internal (decoding): the filter from validated parts.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn from_parts(
         options: (u64, f64, f64, f64, Mode),
         hasher: H,
