@@ -1,8 +1,11 @@
 //! [`AtomicBloomFilter`]: the blocked filter shared between threads through `&self`.
 //!
-//! Blocks are eight `AtomicU64` words with the same layout as [`Block`]. An insert is one
-//! `fetch_or` per word of the key's mask that has bits (at most 8); a query loads the
-//! words. Both are lock-free.
+//! Blocks are eight `AtomicU64` words with the same layout as [`Block`]. A query loads
+//! the key's words one at a time and stops at the first clear bit (a miss usually reads
+//! one or two words). An insert loads each word and issues a `fetch_or` only where one of
+//! the key's bits is still clear, so inserting into a filling filter mostly reads. Both
+//! are lock-free, and both compute positions with the scalar form of the scheme
+//! ([`crate::hash::all_positions`]): one 32-bit multiply and shift per bit.
 //!
 //! **No insert is lost.** `fetch_or` is an atomic read-modify-write, so concurrent ORs
 //! into the same word all take effect whatever their interleaving, and OR is commutative
@@ -24,8 +27,8 @@
 
 use crate::block::Block;
 use crate::bloom::BloomFilter;
-use crate::hash::{block_index, pattern};
-use crate::hasher::{Key, KeyHasher, Xxh3};
+use crate::hash::{all_positions, block_index, for_each_position};
+use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::Params;
 use core::sync::atomic::{AtomicU64, Ordering};
 
@@ -37,7 +40,7 @@ const _: () = assert!(core::mem::size_of::<AtomicBlock>() == core::mem::size_of:
 const _: () = assert!(core::mem::align_of::<AtomicBlock>() == core::mem::align_of::<Block>());
 
 /// A blocked Bloom filter for concurrent inserts and queries through `&self`.
-pub struct AtomicBloomFilter<H = Xxh3> {
+pub struct AtomicBloomFilter<H = IntFold> {
     blocks: alloc::boxed::Box<[AtomicBlock]>,
     params: Params,
     hasher: H,
@@ -82,14 +85,17 @@ impl<H: KeyHasher> AtomicBloomFilter<H> {
     #[inline]
     pub fn insert_hash(&self, hash: u64) -> bool {
         let block = &self.blocks[block_index(hash, self.blocks.len())];
-        let mask = pattern(hash, self.params.k());
-        let mut fresh = 0;
-        for (word, bits) in block.0.iter().zip(mask.0) {
-            if bits != 0 {
-                fresh |= bits & !word.fetch_or(bits, Ordering::Relaxed);
+        let mut fresh = false;
+        for_each_position(hash, self.params.k(), |w, field| {
+            let bit = 1u64 << field;
+            // A bit once seen set stays set (only `clear(&mut self)` resets), so skipping
+            // the RMW for it loses nothing; a clear bit gets an atomic OR, whose result
+            // says whether this call or a racing one set it.
+            if block.0[w].load(Ordering::Relaxed) & bit == 0 {
+                fresh |= block.0[w].fetch_or(bit, Ordering::Relaxed) & bit == 0;
             }
-        }
-        fresh != 0
+        });
+        fresh
     }
 
     /// Is `key` possibly in the set?
@@ -102,12 +108,9 @@ impl<H: KeyHasher> AtomicBloomFilter<H> {
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
         let block = &self.blocks[block_index(hash, self.blocks.len())];
-        let mask = pattern(hash, self.params.k());
-        let mut missing = 0;
-        for (word, bits) in block.0.iter().zip(mask.0) {
-            missing |= bits & !word.load(Ordering::Relaxed);
-        }
-        missing == 0
+        all_positions(hash, self.params.k(), |w, field| {
+            block.0[w].load(Ordering::Relaxed) >> field & 1 == 1
+        })
     }
 
     /// Fraction of bits set (a snapshot while other threads insert).

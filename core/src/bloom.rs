@@ -16,7 +16,7 @@
 use crate::arch::{self, Kernel};
 use crate::block::Block;
 use crate::hash::block_index;
-use crate::hasher::{Key, KeyHasher, Xxh3};
+use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::{Params, ParamsError};
 
 /// Keys hashed per step of the batch operations: a 2 KiB stack buffer, long enough that
@@ -35,7 +35,7 @@ pub type DefaultStorage = &'static mut [Block];
 /// `S` is the storage (see the module docs), `H` the [`KeyHasher`]. No false negatives:
 /// a key once inserted is always found, until [`clear`](Self::clear).
 #[derive(Clone)]
-pub struct BloomFilter<S = DefaultStorage, H = Xxh3> {
+pub struct BloomFilter<S = DefaultStorage, H = IntFold> {
     blocks: S,
     params: Params,
     hasher: H,
@@ -97,7 +97,7 @@ pub(crate) fn zeroed_blocks(n: usize) -> alloc::boxed::Box<[Block]> {
 
 #[cfg(feature = "alloc")]
 impl BloomFilter {
-    /// An empty filter of this shape with the default stable hasher ([`Xxh3`], seed 0).
+    /// An empty filter of this shape with the default stable hasher ([`IntFold`], seed 0).
     ///
     /// ```
     /// use linebloom::{BloomFilter, Params};
@@ -107,7 +107,7 @@ impl BloomFilter {
     /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
     pub fn new(params: Params) -> Self {
-        BloomFilter::with_hasher(params, Xxh3::default())
+        BloomFilter::with_hasher(params, IntFold::default())
     }
 }
 
@@ -131,7 +131,7 @@ impl<H: KeyHasher> BloomFilter<alloc::boxed::Box<[Block]>, H> {
     }
 }
 
-impl<S: AsRef<[Block]>> BloomFilter<S, Xxh3> {
+impl<S: AsRef<[Block]>> BloomFilter<S, IntFold> {
     /// A filter over existing blocks (for example a `static` array), with `k` bits per
     /// key and the default hasher. The blocks' current bits are the filter's content:
     /// pass zeroed blocks for an empty filter.
@@ -143,7 +143,7 @@ impl<S: AsRef<[Block]>> BloomFilter<S, Xxh3> {
     /// assert_eq!(BloomFilter::from_storage(&mut [][..], 8).err(), Some(ParamsError::ZeroBlocks));
     /// ```
     pub fn from_storage(blocks: S, k: u32) -> Result<Self, ParamsError> {
-        BloomFilter::from_storage_with_hasher(blocks, k, Xxh3::default())
+        BloomFilter::from_storage_with_hasher(blocks, k, IntFold::default())
     }
 }
 
@@ -166,9 +166,19 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
         })
     }
 
-    /// Use `kernel` for every probe. **For tests and benchmarks only**: the kernel must
-    /// come from [`crate::arch::available`], which lists only kernels this CPU runs.
-    #[doc(hidden)]
+    /// Use `kernel` for every probe (tests and benchmarks force kernels this way).
+    ///
+    /// Safe: a `&'static Kernel` can only be obtained from [`crate::arch::available`],
+    /// [`crate::arch::by_name`], [`crate::arch::detect`] or a backend's checked
+    /// `kernel()`, all of which return only kernels this CPU runs.
+    ///
+    /// ```
+    /// use linebloom::{BloomFilter, Params};
+    /// let scalar = linebloom::arch::by_name("scalar").unwrap();
+    /// let f = BloomFilter::new(Params::new(4, 8)?).with_kernel(scalar);
+    /// assert_eq!(f.kernel_name(), "scalar");
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
     pub fn with_kernel(mut self, kernel: &'static Kernel) -> Self {
         self.kernel = kernel;
         self
@@ -228,14 +238,26 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// [`contains`](Self::contains) for a hash computed by the caller.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
+        // The index follows the shape fixed at construction; the storage is indexed with
+        // a bounds check, so a storage whose length changed since panics instead of
+        // reading out of bounds.
+        let block = &self.blocks.as_ref()[block_index(hash, self.params.blocks())];
+        // SAFETY: the kernel came from `arch::detect`, `arch::available` or a checked
+        // `kernel()`, the only ways to obtain one, which return kernels this CPU runs;
+        // k ≤ MAX_K (Params).
+        unsafe { arch::contains(self.kernel, block, hash, self.params.k()) }
+    }
+
+    /// The storage, checked to still have the shape's block count (it is user code:
+    /// an `AsRef` may return a different slice each call).
+    fn checked_blocks(&self) -> &[Block] {
         let blocks = self.blocks.as_ref();
-        let i = block_index(hash, blocks.len());
-        // SAFETY: i < len because (hash · len) >> 64 < len for len ≥ 1 (Params forbids
-        // zero blocks, and the storage length is fixed once the filter is built).
-        let block = unsafe { blocks.get_unchecked(i) };
-        // SAFETY: the kernel came from `arch::detect` or `arch::available`, which only
-        // return kernels whose CPU features this machine has.
-        unsafe { (self.kernel.contains)(block, hash, self.params.k()) }
+        assert_eq!(
+            blocks.len(),
+            self.params.blocks(),
+            "the filter's storage changed length"
+        );
+        blocks
     }
 
     /// [`contains`](Self::contains) for many keys at once: `out[i] = contains(keys[i])`.
@@ -282,10 +304,11 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
             out.len(),
             "contains_hash_batch: hashes and out differ in length"
         );
-        // SAFETY: the kernel came from `arch::detect` or `arch::available` (CPU features
-        // present); the storage is non-empty (Params forbids zero blocks); k ≤ MAX_K
+        let blocks = self.checked_blocks();
+        // SAFETY: the kernel runs on this CPU (see `contains_hash`); the storage is
+        // non-empty (it has the shape's block count, and Params forbids zero); k ≤ MAX_K
         // (Params); the lengths were just checked.
-        unsafe { (self.kernel.contains_batch)(self.blocks.as_ref(), hashes, self.params.k(), out) }
+        unsafe { (self.kernel.contains_batch)(blocks, hashes, self.params.k(), out) }
     }
 
     /// Fraction of bits set.
@@ -349,14 +372,19 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// [`insert`](Self::insert) for a hash computed by the caller.
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) -> bool {
-        let k = self.params.k();
+        let (k, i) = (self.params.k(), block_index(hash, self.params.blocks()));
+        // Bounds-checked, as in `contains_hash`.
+        let block = &mut self.blocks.as_mut()[i];
+        // SAFETY: the kernel runs on this CPU (see `contains_hash`); k ≤ MAX_K.
+        unsafe { arch::insert(self.kernel, block, hash, k) }
+    }
+
+    /// The storage, mutably, checked like `checked_blocks`.
+    fn checked_blocks_mut(&mut self) -> &mut [Block] {
+        let expected = self.params.blocks();
         let blocks = self.blocks.as_mut();
-        let i = block_index(hash, blocks.len());
-        // SAFETY: i < len, as in `contains_hash`.
-        let block = unsafe { blocks.get_unchecked_mut(i) };
-        // SAFETY: the kernel came from `arch::detect` or `arch::available`, which only
-        // return kernels whose CPU features this machine has.
-        unsafe { (self.kernel.insert)(block, hash, k) }
+        assert_eq!(blocks.len(), expected, "the filter's storage changed length");
+        blocks
     }
 
     /// [`insert`](Self::insert) for many keys at once, prefetching ahead like
@@ -373,9 +401,10 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
 
     /// [`insert_batch`](Self::insert_batch) for hashes computed by the caller.
     pub fn insert_hash_batch(&mut self, hashes: &[u64]) {
-        let k = self.params.k();
+        let (k, kernel) = (self.params.k(), self.kernel);
+        let blocks = self.checked_blocks_mut();
         // SAFETY: as in `contains_hash_batch`.
-        unsafe { (self.kernel.insert_batch)(self.blocks.as_mut(), hashes, k) }
+        unsafe { (kernel.insert_batch)(blocks, hashes, k) }
     }
 
     /// Removes every key.
@@ -386,7 +415,7 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     fn combine<S2: AsRef<[Block]>>(
         &mut self,
         other: &BloomFilter<S2, H>,
-        op: impl Fn(u64, u64) -> u64,
+        and: bool,
     ) -> Result<(), IncompatibleError>
     where
         H: PartialEq,
@@ -400,11 +429,11 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
         if self.hasher != other.hasher {
             return Err(IncompatibleError::Hasher);
         }
-        for (a, b) in self.blocks.as_mut().iter_mut().zip(other.blocks.as_ref()) {
-            for (x, y) in a.0.iter_mut().zip(b.0) {
-                *x = op(*x, y);
-            }
-        }
+        let kernel = self.kernel;
+        let theirs = other.checked_blocks();
+        let ours = self.checked_blocks_mut();
+        // SAFETY: the kernel runs on this CPU (see `contains_hash`).
+        unsafe { (kernel.merge)(ours, theirs, and) };
         Ok(())
     }
 
@@ -428,7 +457,7 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     where
         H: PartialEq,
     {
-        self.combine(other, |a, b| a | b)
+        self.combine(other, false)
     }
 
     /// Keeps only bits set in both (bitwise AND): a filter that contains every key
@@ -440,15 +469,32 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     where
         H: PartialEq,
     {
-        self.combine(other, |a, b| a & b)
+        self.combine(other, true)
     }
 }
 
-/// `Extend` (insert every key) and `PartialEq` (same shape, same hasher, same bits,
-/// whatever the storage or kernel) for a filter type over block storage with fields
-/// `params`, `hasher` and `blocks` and an `insert(&key)` method.
+/// `Extend` hashes a chunk of keys, then inserts the chunk in one kernel call.
+impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher, K: Key> Extend<K> for BloomFilter<S, H> {
+    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
+        let mut hashes = [0u64; HASH_CHUNK];
+        let mut filled = 0;
+        for key in keys {
+            hashes[filled] = self.hash(&key);
+            filled += 1;
+            if filled == HASH_CHUNK {
+                self.insert_hash_batch(&hashes);
+                filled = 0;
+            }
+        }
+        self.insert_hash_batch(&hashes[..filled]);
+    }
+}
+
+/// `PartialEq` (same shape, same hasher, same bits, whatever the storage or kernel) for
+/// a filter type over block storage with fields `params`, `hasher` and `blocks`; with
+/// `extend`, also `Extend` through its `insert(&key)` method.
 macro_rules! block_filter_traits {
-    ($ty:ident) => {
+    ($ty:ident, extend) => {
         impl<
             S: AsRef<[$crate::Block]> + AsMut<[$crate::Block]>,
             H: $crate::KeyHasher,
@@ -461,7 +507,9 @@ macro_rules! block_filter_traits {
                 }
             }
         }
-
+        $crate::bloom::block_filter_traits!($ty);
+    };
+    ($ty:ident) => {
         impl<S: AsRef<[$crate::Block]>, S2: AsRef<[$crate::Block]>, H: PartialEq>
             PartialEq<$ty<S2, H>> for $ty<S, H>
         {

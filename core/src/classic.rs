@@ -22,7 +22,7 @@
 use crate::block::Block;
 use crate::fpr;
 use crate::hash::fmix64;
-use crate::hasher::{Key, KeyHasher, Xxh3};
+use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::{MAX_BYTES, ParamsError, SIZING_MARGIN};
 
 /// Largest `k` of the classic filter.
@@ -129,7 +129,7 @@ impl ClassicParams {
 
 /// The textbook Bloom filter over owned or borrowed blocks (see the module docs).
 #[derive(Clone)]
-pub struct ClassicBloomFilter<S = crate::bloom::DefaultStorage, H = Xxh3> {
+pub struct ClassicBloomFilter<S = crate::bloom::DefaultStorage, H = IntFold> {
     blocks: S,
     params: ClassicParams,
     hasher: H,
@@ -159,7 +159,7 @@ impl ClassicBloomFilter {
     /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
     pub fn new(params: ClassicParams) -> Self {
-        ClassicBloomFilter::with_hasher(params, Xxh3::default())
+        ClassicBloomFilter::with_hasher(params, IntFold::default())
     }
 }
 
@@ -180,10 +180,10 @@ impl<S: AsRef<[Block]>, H: KeyHasher> ClassicBloomFilter<S, H> {
     /// there must be exactly `params.blocks()` of them.
     ///
     /// ```
-    /// use linebloom::{Block, ClassicBloomFilter, ClassicParams, Xxh3};
+    /// use linebloom::{Block, ClassicBloomFilter, ClassicParams, IntFold};
     /// let mut s = [Block::ZERO; 2];
     /// let p = ClassicParams::new(1000, 5).unwrap();
-    /// assert!(ClassicBloomFilter::from_storage_with_hasher(&mut s[..], p, Xxh3::default()).is_ok());
+    /// assert!(ClassicBloomFilter::from_storage_with_hasher(&mut s[..], p, IntFold::default()).is_ok());
     /// ```
     pub fn from_storage_with_hasher(
         blocks: S,
@@ -290,7 +290,7 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> ClassicBloomFilter<S, H> 
     }
 }
 
-crate::bloom::block_filter_traits!(ClassicBloomFilter);
+crate::bloom::block_filter_traits!(ClassicBloomFilter, extend);
 
 impl<S: AsRef<[Block]>, H: core::fmt::Debug> core::fmt::Debug for ClassicBloomFilter<S, H> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

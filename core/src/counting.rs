@@ -34,7 +34,7 @@
 
 use crate::block::Block;
 use crate::hash::{block_index, for_each_position};
-use crate::hasher::{Key, KeyHasher, Xxh3};
+use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::{Params, ParamsError};
 
 /// Counters per word, and the saturation value.
@@ -58,7 +58,7 @@ impl core::error::Error for RemoveError {}
 
 /// A blocked counting Bloom filter over owned or borrowed blocks (see the module docs).
 #[derive(Clone)]
-pub struct CountingBloomFilter<S = crate::bloom::DefaultStorage, H = Xxh3> {
+pub struct CountingBloomFilter<S = crate::bloom::DefaultStorage, H = IntFold> {
     blocks: S,
     params: Params,
     hasher: H,
@@ -84,7 +84,7 @@ impl CountingBloomFilter {
     /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
     pub fn new(params: Params) -> Self {
-        CountingBloomFilter::with_hasher(params, Xxh3::default())
+        CountingBloomFilter::with_hasher(params, IntFold::default())
     }
 }
 
@@ -107,7 +107,7 @@ impl<H: KeyHasher> CountingBloomFilter<alloc::boxed::Box<[Block]>, H> {
     }
 }
 
-impl<S: AsRef<[Block]>> CountingBloomFilter<S, Xxh3> {
+impl<S: AsRef<[Block]>> CountingBloomFilter<S, IntFold> {
     /// A counting filter over existing blocks (zeroed for an empty filter), `k` per key.
     ///
     /// ```
@@ -118,7 +118,7 @@ impl<S: AsRef<[Block]>> CountingBloomFilter<S, Xxh3> {
     /// assert_eq!(f.count_estimate(&7u32), 1);
     /// ```
     pub fn from_storage(blocks: S, k: u32) -> Result<Self, ParamsError> {
-        CountingBloomFilter::from_storage_with_hasher(blocks, k, Xxh3::default())
+        CountingBloomFilter::from_storage_with_hasher(blocks, k, IntFold::default())
     }
 }
 
@@ -325,7 +325,7 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> CountingBloomFilter<S, H>
     }
 }
 
-crate::bloom::block_filter_traits!(CountingBloomFilter);
+crate::bloom::block_filter_traits!(CountingBloomFilter, extend);
 
 impl<S: AsRef<[Block]>, H: core::fmt::Debug> core::fmt::Debug for CountingBloomFilter<S, H> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

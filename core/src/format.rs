@@ -15,7 +15,7 @@ use crate::params::{Params, ParamsError};
 /// `b"LBLM"`.
 pub const MAGIC: [u8; 4] = *b"LBLM";
 /// The format version this crate writes and reads.
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
 /// Bytes before the payload (a whole block, so the payload stays 64-byte aligned).
 pub const HEADER_LEN: usize = 64;
 /// Bytes of the trailing checksum.
@@ -89,6 +89,26 @@ pub enum DecodeError {
     },
 }
 
+/// The type name of a filter kind id, for error messages.
+fn kind_name(kind: u16) -> &'static str {
+    match kind {
+        1 => "BloomFilter",
+        2 => "CountingBloomFilter",
+        3 => "ScalableBloomFilter",
+        4 => "ClassicBloomFilter",
+        _ => "unknown filter kind",
+    }
+}
+
+/// The type name of a hasher id, for error messages.
+fn hasher_name(id: u32) -> &'static str {
+    match id {
+        1 => "Xxh3",
+        2 => "IntFold",
+        _ => "an unknown hasher",
+    }
+}
+
 impl core::fmt::Display for DecodeError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
@@ -96,16 +116,28 @@ impl core::fmt::Display for DecodeError {
                 write!(f, "truncated: need {needed} bytes, got {got}")
             }
             DecodeError::BadMagic(m) => write!(f, "bad magic {m:02x?}, expected \"LBLM\""),
+            DecodeError::UnsupportedVersion(1) => write!(
+                f,
+                "format version 1 (the fmix64 bit pattern of linebloom before its lean probe) \
+                 is no longer read; this build reads version {VERSION}: rebuild the filter \
+                 from its keys"
+            ),
             DecodeError::UnsupportedVersion(v) => write!(
                 f,
                 "format version {v} is not supported (this build reads {VERSION})"
             ),
-            DecodeError::WrongKind { expected, found } => {
-                write!(f, "filter kind {found}, expected {expected}")
-            }
-            DecodeError::HasherMismatch { expected, found } => {
-                write!(f, "hasher id {found}, expected {expected}")
-            }
+            DecodeError::WrongKind { expected, found } => write!(
+                f,
+                "the bytes hold a {} (kind {found}), not a {} (kind {expected})",
+                kind_name(*found),
+                kind_name(*expected)
+            ),
+            DecodeError::HasherMismatch { expected, found } => write!(
+                f,
+                "the filter was written with hasher {} (id {found}), not {} (id {expected})",
+                hasher_name(*found),
+                hasher_name(*expected)
+            ),
             DecodeError::InvalidParams(e) => write!(f, "invalid parameters: {e}"),
             DecodeError::ReservedNonZero => f.write_str("reserved header bytes are not zero"),
             DecodeError::Inconsistent => f.write_str("stored fields contradict each other"),

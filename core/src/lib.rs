@@ -35,7 +35,7 @@
 //! * [`hash`]: the key → (block, bit pattern) scheme, specified;
 //! * [`fpr`]: theoretical false-positive rates (classic and blocked);
 //! * [`Params`]: sizing from a target rate, bits per key, or raw shape;
-//! * [`hasher`]: portable keys ([`Key`]) and hashers ([`Xxh3`], the optional `AHash`);
+//! * [`hasher`]: portable keys ([`Key`]) and hashers ([`IntFold`], the default; [`Xxh3`]; the optional `AHash`);
 //! * [`format`]: the binary format and its errors;
 //! * [`arch`]: the probing kernels and run-time selection.
 //!
@@ -86,7 +86,9 @@ pub use counting::{CountingBloomFilter, RemoveError};
 pub use format::DecodeError;
 #[cfg(feature = "ahash")]
 pub use hasher::AHash;
-pub use hasher::{Hashed, Key, KeyHasher, StableHasher, Xxh3};
-pub use params::{MAX_BLOCKS, MAX_BYTES, Params, ParamsError, SIZING_MARGIN};
+pub use hasher::{Hashed, IntFold, Key, KeyHasher, StableHasher, Xxh3};
+pub use params::{
+    FAST_K, FAST_SHAPE_ALLOWANCE, MAX_BLOCKS, MAX_BYTES, Params, ParamsError, SIZING_MARGIN,
+};
 #[cfg(feature = "alloc")]
 pub use scalable::{Mode, ScalableBloomFilter, ScalableError};

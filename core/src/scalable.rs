@@ -18,7 +18,7 @@
 
 use crate::block::Block;
 use crate::bloom::BloomFilter;
-use crate::hasher::{Key, KeyHasher, Xxh3};
+use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::{Params, ParamsError};
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -59,7 +59,7 @@ impl core::error::Error for ScalableError {}
 
 /// A Bloom filter that grows in layers (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
-pub struct ScalableBloomFilter<H = Xxh3> {
+pub struct ScalableBloomFilter<H = IntFold> {
     layers: Vec<BloomFilter<Box<[Block]>, H>>,
     /// Capacity of each layer, parallel to `layers`.
     capacities: Vec<u64>,
@@ -127,7 +127,7 @@ impl ScalableBloomFilter {
             2.0,
             0.5,
             Mode::Scaling,
-            Xxh3::default(),
+            IntFold::default(),
         )
     }
 }
@@ -137,8 +137,8 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
     /// mode and hasher.
     ///
     /// ```
-    /// use linebloom::{Mode, ParamsError, ScalableBloomFilter, Xxh3};
-    /// let bad = ScalableBloomFilter::with_options(100, 0.01, 0.5, 0.5, Mode::Scaling, Xxh3::default());
+    /// use linebloom::{IntFold, Mode, ParamsError, ScalableBloomFilter};
+    /// let bad = ScalableBloomFilter::with_options(100, 0.01, 0.5, 0.5, Mode::Scaling, IntFold::default());
     /// assert!(matches!(bad, Err(ParamsError::InvalidGrowth { .. })));
     /// ```
     pub fn with_options(

@@ -114,12 +114,31 @@ fn hasher_mismatch() {
     assert_eq!(
         err,
         DecodeError::HasherMismatch {
-            expected: 1,
+            expected: 2,
             found: 77
         }
     );
+    // Between the two built-in hashers the message names both types.
+    let xxh3 = BloomFilter::with_hasher(Params::new(2, 4).unwrap(), linebloom::Xxh3::default());
+    let msg = decode(&xxh3.to_bytes()).unwrap_err().to_string();
+    assert!(msg.contains("Xxh3") && msg.contains("IntFold"), "{msg}");
     // And the right hasher type reads it back.
     assert!(BloomFilter::<_, OtherHasher>::from_bytes(&f.to_bytes()).is_ok());
+}
+
+#[test]
+fn version_one_is_refused_by_name() {
+    // A version-1 encoding (the fmix64 pattern) cannot answer identically under the
+    // version-2 scheme, so it is refused, and the message says what to do.
+    let mut bytes = BloomFilter::new(Params::new(2, 4).unwrap()).to_bytes();
+    bytes[4..6].copy_from_slice(&1u16.to_le_bytes());
+    let body = bytes.len() - 8;
+    let sum = xxhash_of(&bytes[..body]);
+    bytes[body..].copy_from_slice(&sum.to_le_bytes());
+    let err = decode(&bytes).unwrap_err();
+    assert_eq!(err, DecodeError::UnsupportedVersion(1));
+    let msg = err.to_string();
+    assert!(msg.contains("version 1") && msg.contains("rebuild"), "{msg}");
 }
 
 #[test]

@@ -105,11 +105,11 @@ fn insert_reports_new_keys() {
 
 #[test]
 fn combining_needs_equal_shape_and_hasher() {
-    use linebloom::{IncompatibleError, Xxh3};
+    use linebloom::{IncompatibleError, IntFold};
     let mut a = BloomFilter::new(Params::new(4, 8).unwrap());
     let b = BloomFilter::new(Params::new(4, 9).unwrap());
     assert!(matches!(a.union(&b), Err(IncompatibleError::Params { .. })));
-    let c = BloomFilter::with_hasher(Params::new(4, 8).unwrap(), Xxh3::with_seed(1));
+    let c = BloomFilter::with_hasher(Params::new(4, 8).unwrap(), IntFold::with_seed(1));
     assert_eq!(a.intersect(&c), Err(IncompatibleError::Hasher));
 }
 
@@ -142,7 +142,8 @@ fn key_encodings_are_portable() {
     assert_eq!(String::from("ab").hash_key(&h), [b'a', b'b'].hash_key(&h));
     assert_eq!(
         0x0102u16.hash_key(&h),
-        [2u8, 1].hash_key(&h),
-        "integers hash as little-endian"
+        [2u8, 1, 0, 0, 0, 0, 0, 0].hash_key(&h),
+        "Xxh3 hashes integers as their value's 8 little-endian bytes"
     );
+    assert_eq!((-1i16).hash_key(&h), [0xffu8; 8].hash_key(&h), "signed: sign-extended");
 }

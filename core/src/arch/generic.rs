@@ -2,21 +2,25 @@
 //! instantiated by every SIMD backend (AVX2: 4 lanes × 2 registers, AVX-512: 8 × 1,
 //! NEON: 2 × 4), plus the batch driver that every kernel shares.
 //!
-//! Mask generation follows [`crate::hash::pattern`] word for word, but without a branch
-//! or a per-word loop in general-purpose registers:
+//! Mask generation follows [`crate::hash::pattern`] word for word, with no branch on key
+//! data and no per-word loop in general-purpose registers:
 //!
 //! ```text
-//! mask_w = (1 << ((g1 >> 6w) & 63)) & EN1[k][r][w]   // EN = all ones (enabled) or 0
-//! if k > 8:  mask_w |= (1 << ((g2 >> 6w) & 63)) & EN2[k][w]
-//! contains = ((mask & !block) == 0)              // one OR-reduction, one test
+//! x      = splat(h)                                   // the low 32 bits are used
+//! pos_w  = ((x ·₃₂ SALT_w) >> 26) & 63                // vpmuludq, shift, and
+//! mask_w = 1 << pos_w                                 // vpsllvq
+//! k < 8:  mask_w &= EN[k][r][w]                       // rotation window, one table load
+//! k > 8:  mask_w |= (1 << pos2_w) & EN2[k][w]         // round 2
+//! contains = ((mask & !block) == 0)                   // one OR-reduction, one test
 //! insert   = block |= mask; return (mask & !block_before) != 0
 //! ```
 //!
-//! The enable tables replace the scalar compare `((w − r) mod 8) < k`: one aligned load
-//! of 64 bytes per round, the same for hits and misses, and no data-dependent branch.
-//! (An earlier version encoded "disabled" as a shift count of 64, relying on `vpsllvq`
-//! giving 0; LLVM models that with an extra compare and blend per vector, so the AND
-//! mask is three instructions cheaper per vector.)
+//! `·₃₂` is `vpmuludq` (`_mm*_mul_epu32`, NEON `umull`): the 64-bit product of each
+//! lane's low 32 bits, whose bits 26..32 are the position. `k = 8` (the shape sizing
+//! picks near 1%) skips both the enable table and round 2: the pattern is then five
+//! vector instructions per vector of words. The `& 63` also lets LLVM see that every
+//! shift count is below 64, so it emits a bare `vpsllvq` and no range fix-up.
+//!
 //! Every function here is `#[inline(always)]` with no `target_feature` of its own, so it
 //! inlines into the `#[target_feature]` entry points of each backend (the pattern memchr
 //! documents in `vector.rs`).
@@ -29,7 +33,7 @@
 
 use super::BlockOps;
 use crate::block::Block;
-use crate::hash::{MAX_K, ROUND2_KEY, block_index, fmix64};
+use crate::hash::{MAX_K, SALTS, block_index, rotation};
 
 /// A vector of `LANES` `u64` words and the handful of operations the probe needs.
 ///
@@ -48,6 +52,8 @@ pub(crate) unsafe trait Lanes: Copy {
     unsafe fn load(p: *const u64) -> Self;
     /// Aligned store of `LANES` words.
     unsafe fn store(self, p: *mut u64);
+    /// Per lane: the 64-bit product of the low 32 bits of `self` and of `other`.
+    unsafe fn mul_lo32(self, other: Self) -> Self;
     /// Per-lane logical right shift by `counts` (each < 64).
     unsafe fn shr_each(self, counts: Self) -> Self;
     /// Per lane: `1 << pos` (each `pos` < 64).
@@ -62,15 +68,24 @@ pub(crate) unsafe trait Lanes: Copy {
     unsafe fn is_zero(self) -> bool;
 }
 
-/// `6·w` for word `w`: where word `w`'s 6-bit field starts in `g1`/`g2`.
-pub(crate) static SHIFTS: Block = Block([0, 6, 12, 18, 24, 30, 36, 42]);
+/// [`SALTS`] widened to `u64` lanes, one aligned row per round, so a vector of salts
+/// is one aligned load.
+pub(crate) static SALT_ROWS: [Block; 2] = {
+    let mut t = [Block::ZERO; 2];
+    let mut i = 0;
+    while i < 16 {
+        t[i / 8].0[i % 8] = SALTS[i] as u64;
+        i += 1;
+    }
+    t
+};
 
-/// Round-1 enable table, indexed `[k][r]`: lane `w` is all ones when `(w − r) mod 8 < k`
-/// (the bit is set), else 0.
-pub(crate) static EN1: [[Block; 8]; MAX_K as usize + 1] = {
-    let mut t = [[Block::ZERO; 8]; MAX_K as usize + 1];
+/// Round-1 enable table for `k < 8`, indexed `[k][r]`: lane `w` is all ones when
+/// `(w − r) mod 8 < k` (the bit is set), else 0.
+pub(crate) static EN1: [[Block; 8]; 8] = {
+    let mut t = [[Block::ZERO; 8]; 8];
     let mut k = 0;
-    while k <= MAX_K as usize {
+    while k < 8 {
         let mut r = 0;
         while r < 8 {
             let mut w = 0;
@@ -100,20 +115,28 @@ pub(crate) static EN2: [Block; MAX_K as usize + 1] = {
     t
 };
 
-/// One round: `(1 << ((g >> 6w) & 63)) & enable_w` for the `N` vectors of a block.
+/// One round: `1 << ((x ·₃₂ salt_w) >> 26 & 63)` for the `N` vectors of a block.
 #[inline(always)]
-unsafe fn round<V: Lanes, const N: usize>(g: u64, enable: &Block, out: &mut [V; N]) {
+unsafe fn round<V: Lanes, const N: usize>(x: V, salts: &Block) -> [V; N] {
     // SAFETY: the caller runs on a CPU with V's features (the contract of `Lanes`), and
     // every load reads LANES words at offset i·LANES < 8 of a 64-byte aligned Block, so
     // it is in bounds and aligned to the vector size.
     unsafe {
-        let g = V::splat(g);
-        let low6 = V::splat(63);
-        for (i, slot) in out.iter_mut().enumerate() {
-            let shifts = V::load(SHIFTS.0.as_ptr().add(i * V::LANES));
-            let en = V::load(enable.0.as_ptr().add(i * V::LANES));
-            let pos = g.shr_each(shifts).and(low6);
-            *slot = slot.or(V::one_shl(pos).and(en));
+        let (shift, low6) = (V::splat(26), V::splat(63));
+        core::array::from_fn(|i| {
+            let salt = V::load(salts.0.as_ptr().add(i * V::LANES));
+            V::one_shl(x.mul_lo32(salt).shr_each(shift).and(low6))
+        })
+    }
+}
+
+/// `m &= enable`, vector by vector.
+#[inline(always)]
+unsafe fn mask_with<V: Lanes, const N: usize>(m: &mut [V; N], enable: &Block) {
+    // SAFETY: as in `round`: aligned in-bounds loads of a Block, V's features present.
+    unsafe {
+        for (i, v) in m.iter_mut().enumerate() {
+            *v = v.and(V::load(enable.0.as_ptr().add(i * V::LANES)));
         }
     }
 }
@@ -127,19 +150,20 @@ unsafe fn round<V: Lanes, const N: usize>(g: u64, enable: &Block, out: &mut [V; 
 #[inline(always)]
 pub(crate) unsafe fn pattern<V: Lanes, const N: usize>(h: u64, k: u32) -> [V; N] {
     debug_assert_eq!(N * V::LANES, 8);
-    let g1 = fmix64(h);
-    let r = ((g1 >> 48) & 7) as usize;
     // SAFETY: the caller guarantees V's CPU features and k ≤ MAX_K (this function's
-    // contract), so both table indices are in bounds (r < 8 by the mask).
+    // contract), so every table index is in bounds (k < 8 and r < 8 for EN1).
     unsafe {
-        let mut m = [V::splat(0); N];
-        round(g1, EN1.get_unchecked(k as usize).get_unchecked(r), &mut m);
-        if k > 8 {
-            round(
-                fmix64(g1 ^ ROUND2_KEY),
-                EN2.get_unchecked(k as usize),
-                &mut m,
-            );
+        let x = V::splat(h);
+        let mut m = round::<V, N>(x, &SALT_ROWS[0]);
+        if k < 8 {
+            let r = rotation(h) as usize;
+            mask_with(&mut m, EN1.get_unchecked(k as usize).get_unchecked(r));
+        } else if k > 8 {
+            let mut m2 = round::<V, N>(x, &SALT_ROWS[1]);
+            mask_with(&mut m2, EN2.get_unchecked(k as usize));
+            for (a, b) in m.iter_mut().zip(m2) {
+                *a = a.or(b);
+            }
         }
         m
     }

@@ -1,9 +1,19 @@
 //! Kernels: the code that tests and sets a key's bits inside one block.
 //!
-//! Each backend exposes one `static KERNEL: Kernel` table of function pointers and, for
-//! SIMD backends, `fn kernel() -> Option<&'static Kernel>` that is `None` when the CPU
-//! lacks the feature. A filter copies its `&'static Kernel` when it is built, so a probe
-//! is one indirect call and no atomic load.
+//! Each backend has one crate-private `static KERNEL: Kernel` table of function pointers
+//! and, for SIMD backends, a public `fn kernel() -> Option<&'static Kernel>` that is
+//! `None` when the CPU lacks the feature. Those checked functions, [`available`],
+//! [`by_name`] and [`detect`] are the only ways to obtain a `&'static Kernel` outside
+//! this crate, so every kernel a filter holds runs on this CPU, and forcing one for a
+//! test or a benchmark (`with_kernel`) stays safe (memchr keeps its tables private for
+//! the same reason).
+//!
+//! A filter copies its `&'static Kernel` when it is built. Batch operations, `Extend`,
+//! `union` and `intersect` make one call into the kernel and run their whole loop in its
+//! `#[target_feature]` code. A single-key probe is one indirect call, except where the
+//! build itself enables the kernel's features (`-C target-cpu=native`, or NEON on every
+//! aarch64 target): then [`contains`] and [`insert`] call the kernel's block operation
+//! directly and it inlines into the caller, as memchr does.
 //!
 //! | kernel | where | selected |
 //! |---|---|---|
@@ -65,6 +75,8 @@ pub struct Kernel {
     pub(crate) contains_batch: unsafe fn(&[Block], &[u64], u32, &mut [bool]),
     /// `insert` for many hashes, prefetching ahead.
     pub(crate) insert_batch: unsafe fn(&mut [Block], &[u64], u32),
+    /// `ours[i] |= theirs[i]` (or `&=` when the flag is true) over equal-length slices.
+    pub(crate) merge: unsafe fn(&mut [Block], &[Block], bool),
 }
 
 /// A backend's block operations, inlined into its `#[target_feature]` entry points.
@@ -88,14 +100,29 @@ pub(crate) trait BlockOps {
 /// [`generic`], so no kernel body is written twice.
 macro_rules! kernel_table {
     ($name:literal, $ops:ty $(, #[$attr:meta])*) => {
-        /// This backend's kernel table.
-        pub static KERNEL: $crate::arch::Kernel = $crate::arch::Kernel {
+        /// This backend's kernel table (crate-private: see the module docs of `arch`).
+        pub(crate) static KERNEL: $crate::arch::Kernel = $crate::arch::Kernel {
             name: $name,
             contains: entry_contains,
             insert: entry_insert,
             contains_batch: entry_contains_batch,
             insert_batch: entry_insert_batch,
+            merge: entry_merge,
         };
+
+        /// # Safety
+        ///
+        /// Only on a CPU with this backend's features.
+        $(#[$attr])*
+        unsafe fn entry_merge(ours: &mut [$crate::block::Block], theirs: &[$crate::block::Block], and: bool) {
+            // Plain loops: compiled under this backend's features, LLVM vectorises them
+            // with its full vector width.
+            for (a, b) in ours.iter_mut().zip(theirs) {
+                for (x, y) in a.0.iter_mut().zip(b.0) {
+                    *x = if and { *x & y } else { *x | y };
+                }
+            }
+        }
 
         /// # Safety
         ///
@@ -139,6 +166,73 @@ pub(crate) use generic::{
     contains_batch as generic_contains_batch, insert_batch as generic_insert_batch,
 };
 pub(crate) use kernel_table;
+
+/// `kernel`'s test of `h` in `block`, inlined when the build enables the kernel's
+/// features (see the module docs), else one indirect call.
+///
+/// # Safety
+///
+/// `kernel` runs on this CPU (it came from [`detect`], [`available`], [`by_name`] or a
+/// backend's `kernel()`); `k ≤ MAX_K`.
+#[inline(always)]
+pub(crate) unsafe fn contains(kernel: &'static Kernel, block: &Block, h: u64, k: u32) -> bool {
+    #[cfg(any(
+        all(target_arch = "x86_64", target_feature = "avx2", not(miri)),
+        all(target_arch = "aarch64", target_feature = "neon", not(miri))
+    ))]
+    if core::ptr::eq(kernel, compiled_in::TABLE) {
+        // SAFETY: the build enables the compiled-in kernel's features, so every CPU that
+        // runs this code has them; k ≤ MAX_K is this function's contract.
+        return unsafe { <compiled_in::Ops as BlockOps>::contains(block, h, k) };
+    }
+    // SAFETY: the kernel runs on this CPU and k ≤ MAX_K (this function's contract).
+    unsafe { (kernel.contains)(block, h, k) }
+}
+
+/// `kernel`'s insert of `h` into `block`, inlined like [`contains`].
+///
+/// # Safety
+///
+/// As for [`contains`].
+#[inline(always)]
+pub(crate) unsafe fn insert(kernel: &'static Kernel, block: &mut Block, h: u64, k: u32) -> bool {
+    #[cfg(any(
+        all(target_arch = "x86_64", target_feature = "avx2", not(miri)),
+        all(target_arch = "aarch64", target_feature = "neon", not(miri))
+    ))]
+    if core::ptr::eq(kernel, compiled_in::TABLE) {
+        // SAFETY: as in `contains`.
+        return unsafe { <compiled_in::Ops as BlockOps>::insert(block, h, k) };
+    }
+    // SAFETY: the kernel runs on this CPU and k ≤ MAX_K (this function's contract).
+    unsafe { (kernel.insert)(block, h, k) }
+}
+
+/// The best kernel whose features the build itself enables, so that every CPU this
+/// binary runs on has them: its table, and its block operations, which then inline
+/// into code compiled without `#[target_feature]`.
+#[cfg(any(
+    all(target_arch = "x86_64", target_feature = "avx2", not(miri)),
+    all(target_arch = "aarch64", target_feature = "neon", not(miri))
+))]
+mod compiled_in {
+    use super::Kernel;
+
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+    pub(super) type Ops = super::generic::Simd<core::arch::x86_64::__m512i, 1>;
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+    pub(super) static TABLE: &Kernel = &super::x86_64::avx512::KERNEL;
+
+    #[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]
+    pub(super) type Ops = super::generic::Simd<core::arch::x86_64::__m256i, 2>;
+    #[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]
+    pub(super) static TABLE: &Kernel = &super::x86_64::avx2::KERNEL;
+
+    #[cfg(target_arch = "aarch64")]
+    pub(super) type Ops = super::generic::Simd<core::arch::aarch64::uint64x2_t, 4>;
+    #[cfg(target_arch = "aarch64")]
+    pub(super) static TABLE: &Kernel = &super::aarch64::neon::KERNEL;
+}
 
 /// Hint that the line at `p` will be read soon. No effect on correctness.
 #[inline(always)]

@@ -4,31 +4,34 @@
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
-/// MurmurHash3 fmix64, re-typed from the spec.
-pub fn fmix(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ceb9fe1a85ec53);
-    x ^ (x >> 33)
+/// The scheme's 32-bit salts, re-typed from the spec (Parquet's eight, then SHA-256's
+/// K[0..8] with the low bit set) and the rotation salt (K[8] | 1).
+const SALTS: [u32; 16] = [
+    0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947,
+    0x5c6bfb31, 0x428a2f99, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
+    0x923f82a5, 0xab1c5ed5,
+];
+const ROTATION_SALT: u32 = 0xd807aa99;
+
+/// The top `bits` bits of the 32-bit product `x · salt`, computed in 64-bit arithmetic
+/// (a different route from the crate's `wrapping_mul` on `u32`).
+fn top_bits(x: u64, salt: u32, bits: u32) -> u64 {
+    (((x & 0xffff_ffff) * salt as u64) & 0xffff_ffff) >> (32 - bits)
 }
 
 /// The bit indices (0 .. 512·blocks) a hash sets, straight from the spec.
 pub fn naive_bits(h: u64, blocks: usize, k: u32) -> Vec<usize> {
     let block = ((h as u128 * blocks as u128) >> 64) as usize;
-    let g1 = fmix(h);
-    let r = (g1 >> 48) & 7;
+    let r = top_bits(h, ROTATION_SALT, 3);
     let mut bits = Vec::new();
     for w in 0..8u64 {
-        if (w + 8 - r) % 8 < k as u64 {
-            bits.push(block * 512 + (w as usize) * 64 + ((g1 >> (6 * w)) & 63) as usize);
+        if k >= 8 || (w + 8 - r) % 8 < k as u64 {
+            let pos = top_bits(h, SALTS[w as usize], 6) as usize;
+            bits.push(block * 512 + (w as usize) * 64 + pos);
         }
     }
-    if k > 8 {
-        let g2 = fmix(g1 ^ 0x243f6a8885a308d3);
-        for w in 0..(k as u64 - 8) {
-            bits.push(block * 512 + (w as usize) * 64 + ((g2 >> (6 * w)) & 63) as usize);
-        }
+    for w in 0..(k.saturating_sub(8) as usize) {
+        bits.push(block * 512 + w * 64 + top_bits(h, SALTS[8 + w], 6) as usize);
     }
     bits
 }

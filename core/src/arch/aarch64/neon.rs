@@ -29,6 +29,12 @@ unsafe impl Lanes for uint64x2_t {
         unsafe { vst1q_u64(p, self) }
     }
     #[inline(always)]
+    unsafe fn mul_lo32(self, other: Self) -> Self {
+        // SAFETY: NEON is baseline; `xtn` keeps each lane's low 32 bits, `umull` widens
+        // their product to 64 bits.
+        unsafe { vmull_u32(vmovn_u64(self), vmovn_u64(other)) }
+    }
+    #[inline(always)]
     unsafe fn shr_each(self, counts: Self) -> Self {
         // SAFETY: NEON is baseline; ushl by a negative count is a logical right shift.
         unsafe { vshlq_u64(self, vnegq_s64(vreinterpretq_s64_u64(counts))) }

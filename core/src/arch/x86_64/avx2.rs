@@ -1,9 +1,9 @@
 //! The AVX2 kernel: a block is two `__m256i` of four words each.
 //!
-//! Mask generation uses the per-lane shifts AVX2 added (`vpsrlvq` to pick each word's
-//! 6-bit field, `vpsllvq` to turn it into a bit, `vpand` with the enable table); the
-//! test is `vpandn` + `vpor` + `vptest`. No branch depends on the
-//! key, so hits and misses run the same instructions. The algorithm itself is
+//! Mask generation multiplies the low 32 bits of each lane by its salt (`vpmuludq`),
+//! shifts the position down (`vpsrlq`, `vpand`) and turns it into a bit with the per-lane
+//! shift AVX2 added (`vpsllvq`); the test is `vpandn` + `vpor` + `vptest`. No branch
+//! depends on the key, so hits and misses run the same instructions. The algorithm itself is
 //! [`super::super::generic`]; this file only maps its `Lanes` operations to intrinsics.
 
 use crate::arch::generic::{Lanes, Simd};
@@ -29,6 +29,11 @@ unsafe impl Lanes for __m256i {
     unsafe fn store(self, p: *mut u64) {
         // SAFETY: p is 32-byte aligned and valid for 4 words (Lanes contract).
         unsafe { _mm256_store_si256(p as *mut __m256i, self) }
+    }
+    #[inline(always)]
+    unsafe fn mul_lo32(self, other: Self) -> Self {
+        // SAFETY: AVX2 available per the Lanes contract (`vpmuludq`).
+        unsafe { _mm256_mul_epu32(self, other) }
     }
     #[inline(always)]
     unsafe fn shr_each(self, counts: Self) -> Self {

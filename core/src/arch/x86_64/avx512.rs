@@ -1,6 +1,6 @@
 //! The AVX-512 kernel: a block is one `__m512i`, so mask generation, the test and the
-//! set are one vector operation each (AVX-512F only: `vpsrlvq`, `vpsllvq`, `vpandnq`,
-//! `vptestmq`). The algorithm is [`super::super::generic`]; this file maps its `Lanes`
+//! set are one vector operation each (AVX-512F only: `vpmuludq`, `vpsrlq`, `vpandq`,
+//! `vpsllvq`, `vpandnq`, `vptestmq`). The algorithm is [`super::super::generic`]; this file maps its `Lanes`
 //! operations to intrinsics.
 //!
 //! There is no AVX-512 machine in CI: `tests/kernels.rs` skips this kernel, and says so,
@@ -29,6 +29,11 @@ unsafe impl Lanes for __m512i {
     unsafe fn store(self, p: *mut u64) {
         // SAFETY: p is 64-byte aligned and valid for 8 words (Lanes contract).
         unsafe { _mm512_store_si512(p as *mut __m512i, self) }
+    }
+    #[inline(always)]
+    unsafe fn mul_lo32(self, other: Self) -> Self {
+        // SAFETY: AVX-512F available per the Lanes contract (`vpmuludq`).
+        unsafe { _mm512_mul_epu32(self, other) }
     }
     #[inline(always)]
     unsafe fn shr_each(self, counts: Self) -> Self {
