@@ -13,9 +13,8 @@
 //! assert!(f.contains("sensor-17"));
 //! ```
 
-use crate::arch::{self, Kernel};
+use crate::arch::{self, Kernel, Probe};
 use crate::block::Block;
-use crate::hash::block_index;
 use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::{Params, ParamsError};
 
@@ -40,6 +39,8 @@ pub struct BloomFilter<S = DefaultStorage, H = IntFold> {
     params: Params,
     hasher: H,
     kernel: &'static Kernel,
+    /// `kernel.probe(params.k())`, chosen once.
+    probe: &'static Probe,
 }
 
 /// Why two filters cannot be combined.
@@ -73,6 +74,15 @@ impl core::fmt::Display for IncompatibleError {
 }
 
 impl core::error::Error for IncompatibleError {}
+
+/// A filter's storage returned a slice of another length than at construction (an
+/// `AsRef`/`AsMut` impl that changes its answer): refuse to probe it.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn storage_changed() -> ! {
+    panic!("the filter's storage changed length since the filter was built")
+}
 
 #[cfg(feature = "alloc")]
 pub(crate) fn zeroed_blocks(n: usize) -> alloc::boxed::Box<[Block]> {
@@ -127,6 +137,7 @@ impl<H: KeyHasher> BloomFilter<alloc::boxed::Box<[Block]>, H> {
             params,
             hasher,
             kernel: arch::detect(),
+            probe: arch::detect().probe(params.k()),
         }
     }
 }
@@ -163,6 +174,7 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
             params,
             hasher,
             kernel: arch::detect(),
+            probe: arch::detect().probe(params.k()),
         })
     }
 
@@ -181,6 +193,7 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// ```
     pub fn with_kernel(mut self, kernel: &'static Kernel) -> Self {
         self.kernel = kernel;
+        self.probe = kernel.probe(self.params.k());
         self
     }
 
@@ -238,25 +251,22 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// [`contains`](Self::contains) for a hash computed by the caller.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        // The index follows the shape fixed at construction; the storage is indexed with
-        // a bounds check, so a storage whose length changed since panics instead of
-        // reading out of bounds.
-        let block = &self.blocks.as_ref()[block_index(hash, self.params.blocks())];
+        let blocks = self.checked_blocks();
         // SAFETY: the kernel came from `arch::detect`, `arch::available` or a checked
-        // `kernel()`, the only ways to obtain one, which return kernels this CPU runs;
-        // k ≤ MAX_K (Params).
-        unsafe { arch::contains(self.kernel, block, hash, self.params.k()) }
+        // `kernel()`, the only ways to obtain one, which return kernels this CPU runs, and
+        // the probe is its entry for k; the storage is non-empty (it has the shape's
+        // block count, and Params forbids zero); k ≤ MAX_K (Params).
+        unsafe { arch::contains(self.kernel, self.probe, blocks, hash, self.params.k()) }
     }
 
     /// The storage, checked to still have the shape's block count (it is user code:
     /// an `AsRef` may return a different slice each call).
+    #[inline(always)]
     fn checked_blocks(&self) -> &[Block] {
         let blocks = self.blocks.as_ref();
-        assert_eq!(
-            blocks.len(),
-            self.params.blocks(),
-            "the filter's storage changed length"
-        );
+        if blocks.len() != self.params.blocks() {
+            storage_changed();
+        }
         blocks
     }
 
@@ -372,18 +382,20 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// [`insert`](Self::insert) for a hash computed by the caller.
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) -> bool {
-        let (k, i) = (self.params.k(), block_index(hash, self.params.blocks()));
-        // Bounds-checked, as in `contains_hash`.
-        let block = &mut self.blocks.as_mut()[i];
-        // SAFETY: the kernel runs on this CPU (see `contains_hash`); k ≤ MAX_K.
-        unsafe { arch::insert(self.kernel, block, hash, k) }
+        let (k, kernel, probe) = (self.params.k(), self.kernel, self.probe);
+        let blocks = self.checked_blocks_mut();
+        // SAFETY: as in `contains_hash`.
+        unsafe { arch::insert(kernel, probe, blocks, hash, k) }
     }
 
     /// The storage, mutably, checked like `checked_blocks`.
+    #[inline(always)]
     fn checked_blocks_mut(&mut self) -> &mut [Block] {
         let expected = self.params.blocks();
         let blocks = self.blocks.as_mut();
-        assert_eq!(blocks.len(), expected, "the filter's storage changed length");
+        if blocks.len() != expected {
+            storage_changed();
+        }
         blocks
     }
 

@@ -1,15 +1,16 @@
 //! Every filter the lab measures behind one trait, [`Filter`], on `u64` keys.
 //!
 //! linebloom's five types and the rivals are all real crates. Hashing: linebloom hashes
-//! keys with XXH3-64 (its stable default); sbbf-rs-safe and fastbloom get the same
-//! XXH3-64 hash through their `*_hash` entry points, so the hash costs the same;
+//! `u64` keys with its default [`IntFold`] (a folded multiply; XXH3-64 for byte
+//! strings), and `linebloom-xxh3-*` contenders with XXH3-64 of the key's 8 bytes;
+//! sbbf-rs-safe and fastbloom get XXH3-64 through their `*_hash` entry points;
 //! `bloomfilter` and `growable-bloom-filter` only accept `Hash` values and hash with
 //! their own SipHash; xorf's BinaryFuse8 takes the XXH3 hash as its key.
 
 use linebloom::arch::Kernel;
 use linebloom::{
     AtomicBloomFilter, Block, BloomFilter, ClassicBloomFilter, ClassicParams, CountingBloomFilter,
-    Params, ScalableBloomFilter,
+    IntFold, KeyHasher, Params, ScalableBloomFilter, Xxh3,
 };
 
 /// A filter under test.
@@ -46,12 +47,24 @@ pub fn xxh3(key: u64) -> u64 {
     xxhash_rust::xxh3::xxh3_64(&key.to_le_bytes())
 }
 
-/// linebloom's blocked filter over any storage, with a chosen kernel.
-pub struct Blocked<S>(pub BloomFilter<S>);
+/// How a linebloom hasher shows in contender names: nothing for the default.
+pub trait HasherLabel: KeyHasher {
+    /// Inserted after `linebloom-`: `""` or `"xxh3-"`.
+    const LABEL: &'static str;
+}
+impl HasherLabel for IntFold {
+    const LABEL: &'static str = "";
+}
+impl HasherLabel for Xxh3 {
+    const LABEL: &'static str = "xxh3-";
+}
 
-impl<S: AsRef<[Block]> + AsMut<[Block]>> Filter for Blocked<S> {
+/// linebloom's blocked filter over any storage, with a chosen kernel and hasher.
+pub struct Blocked<S, H = IntFold>(pub BloomFilter<S, H>);
+
+impl<S: AsRef<[Block]> + AsMut<[Block]>, H: HasherLabel> Filter for Blocked<S, H> {
     fn name(&self) -> String {
-        format!("linebloom-{}", self.0.kernel_name())
+        format!("linebloom-{}{}", H::LABEL, self.0.kernel_name())
     }
     #[inline]
     fn insert(&mut self, key: u64) {
@@ -75,9 +88,14 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>> Filter for Blocked<S> {
     }
 }
 
-/// A linebloom blocked filter with `params` and `kernel`, owned storage.
+/// A linebloom blocked filter with `params` and `kernel`, owned storage, default hasher.
 pub fn blocked(params: Params, kernel: &'static Kernel) -> Blocked<Box<[Block]>> {
     Blocked(BloomFilter::new(params).with_kernel(kernel))
+}
+
+/// Like [`blocked`], hashing keys with XXH3-64 ([`Xxh3`]) as the rivals do.
+pub fn blocked_xxh3(params: Params, kernel: &'static Kernel) -> Blocked<Box<[Block]>, Xxh3> {
+    Blocked(BloomFilter::with_hasher(params, Xxh3::default()).with_kernel(kernel))
 }
 
 /// A [`Filter`] adapter: a newtype over a filter with how to insert, query and size it.

@@ -1,16 +1,35 @@
-//! Timing tools: interleaved rounds (so a noisy neighbour slows every contender alike),
-//! the memory limit lines (independent and dependent random 64-byte reads), and
-//! huge-page storage for large filters.
+//! Timing tools: per-pass CPU time, interleaved rounds whose start order rotates (so a
+//! noisy neighbour, or a fixed position in the round, favours no contender), paired
+//! ratios with a control copy as the noise floor, the memory limit lines (independent
+//! and dependent random 64-byte reads), and huge-page storage for large filters.
+//!
+//! Why CPU time: the machines are shared, so wall time also counts time the thread spent
+//! descheduled. `CLOCK_THREAD_CPUTIME_ID` counts only this thread's time on a core.
+//! Why rotation: with a fixed order, an identical copy of one contender measured 1.67×
+//! against the original (the first contender of a round pays for the previous round's
+//! cache state and frequency changes).
 
 use linebloom::Block;
 use std::hint::black_box;
-use std::time::Instant;
 
-/// Nanoseconds per key of one pass of `op` over `keys`.
+/// This thread's CPU time in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`).
+pub fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant Linux and
+    // every POSIX system with thread CPU clocks supports.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// CPU nanoseconds per key of one pass of `op` over `keys` (this thread's CPU time).
 pub fn ns_per_key(keys: &[u64], op: impl FnOnce(&[u64]) -> u64) -> f64 {
-    let t = Instant::now();
+    let t = thread_cpu_ns();
     black_box(op(black_box(keys)));
-    t.elapsed().as_nanos() as f64 / keys.len().max(1) as f64
+    (thread_cpu_ns() - t) as f64 / keys.len().max(1) as f64
 }
 
 /// Zeroed, 2 MiB-aligned blocks that asked for transparent huge pages
@@ -121,7 +140,7 @@ impl MemoryProbe {
     pub fn independent_reads(&self, count: usize, seed: u64) -> f64 {
         let blocks = self.lines.as_ref();
         let n = blocks.len() as u64;
-        let t = Instant::now();
+        let t = thread_cpu_ns();
         let mut x = seed | 1;
         let mut acc = 0u64;
         for _ in 0..count {
@@ -132,31 +151,52 @@ impl MemoryProbe {
             acc = acc.wrapping_add(blocks[i].0[1]);
         }
         black_box(acc);
-        t.elapsed().as_nanos() as f64 / count as f64
+        (thread_cpu_ns() - t) as f64 / count as f64
     }
 
     /// ns per read of a chain of `count` dependent reads (each address comes from the
     /// previous line): the latency of one line.
     pub fn dependent_chain(&self, count: usize) -> f64 {
         let blocks = self.lines.as_ref();
-        let t = Instant::now();
+        let t = thread_cpu_ns();
         let mut i = 0usize;
         for _ in 0..count {
             i = blocks[i].0[0] as usize;
         }
         black_box(i);
-        t.elapsed().as_nanos() as f64 / count as f64
+        (thread_cpu_ns() - t) as f64 / count as f64
     }
 }
 
-/// Runs `rounds` rounds of every closure in `contenders`, interleaved (round-robin),
-/// and returns each contender's samples.
+/// Runs `rounds` rounds of every closure in `contenders`, interleaved: round `r` starts
+/// with contender `r mod len` and goes round from there, so every contender starts a
+/// round equally often. Returns each contender's samples, in round order.
 pub fn interleaved(rounds: usize, contenders: &mut [&mut dyn FnMut() -> f64]) -> Vec<Vec<f64>> {
-    let mut samples = vec![Vec::with_capacity(rounds); contenders.len()];
-    for _ in 0..rounds {
-        for (c, s) in contenders.iter_mut().zip(&mut samples) {
-            s.push(c());
+    let len = contenders.len();
+    let mut samples = vec![Vec::with_capacity(rounds); len];
+    for round in 0..rounds {
+        for i in (0..len).map(|j| (round + j) % len) {
+            samples[i].push(contenders[i]());
         }
     }
     samples
+}
+
+/// The median of `v` (the upper one for an even count); NaN for an empty slice.
+pub fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// The median over rounds of `baseline[r] / contender[r]`: how many times faster the
+/// contender ran than the baseline in the same round (> 1 = faster). Pairing by round
+/// cancels slow drifts that hit both alike.
+pub fn paired_speedup(baseline: &[f64], contender: &[f64]) -> f64 {
+    let ratios: Vec<f64> = baseline
+        .iter()
+        .zip(contender)
+        .map(|(b, c)| b / c)
+        .collect();
+    median(&ratios)
 }

@@ -1,57 +1,59 @@
-//! Interleaved head-to-head: every contender on the same keys, round-robin, so that a
-//! noisy neighbour slows all contenders alike. Prints and writes the median ns/op per
-//! contender and its ratio to sbbf-rs-safe, with min and max across rounds.
+//! Interleaved head-to-head on the same `u64` keys: the issue-level targets of the lean
+//! probe (T1–T4), measured the way this shared machine allows.
 //!
-//! `cargo run --release -p linebloom-benches --bin compare -- [--rounds R] [--quick] [--out FILE]`
+//! ```text
+//! cargo run --release -p linebloom-benches --bin compare -- [--rounds R] [--quick] [--out FILE]
+//! ```
 //!
-//! Workloads: single-key insert, lookup of members (hit) and non-members (miss) at
-//! n = 1e4, 1e6, 1e7 (1% target), and on a ≥ 1 GiB filter the single-key loop against
-//! `contains_batch`.
+//! Method (see `linebloom_lab::timing`):
+//!
+//! * every pass is timed in this thread's **CPU time**, not wall time;
+//! * contenders run round-robin and the **start order rotates** every round;
+//! * **sbbf-rs-safe** (XXH3-64, 10 bits per key) is the baseline, and an identical second
+//!   copy of it, **`sbbf-rs-safe-control`**, is timed like any contender: its speed-up
+//!   is the noise floor of every row of its table;
+//! * a row's `speedup` is the median over rounds of `baseline time / contender time`
+//!   in the same round (> 1 = faster than sbbf-rs-safe).
+//!
+//! Workloads at n = 1e4, 1e6, 1e7 and 1e8 keys (1e8 left out by `--quick`), filters
+//! sized for 1%: `hit` (members), `miss` (non-members), `insert` (keys not yet in, the
+//! same keys each round), and in the miss table `linebloom-batch` (`contains_batch`) and
+//! at 1e8 `random-read` (independent random 64-byte reads over a buffer the filter's
+//! size: the memory system's limit). A last table runs the atomic filters on 1 and 2
+//! threads (`atomic-*`, per-key CPU time summed over threads).
 
+use linebloom::hash::block_index;
+use linebloom::{AtomicBloomFilter, Params};
 use linebloom_benches::*;
+use linebloom_lab::rivals::{blocked_xxh3, xxh3};
+use linebloom_lab::timing::{
+    HugePageBlocks, interleaved, median, ns_per_key, paired_speedup, thread_cpu_ns,
+};
 use std::hint::black_box;
 use std::io::Write;
-use std::time::Instant;
 
-/// One timed pass of `op` over `keys`; returns ns per key.
-fn time_pass(keys: &[u64], mut op: impl FnMut(&[u64]) -> u64) -> f64 {
-    let t = Instant::now();
-    black_box(op(keys));
-    t.elapsed().as_nanos() as f64 / keys.len() as f64
-}
+/// Runs one workload (a table name) over keys; returns a count so the work is kept.
+type Run = Box<dyn FnMut(&str, &[u64]) -> u64>;
 
-struct Row {
-    workload: String,
-    n: u64,
-    contender: String,
-    samples: Vec<f64>,
-    fpr: f64,
-    bits_per_key: f64,
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-/// Runs one workload (`"insert"`, or a lookup) over keys; returns the hit count.
-type Workload = Box<dyn FnMut(&str, &[u64]) -> u64>;
-
-/// A contender boxed behind closures, so heterogeneous filters run round-robin.
+/// A contender boxed behind one closure, so heterogeneous filters run round-robin.
 struct Entry {
     name: String,
+    /// The tables this contender runs in.
+    tables: &'static [&'static str],
     fpr: f64,
     bits_per_key: f64,
-    run: Workload,
+    run: Run,
 }
 
-fn entry<C: Filter + 'static>(mut c: C, n: u64, misses: &[u64]) -> Entry {
+/// A filter contender: filled with `n` members, its FPR measured on `misses`.
+fn filter_entry<C: Filter + 'static>(name: Option<&str>, mut c: C, n: u64, misses: &[u64]) -> Entry {
     fill_and_check(&mut c, n, misses);
     let fpr = misses.iter().filter(|&&k| c.contains(k)).count() as f64 / misses.len() as f64;
     let bits_per_key = c.bytes() as f64 * 8.0 / n as f64;
-    let name = c.name();
+    let name = name.map(str::to_owned).unwrap_or_else(|| c.name());
     Entry {
         name,
+        tables: &["hit", "miss", "insert"],
         fpr,
         bits_per_key,
         run: Box::new(move |what, keys| match what {
@@ -66,6 +68,210 @@ fn entry<C: Filter + 'static>(mut c: C, n: u64, misses: &[u64]) -> Entry {
     }
 }
 
+/// linebloom's `contains_batch` over the miss keys (a contender of the miss table).
+fn batch_entry(n: u64, misses: &[u64]) -> Entry {
+    let mut f = linebloom(n, linebloom::arch::detect());
+    fill_and_check(&mut f, n, misses);
+    let mut out = vec![false; misses.len()];
+    f.0.contains_batch(misses, &mut out);
+    let fpr = out.iter().filter(|&&x| x).count() as f64 / misses.len() as f64;
+    Entry {
+        name: "linebloom-batch".into(),
+        tables: &["miss"],
+        fpr,
+        bits_per_key: f.bytes() as f64 * 8.0 / n as f64,
+        run: Box::new(move |_, keys| {
+            f.0.contains_batch(black_box(keys), &mut out[..keys.len()]);
+            out.iter().filter(|&&x| x).count() as u64
+        }),
+    }
+}
+
+/// Independent random 64-byte reads over a buffer of `bytes` (huge pages requested):
+/// one read per key, the address from the key's XXH3 as the filters' block choice.
+fn random_read_entry(bytes: usize) -> Entry {
+    let buf = HugePageBlocks::new(bytes.div_ceil(64));
+    Entry {
+        name: "random-read".into(),
+        tables: &["miss"],
+        fpr: f64::NAN,
+        bits_per_key: f64::NAN,
+        run: Box::new(move |_, keys| {
+            let blocks = buf.as_ref();
+            keys.iter()
+                .map(|&k| blocks[block_index(xxh3(k), blocks.len())].0[0])
+                .fold(0u64, u64::wrapping_add)
+        }),
+    }
+}
+
+struct Row {
+    table: String,
+    n: u64,
+    contender: String,
+    samples: Vec<f64>,
+    speedup: f64,
+    fpr: f64,
+    bits_per_key: f64,
+}
+
+const HEADER: &str = "table,n,contender,median_cpu_ns,min_cpu_ns,max_cpu_ns,speedup_vs_sbbf,bits_per_key,measured_fpr\n";
+
+fn csv_line(r: &Row) -> String {
+    let lo = r.samples.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = r.samples.iter().copied().fold(0.0, f64::max);
+    format!(
+        "{},{},{},{:.3},{lo:.3},{hi:.3},{:.3},{:.3},{:.5}\n",
+        r.table,
+        r.n,
+        r.contender,
+        median(&r.samples),
+        r.speedup,
+        r.bits_per_key,
+        r.fpr
+    )
+}
+
+/// Runs each workload over every contender that takes it; appends one row per pair.
+fn run_size(n: u64, rounds: usize, rows: &mut Vec<Row>) {
+    let misses = non_member_keys(PROBE_KEYS);
+    let hits = hit_keys(n);
+    let inserts: Vec<u64> = (0..PROBE_KEYS as u64).map(|i| member_key(i + n)).collect();
+    let kernel = linebloom::arch::detect();
+    let params = Params::for_fpr(n, TARGET_FPR).expect("valid size");
+    let mut entries = vec![
+        filter_entry(None, sbbf(n), n, &misses),
+        filter_entry(Some("sbbf-rs-safe-control"), sbbf(n), n, &misses),
+        filter_entry(None, linebloom(n, kernel), n, &misses),
+        filter_entry(None, blocked_xxh3(params, kernel), n, &misses),
+        filter_entry(None, fastbloom(n), n, &misses),
+        batch_entry(n, &misses),
+    ];
+    if n >= 100_000_000 {
+        entries.push(random_read_entry(params.bytes()));
+    }
+    for (table, keys) in [("hit", &hits), ("miss", &misses), ("insert", &inserts)] {
+        let mut active: Vec<&mut Entry> = entries
+            .iter_mut()
+            .filter(|e| e.tables.contains(&table))
+            .collect();
+        let samples = {
+            let mut closures: Vec<Box<dyn FnMut() -> f64 + '_>> = active
+                .iter_mut()
+                .map(|e| {
+                    let run = &mut e.run;
+                    Box::new(move || ns_per_key(keys, |k| run(table, k)))
+                        as Box<dyn FnMut() -> f64>
+                })
+                .collect();
+            let mut refs: Vec<&mut dyn FnMut() -> f64> =
+                closures.iter_mut().map(|c| &mut **c as _).collect();
+            interleaved(rounds, &mut refs)
+        };
+        for (e, s) in active.iter().zip(&samples) {
+            rows.push(Row {
+                table: table.into(),
+                n,
+                contender: e.name.clone(),
+                speedup: paired_speedup(&samples[0], s),
+                samples: s.clone(),
+                fpr: e.fpr,
+                bits_per_key: e.bits_per_key,
+            });
+        }
+    }
+}
+
+/// CPU ns per key of `op` over `keys` split across `threads` scoped threads: the sum of
+/// the threads' CPU times over the key count.
+fn parallel(keys: &[u64], threads: usize, op: &(dyn Fn(u64) -> bool + Sync)) -> f64 {
+    let chunk = keys.len().div_ceil(threads);
+    let total: u64 = std::thread::scope(|s| {
+        let handles: Vec<_> = keys
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    let t = thread_cpu_ns();
+                    black_box(part.iter().filter(|&&k| op(black_box(k))).count());
+                    thread_cpu_ns() - t
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("worker")).sum()
+    });
+    total as f64 / keys.len() as f64
+}
+
+/// T4: linebloom's and fastbloom's atomic filters, inserts and lookups, 1 and 2 threads,
+/// with an identical second fastbloom filter as the control.
+fn run_atomic(n: u64, rounds: usize, rows: &mut Vec<Row>) {
+    let misses = non_member_keys(PROBE_KEYS * 4);
+    let inserts: Vec<u64> = (0..(PROBE_KEYS * 4) as u64).map(|i| member_key(i + n)).collect();
+    let ours = AtomicBloomFilter::new(Params::for_fpr(n, TARGET_FPR).expect("valid size"));
+    let fast = || fastbloom::AtomicBloomFilter::with_false_pos(TARGET_FPR).expected_items(n as usize);
+    let (theirs, control) = (fast(), fast());
+    for i in 0..n {
+        let k = member_key(i);
+        ours.insert(&k);
+        theirs.insert_hash(xxh3(k));
+        control.insert_hash(xxh3(k));
+    }
+    let fpr_ours = misses.iter().filter(|&&k| ours.contains(&k)).count() as f64;
+    let fpr_theirs = misses.iter().filter(|&&k| theirs.contains_hash(xxh3(k))).count() as f64;
+    let m = misses.len() as f64;
+    let bits = |bytes: usize| bytes as f64 * 8.0 / n as f64;
+    let names = ["fastbloom-atomic", "fastbloom-atomic-control", "linebloom-atomic"];
+    let meta = [
+        (fpr_theirs / m, bits(theirs.num_bits() / 8)),
+        (fpr_theirs / m, bits(control.num_bits() / 8)),
+        (fpr_ours / m, bits(ours.params().bytes())),
+    ];
+    for threads in [1usize, 2] {
+        for (what, keys) in [("lookup", &misses), ("insert", &inserts)] {
+            let lookup = what == "lookup";
+            let mut c0 = || {
+                parallel(keys, threads, &|k| {
+                    if lookup {
+                        theirs.contains_hash(xxh3(k))
+                    } else {
+                        theirs.insert_hash(xxh3(k))
+                    }
+                })
+            };
+            let mut c1 = || {
+                parallel(keys, threads, &|k| {
+                    if lookup {
+                        control.contains_hash(xxh3(k))
+                    } else {
+                        control.insert_hash(xxh3(k))
+                    }
+                })
+            };
+            let mut c2 = || {
+                parallel(keys, threads, &|k| {
+                    if lookup {
+                        ours.contains(&k)
+                    } else {
+                        ours.insert(&k)
+                    }
+                })
+            };
+            let samples = interleaved(rounds, &mut [&mut c0, &mut c1, &mut c2]);
+            for ((name, s), (fpr, bpk)) in names.iter().zip(&samples).zip(meta) {
+                rows.push(Row {
+                    table: format!("atomic-{what}-{threads}t"),
+                    n,
+                    contender: name.to_string(),
+                    speedup: paired_speedup(&samples[0], s),
+                    samples: s.clone(),
+                    fpr,
+                    bits_per_key: bpk,
+                });
+            }
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let flag = |name: &str| {
@@ -77,96 +283,28 @@ fn main() {
     let rounds: usize = flag("--rounds").and_then(|s| s.parse().ok()).unwrap_or(15);
     let quick = args.iter().any(|a| a == "--quick");
     let out = flag("--out");
+    eprintln!(
+        "kernel {}, {rounds} rounds, CPU time per pass, rotating start order",
+        linebloom::arch::active_kernel()
+    );
 
-    let misses = non_member_keys(PROBE_KEYS);
     let mut rows: Vec<Row> = Vec::new();
-    for n in [10_000u64, 1_000_000, 10_000_000] {
-        let hits = hit_keys(n);
-        let insert_keys: Vec<u64> = (0..PROBE_KEYS as u64).map(|i| member_key(i + n)).collect();
-        let mut entries = vec![entry(sbbf(n), n, &misses)];
-        for kernel in linebloom::arch::available() {
-            entries.push(entry(linebloom(n, kernel), n, &misses));
-        }
-        entries.push(entry(fastbloom(n), n, &misses));
-        for (workload, keys) in [("hit", &hits), ("miss", &misses), ("insert", &insert_keys)] {
-            let mut samples = vec![Vec::new(); entries.len()];
-            for _ in 0..rounds {
-                for (e, s) in entries.iter_mut().zip(&mut samples) {
-                    s.push(time_pass(keys, |k| (e.run)(workload, k)));
-                }
-            }
-            for (e, s) in entries.iter().zip(samples) {
-                rows.push(Row {
-                    workload: workload.into(),
-                    n,
-                    contender: e.name.clone(),
-                    samples: s,
-                    fpr: e.fpr,
-                    bits_per_key: e.bits_per_key,
-                });
-            }
-        }
+    let sizes: &[u64] = if quick {
+        &[10_000, 1_000_000, 10_000_000]
+    } else {
+        &[10_000, 1_000_000, 10_000_000, 100_000_000]
+    };
+    for &n in sizes {
+        run_size(n, rounds, &mut rows);
         eprintln!("n = {n} done");
     }
+    run_atomic(1_000_000, rounds, &mut rows);
+    eprintln!("atomic done");
 
-    if !quick {
-        // Batched against single-key lookups on a ≥ 1 GiB filter (mixed hits and misses).
-        let n = 900_000_000u64;
-        let kernel = linebloom::arch::detect();
-        let mut f = linebloom(n, kernel);
-        fill_and_check(&mut f, n, &misses);
-        // 2^24 probes touch 16M distinct lines (1 GiB), more than any cache here holds
-        // (300 MiB L3), so every lookup goes to DRAM. Half are members, half not.
-        let probes = dram_probes(n);
-        let mut out = vec![false; probes.len()];
-        let (mut single, mut batched) = (Vec::new(), Vec::new());
-        for _ in 0..rounds.min(5) {
-            single.push(time_pass(&probes, |k| {
-                k.iter().filter(|&&x| f.0.contains(black_box(&x))).count() as u64
-            }));
-            batched.push(time_pass(&probes, |k| {
-                f.0.contains_batch(black_box(k), &mut out);
-                out.iter().filter(|&&x| x).count() as u64
-            }));
-        }
-        let label = format!("{}-{}MiB", f.name(), f.bytes() >> 20);
-        let bpk = f.bytes() as f64 * 8.0 / n as f64;
-        for (mode, s) in [("single", single), ("batched", batched)] {
-            rows.push(Row {
-                workload: format!("dram-{mode}"),
-                n,
-                contender: label.clone(),
-                samples: s,
-                fpr: f64::NAN,
-                bits_per_key: bpk,
-            });
-        }
-    }
-
-    let mut text = String::from(
-        "workload,n,contender,median_ns,min_ns,max_ns,ratio_vs_first,bits_per_key,measured_fpr\n",
-    );
-    let mut baseline = f64::NAN;
-    let mut last_group = (String::new(), 0);
-    for r in &mut rows {
-        let (lo, hi) = (
-            r.samples.iter().copied().fold(f64::INFINITY, f64::min),
-            r.samples.iter().copied().fold(0.0, f64::max),
-        );
-        let med = median(&mut r.samples);
-        if (r.workload.clone(), r.n) != last_group {
-            baseline = med;
-            last_group = (r.workload.clone(), r.n);
-        }
-        let line = format!(
-            "{},{},{},{med:.3},{lo:.3},{hi:.3},{:.3},{:.3},{:.5}\n",
-            r.workload,
-            r.n,
-            r.contender,
-            med / baseline,
-            r.bits_per_key,
-            r.fpr
-        );
+    let mut text = String::from(HEADER);
+    print!("{HEADER}");
+    for r in &rows {
+        let line = csv_line(r);
         print!("{line}");
         text.push_str(&line);
     }

@@ -70,7 +70,7 @@ pub(crate) unsafe trait Lanes: Copy {
 
 /// [`SALTS`] widened to `u64` lanes, one aligned row per round, so a vector of salts
 /// is one aligned load.
-pub(crate) static SALT_ROWS: [Block; 2] = {
+pub(crate) const SALT_ROWS: [Block; 2] = {
     let mut t = [Block::ZERO; 2];
     let mut i = 0;
     while i < 16 {
@@ -160,7 +160,9 @@ pub(crate) unsafe fn pattern<V: Lanes, const N: usize>(h: u64, k: u32) -> [V; N]
             mask_with(&mut m, EN1.get_unchecked(k as usize).get_unchecked(r));
         } else if k > 8 {
             let mut m2 = round::<V, N>(x, &SALT_ROWS[1]);
-            mask_with(&mut m2, EN2.get_unchecked(k as usize));
+            if k < MAX_K {
+                mask_with(&mut m2, EN2.get_unchecked(k as usize));
+            }
             for (a, b) in m.iter_mut().zip(m2) {
                 *a = a.or(b);
             }

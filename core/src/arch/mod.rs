@@ -67,16 +67,36 @@ pub struct Kernel {
     /// Short name used everywhere: module, CSV column, plot legend (`scalar`, `portable`,
     /// `avx2`, `avx512`, `neon`).
     pub name: &'static str,
-    /// Is every bit of the hash's pattern set in the block?
-    pub(crate) contains: unsafe fn(&Block, u64, u32) -> bool,
-    /// Set the hash's pattern; true if any bit was clear before.
-    pub(crate) insert: unsafe fn(&mut Block, u64, u32) -> bool,
+    /// Single-key probes: `[any k, k = 8, k = 16]` (see [`Kernel::probe`]).
+    pub(crate) probes: [Probe; 3],
     /// `contains` for many hashes, prefetching ahead. `out.len() == hashes.len()`.
     pub(crate) contains_batch: unsafe fn(&[Block], &[u64], u32, &mut [bool]),
     /// `insert` for many hashes, prefetching ahead.
     pub(crate) insert_batch: unsafe fn(&mut [Block], &[u64], u32),
     /// `ours[i] |= theirs[i]` (or `&=` when the flag is true) over equal-length slices.
     pub(crate) merge: unsafe fn(&mut [Block], &[Block], bool),
+}
+
+/// One key's test and set over a filter's blocks: the kernel finds the block
+/// (`block_index(h, blocks.len())`) and probes it, so the caller's loop only hashes and
+/// calls. The `k = 8` and `k = 16` entries are compiled for that `k` (no rotation table,
+/// no enable mask, no test of `k`); a filter picks its entry once, when it is built.
+pub(crate) struct Probe {
+    /// Is every bit of the hash's pattern set in its block?
+    pub(crate) contains: unsafe fn(&[Block], u64, u32) -> bool,
+    /// Set the hash's pattern in its block; true if any bit was clear before.
+    pub(crate) insert: unsafe fn(&mut [Block], u64, u32) -> bool,
+}
+
+impl Kernel {
+    /// The single-key entry points for `k`.
+    pub(crate) fn probe(&'static self, k: u32) -> &'static Probe {
+        match k {
+            8 => &self.probes[1],
+            16 => &self.probes[2],
+            _ => &self.probes[0],
+        }
+    }
 }
 
 /// A backend's block operations, inlined into its `#[target_feature]` entry points.
@@ -103,8 +123,11 @@ macro_rules! kernel_table {
         /// This backend's kernel table (crate-private: see the module docs of `arch`).
         pub(crate) static KERNEL: $crate::arch::Kernel = $crate::arch::Kernel {
             name: $name,
-            contains: entry_contains,
-            insert: entry_insert,
+            probes: [
+                $crate::arch::Probe { contains: entry_contains::<0>, insert: entry_insert::<0> },
+                $crate::arch::Probe { contains: entry_contains::<8>, insert: entry_insert::<8> },
+                $crate::arch::Probe { contains: entry_contains::<16>, insert: entry_insert::<16> },
+            ],
             contains_batch: entry_contains_batch,
             insert_batch: entry_insert_batch,
             merge: entry_merge,
@@ -124,22 +147,29 @@ macro_rules! kernel_table {
             }
         }
 
+        /// `K = 0`: any `k`; else the probe is compiled for `k = K` and ignores `k`.
+        ///
         /// # Safety
         ///
-        /// Only on a CPU with this backend's features; `k ≤ MAX_K`.
+        /// Only on a CPU with this backend's features; `blocks` non-empty; `k ≤ MAX_K`.
         $(#[$attr])*
-        unsafe fn entry_contains(block: &$crate::block::Block, h: u64, k: u32) -> bool {
-            // SAFETY: forwarded contract: this entry point's caller checked the features.
-            unsafe { <$ops as $crate::arch::BlockOps>::contains(block, h, k) }
+        unsafe fn entry_contains<const K: u32>(blocks: &[$crate::block::Block], h: u64, k: u32) -> bool {
+            let k = if K == 0 { k } else { K };
+            let i = $crate::hash::block_index(h, blocks.len());
+            // SAFETY: i < len for len ≥ 1 (multiply-shift), and len ≥ 1 is this
+            // function's contract, as are the features and k ≤ MAX_K.
+            unsafe { <$ops as $crate::arch::BlockOps>::contains(blocks.get_unchecked(i), h, k) }
         }
 
         /// # Safety
         ///
-        /// Only on a CPU with this backend's features; `k ≤ MAX_K`.
+        /// As for `entry_contains`.
         $(#[$attr])*
-        unsafe fn entry_insert(block: &mut $crate::block::Block, h: u64, k: u32) -> bool {
-            // SAFETY: forwarded contract: this entry point's caller checked the features.
-            unsafe { <$ops as $crate::arch::BlockOps>::insert(block, h, k) }
+        unsafe fn entry_insert<const K: u32>(blocks: &mut [$crate::block::Block], h: u64, k: u32) -> bool {
+            let k = if K == 0 { k } else { K };
+            let i = $crate::hash::block_index(h, blocks.len());
+            // SAFETY: as in `entry_contains`.
+            unsafe { <$ops as $crate::arch::BlockOps>::insert(blocks.get_unchecked_mut(i), h, k) }
         }
 
         /// # Safety
@@ -167,45 +197,67 @@ pub(crate) use generic::{
 };
 pub(crate) use kernel_table;
 
-/// `kernel`'s test of `h` in `block`, inlined when the build enables the kernel's
-/// features (see the module docs), else one indirect call.
+/// Tests `h` in its block of `blocks` with `kernel`: the kernel's block operation
+/// inlined when the build enables its features (see the module docs), else one
+/// indirect call to `probe` (the kernel's entry for this filter's `k`).
 ///
 /// # Safety
 ///
 /// `kernel` runs on this CPU (it came from [`detect`], [`available`], [`by_name`] or a
-/// backend's `kernel()`); `k ≤ MAX_K`.
+/// backend's `kernel()`) and `probe` is `kernel.probe(k)`; `blocks` is non-empty;
+/// `k ≤ MAX_K`.
 #[inline(always)]
-pub(crate) unsafe fn contains(kernel: &'static Kernel, block: &Block, h: u64, k: u32) -> bool {
+pub(crate) unsafe fn contains(
+    kernel: &'static Kernel,
+    probe: &'static Probe,
+    blocks: &[Block],
+    h: u64,
+    k: u32,
+) -> bool {
     #[cfg(any(
         all(target_arch = "x86_64", target_feature = "avx2", not(miri)),
         all(target_arch = "aarch64", target_feature = "neon", not(miri))
     ))]
     if core::ptr::eq(kernel, compiled_in::TABLE) {
-        // SAFETY: the build enables the compiled-in kernel's features, so every CPU that
-        // runs this code has them; k ≤ MAX_K is this function's contract.
-        return unsafe { <compiled_in::Ops as BlockOps>::contains(block, h, k) };
+        let block = crate::hash::block_index(h, blocks.len());
+        // SAFETY: block < len for len ≥ 1 (multiply-shift; non-empty by contract); the
+        // build enables the compiled-in kernel's features, so every CPU that runs this
+        // code has them; k ≤ MAX_K is this function's contract.
+        return unsafe { <compiled_in::Ops as BlockOps>::contains(blocks.get_unchecked(block), h, k) };
     }
-    // SAFETY: the kernel runs on this CPU and k ≤ MAX_K (this function's contract).
-    unsafe { (kernel.contains)(block, h, k) }
+    let _ = kernel;
+    // SAFETY: the probe belongs to a kernel this CPU runs; blocks non-empty and
+    // k ≤ MAX_K (this function's contract).
+    unsafe { (probe.contains)(blocks, h, k) }
 }
 
-/// `kernel`'s insert of `h` into `block`, inlined like [`contains`].
+/// Sets `h` in its block of `blocks` with `kernel`, inlined like [`contains`].
 ///
 /// # Safety
 ///
 /// As for [`contains`].
 #[inline(always)]
-pub(crate) unsafe fn insert(kernel: &'static Kernel, block: &mut Block, h: u64, k: u32) -> bool {
+pub(crate) unsafe fn insert(
+    kernel: &'static Kernel,
+    probe: &'static Probe,
+    blocks: &mut [Block],
+    h: u64,
+    k: u32,
+) -> bool {
     #[cfg(any(
         all(target_arch = "x86_64", target_feature = "avx2", not(miri)),
         all(target_arch = "aarch64", target_feature = "neon", not(miri))
     ))]
     if core::ptr::eq(kernel, compiled_in::TABLE) {
+        let block = crate::hash::block_index(h, blocks.len());
         // SAFETY: as in `contains`.
-        return unsafe { <compiled_in::Ops as BlockOps>::insert(block, h, k) };
+        return unsafe {
+            <compiled_in::Ops as BlockOps>::insert(blocks.get_unchecked_mut(block), h, k)
+        };
     }
-    // SAFETY: the kernel runs on this CPU and k ≤ MAX_K (this function's contract).
-    unsafe { (kernel.insert)(block, h, k) }
+    let _ = kernel;
+    // SAFETY: as in `contains`.
+    unsafe { (probe.insert)(blocks, h, k) }
 }
 
 /// The best kernel whose features the build itself enables, so that every CPU this

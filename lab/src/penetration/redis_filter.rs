@@ -19,7 +19,7 @@
 //! type) is an error, never "absent".
 
 use linebloom::hash::{location, redis_bit_offset};
-use linebloom::{Block, BloomFilter, KeyHasher, Params, Xxh3};
+use linebloom::{Block, BloomFilter, IntFold, Params};
 
 /// Why the Redis-held filter could not answer.
 #[derive(Debug)]
@@ -81,7 +81,7 @@ pub const DEFAULT_SHARD_BLOCKS: u64 = 1 << 20;
 pub struct RedisFilter {
     prefix: String,
     params: Params,
-    hasher: Xxh3,
+    hasher: IntFold,
     shard_blocks: u64,
 }
 
@@ -160,7 +160,7 @@ impl RedisFilter {
         let this = RedisFilter {
             prefix: prefix.into(),
             params,
-            hasher: Xxh3::with_seed(seed),
+            hasher: IntFold::with_seed(seed),
             shard_blocks,
         };
         for shard in 0..blocks.div_ceil(shard_blocks) {
@@ -200,7 +200,7 @@ impl RedisFilter {
 
     /// The key's hash (the same as the in-process filter's).
     pub fn hash(&self, key: u64) -> u64 {
-        self.hasher.hash_bytes(&key.to_le_bytes())
+        linebloom::Key::hash_key(&key, &self.hasher)
     }
 
     /// (shard key, block within shard, mask) for a hash.
