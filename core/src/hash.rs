@@ -46,10 +46,22 @@ use crate::block::Block;
 /// The 32-bit multiplicative salt of each position: `SALTS[w]` for word `w` in round 1,
 /// `SALTS[8 + w]` for word `w` in round 2.
 pub const SALTS: [u32; 16] = [
-    0x47b6_137b, 0x4497_4d91, 0x8824_ad5b, 0xa2b7_289d, // Parquet's split-block salts
-    0x7054_95c7, 0x2df1_424b, 0x9efc_4947, 0x5c6b_fb31,
-    0x428a_2f99, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, // SHA-256 K[0..8] | 1
-    0x3956_c25b, 0x59f1_11f1, 0x923f_82a5, 0xab1c_5ed5,
+    0x47b6_137b,
+    0x4497_4d91,
+    0x8824_ad5b,
+    0xa2b7_289d, // Parquet's split-block salts
+    0x7054_95c7,
+    0x2df1_424b,
+    0x9efc_4947,
+    0x5c6b_fb31,
+    0x428a_2f99,
+    0x7137_4491,
+    0xb5c0_fbcf,
+    0xe9b5_dba5, // SHA-256 K[0..8] | 1
+    0x3956_c25b,
+    0x59f1_11f1,
+    0x923f_82a5,
+    0xab1c_5ed5,
 ];
 
 /// The salt whose product's top three bits give the rotation `r` for `k < 8`
@@ -137,7 +149,11 @@ pub fn all_positions(hash: u64, k: u32, mut f: impl FnMut(usize, u32) -> bool) -
             return false;
         }
     }
-    for (w, &salt) in SALTS[8..].iter().enumerate().take(k.saturating_sub(8) as usize) {
+    for (w, &salt) in SALTS[8..]
+        .iter()
+        .enumerate()
+        .take(k.saturating_sub(8) as usize)
+    {
         if !f(w, position(hash, salt)) {
             return false;
         }

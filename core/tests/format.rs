@@ -138,7 +138,10 @@ fn version_one_is_refused_by_name() {
     let err = decode(&bytes).unwrap_err();
     assert_eq!(err, DecodeError::UnsupportedVersion(1));
     let msg = err.to_string();
-    assert!(msg.contains("version 1") && msg.contains("rebuild"), "{msg}");
+    assert!(
+        msg.contains("version 1") && msg.contains("rebuild"),
+        "{msg}"
+    );
 }
 
 #[test]

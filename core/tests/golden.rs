@@ -90,7 +90,9 @@ fn filters_are_pinned() {
                     xxhash_rust_checksum(
                         &golden_filter::<IntFold>(blocks, k, seed, kernel).to_bytes(),
                     ),
-                    xxhash_rust_checksum(&golden_filter::<Xxh3>(blocks, k, seed, kernel).to_bytes()),
+                    xxhash_rust_checksum(
+                        &golden_filter::<Xxh3>(blocks, k, seed, kernel).to_bytes(),
+                    ),
                 ]
             })
             .collect();

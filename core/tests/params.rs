@@ -110,7 +110,10 @@ fn sizing_is_minimal() {
             assert!(linebloom::FAST_K.contains(&params.k()), "n = {n}, p = {p}");
             let allowance = smallest as f64 * linebloom::FAST_SHAPE_ALLOWANCE;
             assert!(b as f64 <= smallest as f64 + allowance, "n = {n}, p = {p}");
-            assert!(fpr::blocked(b - 1, params.k(), n) > goal, "n = {n}, p = {p}");
+            assert!(
+                fpr::blocked(b - 1, params.k(), n) > goal,
+                "n = {n}, p = {p}"
+            );
         }
     }
     // At 1% the fast shape is what sizing picks (1.5–1.8% more memory than k = 6).

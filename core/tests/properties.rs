@@ -145,5 +145,9 @@ fn key_encodings_are_portable() {
         [2u8, 1, 0, 0, 0, 0, 0, 0].hash_key(&h),
         "Xxh3 hashes integers as their value's 8 little-endian bytes"
     );
-    assert_eq!((-1i16).hash_key(&h), [0xffu8; 8].hash_key(&h), "signed: sign-extended");
+    assert_eq!(
+        (-1i16).hash_key(&h),
+        [0xffu8; 8].hash_key(&h),
+        "signed: sign-extended"
+    );
 }

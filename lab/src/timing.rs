@@ -193,10 +193,6 @@ pub fn median(v: &[f64]) -> f64 {
 /// contender ran than the baseline in the same round (> 1 = faster). Pairing by round
 /// cancels slow drifts that hit both alike.
 pub fn paired_speedup(baseline: &[f64], contender: &[f64]) -> f64 {
-    let ratios: Vec<f64> = baseline
-        .iter()
-        .zip(contender)
-        .map(|(b, c)| b / c)
-        .collect();
+    let ratios: Vec<f64> = baseline.iter().zip(contender).map(|(b, c)| b / c).collect();
     median(&ratios)
 }

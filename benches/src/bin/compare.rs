@@ -46,7 +46,12 @@ struct Entry {
 }
 
 /// A filter contender: filled with `n` members, its FPR measured on `misses`.
-fn filter_entry<C: Filter + 'static>(name: Option<&str>, mut c: C, n: u64, misses: &[u64]) -> Entry {
+fn filter_entry<C: Filter + 'static>(
+    name: Option<&str>,
+    mut c: C,
+    n: u64,
+    misses: &[u64],
+) -> Entry {
     fill_and_check(&mut c, n, misses);
     let fpr = misses.iter().filter(|&&k| c.contains(k)).count() as f64 / misses.len() as f64;
     let bits_per_key = c.bytes() as f64 * 8.0 / n as f64;
@@ -160,8 +165,7 @@ fn run_size(n: u64, rounds: usize, rows: &mut Vec<Row>) {
                 .iter_mut()
                 .map(|e| {
                     let run = &mut e.run;
-                    Box::new(move || ns_per_key(keys, |k| run(table, k)))
-                        as Box<dyn FnMut() -> f64>
+                    Box::new(move || ns_per_key(keys, |k| run(table, k))) as Box<dyn FnMut() -> f64>
                 })
                 .collect();
             let mut refs: Vec<&mut dyn FnMut() -> f64> =
@@ -206,9 +210,12 @@ fn parallel(keys: &[u64], threads: usize, op: &(dyn Fn(u64) -> bool + Sync)) -> 
 /// with an identical second fastbloom filter as the control.
 fn run_atomic(n: u64, rounds: usize, rows: &mut Vec<Row>) {
     let misses = non_member_keys(PROBE_KEYS * 4);
-    let inserts: Vec<u64> = (0..(PROBE_KEYS * 4) as u64).map(|i| member_key(i + n)).collect();
+    let inserts: Vec<u64> = (0..(PROBE_KEYS * 4) as u64)
+        .map(|i| member_key(i + n))
+        .collect();
     let ours = AtomicBloomFilter::new(Params::for_fpr(n, TARGET_FPR).expect("valid size"));
-    let fast = || fastbloom::AtomicBloomFilter::with_false_pos(TARGET_FPR).expected_items(n as usize);
+    let fast =
+        || fastbloom::AtomicBloomFilter::with_false_pos(TARGET_FPR).expected_items(n as usize);
     let (theirs, control) = (fast(), fast());
     for i in 0..n {
         let k = member_key(i);
@@ -217,10 +224,17 @@ fn run_atomic(n: u64, rounds: usize, rows: &mut Vec<Row>) {
         control.insert_hash(xxh3(k));
     }
     let fpr_ours = misses.iter().filter(|&&k| ours.contains(&k)).count() as f64;
-    let fpr_theirs = misses.iter().filter(|&&k| theirs.contains_hash(xxh3(k))).count() as f64;
+    let fpr_theirs = misses
+        .iter()
+        .filter(|&&k| theirs.contains_hash(xxh3(k)))
+        .count() as f64;
     let m = misses.len() as f64;
     let bits = |bytes: usize| bytes as f64 * 8.0 / n as f64;
-    let names = ["fastbloom-atomic", "fastbloom-atomic-control", "linebloom-atomic"];
+    let names = [
+        "fastbloom-atomic",
+        "fastbloom-atomic-control",
+        "linebloom-atomic",
+    ];
     let meta = [
         (fpr_theirs / m, bits(theirs.num_bits() / 8)),
         (fpr_theirs / m, bits(control.num_bits() / 8)),

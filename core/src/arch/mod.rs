@@ -223,7 +223,9 @@ pub(crate) unsafe fn contains(
         // SAFETY: block < len for len ≥ 1 (multiply-shift; non-empty by contract); the
         // build enables the compiled-in kernel's features, so every CPU that runs this
         // code has them; k ≤ MAX_K is this function's contract.
-        return unsafe { <compiled_in::Ops as BlockOps>::contains(blocks.get_unchecked(block), h, k) };
+        return unsafe {
+            <compiled_in::Ops as BlockOps>::contains(blocks.get_unchecked(block), h, k)
+        };
     }
     let _ = kernel;
     // SAFETY: the probe belongs to a kernel this CPU runs; blocks non-empty and

@@ -7,9 +7,8 @@ use rand::{RngExt, SeedableRng, rngs::StdRng};
 /// The scheme's 32-bit salts, re-typed from the spec (Parquet's eight, then SHA-256's
 /// K[0..8] with the low bit set) and the rotation salt (K[8] | 1).
 const SALTS: [u32; 16] = [
-    0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947,
-    0x5c6bfb31, 0x428a2f99, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
-    0x923f82a5, 0xab1c5ed5,
+    0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31,
+    0x428a2f99, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a5, 0xab1c5ed5,
 ];
 const ROTATION_SALT: u32 = 0xd807aa99;
 

@@ -5,6 +5,7 @@
 //! CSV back, draw `plot.svg`/`plot.png`) and `summary(ctx)` (read the CSV back, give the
 //! report's table and findings).
 
+pub mod formula;
 pub mod fpr_vs_bits;
 pub mod kernels;
 pub mod latency;
@@ -50,6 +51,14 @@ pub const REGISTRY: &[Experiment] = &[
         run: fpr_vs_bits::run,
         plot: fpr_vs_bits::plot,
         summary: fpr_vs_bits::summary,
+    },
+    Experiment {
+        name: formula::NAME,
+        about: "the exact blocked formula against >= 1e8 probes (random keys) and structured integer keys",
+        needs_server: false,
+        run: formula::run,
+        plot: formula::plot,
+        summary: formula::summary,
     },
     Experiment {
         name: sizing::NAME,
