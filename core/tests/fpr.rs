@@ -155,7 +155,8 @@ fn structured_integer_keys_match_the_formula() {
     } else {
         (1 << 16, 400_000)
     };
-    let families: [(&str, fn(u64) -> u64); 11] = [
+    type Family = (&'static str, fn(u64) -> u64);
+    let families: [Family; 11] = [
         ("sequential", |i| i),
         ("sequential from 2^40", |i| i + (1 << 40)),
         ("stride 2^20", |i| i << 20),

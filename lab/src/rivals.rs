@@ -98,6 +98,37 @@ pub fn blocked_xxh3(params: Params, kernel: &'static Kernel) -> Blocked<Box<[Blo
     Blocked(BloomFilter::with_hasher(params, Xxh3::default()).with_kernel(kernel))
 }
 
+/// A filter under another name: the control copy of a baseline (an identical second
+/// filter, timed as a contender of its own, whose ratio to the baseline is the noise
+/// floor of a timing table).
+pub struct Named<F>(pub &'static str, pub F);
+
+impl<F: Filter> Filter for Named<F> {
+    fn name(&self) -> String {
+        self.0.into()
+    }
+    #[inline]
+    fn insert(&mut self, key: u64) {
+        self.1.insert(key)
+    }
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        self.1.contains(key)
+    }
+    fn bytes(&self) -> usize {
+        self.1.bytes()
+    }
+    fn contains_batch(&self, keys: &[u64], out: &mut [bool]) {
+        self.1.contains_batch(keys, out)
+    }
+    fn insert_batch(&mut self, keys: &[u64]) {
+        self.1.insert_batch(keys)
+    }
+    fn has_batch(&self) -> bool {
+        self.1.has_batch()
+    }
+}
+
 /// A [`Filter`] adapter: a newtype over a filter with how to insert, query and size it.
 macro_rules! adapter {
     ($(#[$doc:meta])* $name:ident($inner:ty), $label:literal,
