@@ -10,10 +10,16 @@
 //!
 //! A filter copies its `&'static Kernel` when it is built. Batch operations, `Extend`,
 //! `union` and `intersect` make one call into the kernel and run their whole loop in its
-//! `#[target_feature]` code. A single-key probe is one indirect call, except where the
-//! build itself enables the kernel's features (`-C target-cpu=native`, or NEON on every
-//! aarch64 target): then [`contains`] and [`insert`] call the kernel's block operation
-//! directly and it inlines into the caller, as memchr does.
+//! `#[target_feature]` code. A single-key probe is one indirect call to the kernel's entry
+//! for the filter's `k`, with two exceptions that inline into the caller instead:
+//!
+//! * where the build itself enables the kernel's features (`-C target-cpu=native`, or
+//!   NEON on every aarch64 target), [`contains`] and [`insert`] call the kernel's block
+//!   operation directly, as memchr does;
+//! * on x86_64 builds without AVX (the default target), the `k = 8` probe of the AVX2
+//!   and AVX-512 kernels is an inline `asm!` block (`x86_64::inline_k8`), guarded by
+//!   the probe's flag, so the default build pays no call for the shape sizing picks
+//!   near 1%.
 //!
 //! | kernel | where | selected |
 //! |---|---|---|
@@ -82,10 +88,30 @@ pub struct Kernel {
 /// calls. The `k = 8` and `k = 16` entries are compiled for that `k` (no rotation table,
 /// no enable mask, no test of `k`); a filter picks its entry once, when it is built.
 pub(crate) struct Probe {
+    /// The inline form builds without AVX may use instead of calling: set only on the
+    /// `k = 8` entries of the AVX2 and AVX-512 kernels (see `x86_64::inline_k8`).
+    #[cfg_attr(
+        not(all(target_arch = "x86_64", not(target_feature = "avx"), not(miri))),
+        allow(dead_code)
+    )]
+    pub(crate) inline_k8: InlineK8,
     /// Is every bit of the hash's pattern set in its block?
     pub(crate) contains: unsafe fn(&[Block], u64, u32) -> bool,
     /// Set the hash's pattern in its block; true if any bit was clear before.
     pub(crate) insert: unsafe fn(&mut [Block], u64, u32) -> bool,
+}
+
+/// Which inline `asm!` form a probe may use instead of a call (x86_64 builds without
+/// AVX only; see `x86_64::inline_k8`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) enum InlineK8 {
+    /// None: call the kernel.
+    No,
+    /// The AVX2 form.
+    Avx2,
+    /// The AVX-512F form.
+    Avx512,
 }
 
 impl Kernel {
@@ -119,14 +145,14 @@ pub(crate) trait BlockOps {
 /// type, under the given `#[target_feature]` attributes. The batch loops come from
 /// [`generic`], so no kernel body is written twice.
 macro_rules! kernel_table {
-    ($name:literal, $ops:ty $(, #[$attr:meta])*) => {
+    ($name:literal, $ops:ty, inline_k8: $inline:expr $(, #[$attr:meta])*) => {
         /// This backend's kernel table (crate-private: see the module docs of `arch`).
         pub(crate) static KERNEL: $crate::arch::Kernel = $crate::arch::Kernel {
             name: $name,
             probes: [
-                $crate::arch::Probe { contains: entry_contains::<0>, insert: entry_insert::<0> },
-                $crate::arch::Probe { contains: entry_contains::<8>, insert: entry_insert::<8> },
-                $crate::arch::Probe { contains: entry_contains::<16>, insert: entry_insert::<16> },
+                $crate::arch::Probe { inline_k8: $crate::arch::InlineK8::No, contains: entry_contains::<0>, insert: entry_insert::<0> },
+                $crate::arch::Probe { inline_k8: $inline, contains: entry_contains::<8>, insert: entry_insert::<8> },
+                $crate::arch::Probe { inline_k8: $crate::arch::InlineK8::No, contains: entry_contains::<16>, insert: entry_insert::<16> },
             ],
             contains_batch: entry_contains_batch,
             insert_batch: entry_insert_batch,
@@ -228,6 +254,21 @@ pub(crate) unsafe fn contains(
         };
     }
     let _ = kernel;
+    #[cfg(all(target_arch = "x86_64", not(target_feature = "avx"), not(miri)))]
+    if probe.inline_k8 != InlineK8::No {
+        let block = crate::hash::block_index(h, blocks.len());
+        // SAFETY: block < len (multiply-shift, non-empty by contract). `inline_k8` is only
+        // set on the k = 8 entry of the AVX2 kernel (`Avx2`) and of the AVX-512 kernel
+        // (`Avx512`, whose `kernel()` also checks AVX2), so k = 8 and the CPU runs the
+        // form's instructions.
+        return unsafe {
+            let block = blocks.get_unchecked(block);
+            match probe.inline_k8 {
+                InlineK8::Avx512 => x86_64::inline_k8::contains_k8_avx512(block, h),
+                _ => x86_64::inline_k8::contains_k8_avx2(block, h),
+            }
+        };
+    }
     // SAFETY: the probe belongs to a kernel this CPU runs; blocks non-empty and
     // k ≤ MAX_K (this function's contract).
     unsafe { (probe.contains)(blocks, h, k) }
@@ -258,6 +299,18 @@ pub(crate) unsafe fn insert(
         };
     }
     let _ = kernel;
+    #[cfg(all(target_arch = "x86_64", not(target_feature = "avx"), not(miri)))]
+    if probe.inline_k8 != InlineK8::No {
+        let block = crate::hash::block_index(h, blocks.len());
+        // SAFETY: as in `contains`.
+        return unsafe {
+            let block = blocks.get_unchecked_mut(block);
+            match probe.inline_k8 {
+                InlineK8::Avx512 => x86_64::inline_k8::insert_k8_avx512(block, h),
+                _ => x86_64::inline_k8::insert_k8_avx2(block, h),
+            }
+        };
+    }
     // SAFETY: as in `contains`.
     unsafe { (probe.insert)(blocks, h, k) }
 }

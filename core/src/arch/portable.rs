@@ -57,4 +57,4 @@ impl BlockOps for Portable {
     }
 }
 
-kernel_table!("portable", Portable);
+kernel_table!("portable", Portable, inline_k8: crate::arch::InlineK8::No);

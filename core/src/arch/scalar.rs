@@ -34,4 +34,4 @@ impl BlockOps for Scalar {
     }
 }
 
-kernel_table!("scalar", Scalar);
+kernel_table!("scalar", Scalar, inline_k8: crate::arch::InlineK8::No);

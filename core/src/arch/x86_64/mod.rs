@@ -6,6 +6,8 @@
 
 pub mod avx2;
 pub mod avx512;
+#[cfg(all(not(target_feature = "avx"), not(miri)))]
+pub(crate) mod inline_k8;
 
 /// Does this CPU (and OS) run AVX2 code?
 #[cfg(feature = "std")]
