@@ -213,18 +213,12 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
     let bars: Vec<(String, String, f64)> = rows
         .iter()
         .filter(|r| r.workload != "text")
-        .map(|r| {
-            (
-                format!("{} {}", r.kernel, r.workload),
-                r.kernel.clone(),
-                r.value,
-            )
-        })
+        .map(|r| (r.workload.clone(), r.kernel.clone(), r.value))
         .collect();
     crate::plot::bar_chart(
         &ctx.dir(NAME)?,
-        "Kernels on one workload (1e5 keys, 1%): median ns per operation",
-        "ns per operation",
+        "Kernels on one workload (1e5 keys, 1%): median CPU ns per operation",
+        "CPU ns per operation",
         &bars,
     )
 }

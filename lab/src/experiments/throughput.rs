@@ -230,9 +230,9 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         })
         .collect();
     let frame = LineChart {
-        title: "Negative lookup: ns/op vs filter size (dashed: batched, and memory limits)",
+        title: "Negative lookup: CPU ns/op vs filter size (dashed: batched, and memory limits)",
         x_label: "filter size (KiB)",
-        y_label: "ns per operation (median)",
+        y_label: "CPU ns per operation (median)",
         log_x: true,
         log_y: true,
         legend: plotters::prelude::SeriesLabelPosition::UpperLeft,
