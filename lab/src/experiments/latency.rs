@@ -11,7 +11,8 @@
 //! overhead, included): reading a thread's CPU clock is a system call that costs more
 //! than a batch. The single-key loop, `contains_batch` and a control (the single-key loop
 //! again, `batch-single-control`: its distance from `batch-single` is the noise floor)
-//! take turns batch by batch, the first of each turn rotating.
+//! take turns batch by batch, the first of each turn rotating; every batch has its own
+//! keys, so no mode finds lines another mode just brought into the cache.
 
 use super::{Summary, fill_stream, markdown_table, member_key};
 use crate::plot::{LineChart, Series, Style};
@@ -104,13 +105,15 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
         drop(probe);
 
         // Per-batch latency distribution, single-key loop and batched.
-        let keys: Vec<u64> = (0..(batches * BATCH) as u64)
+        // Three modes, each probing its own batches: a batch probed twice would find its
+        // lines cached the second time.
+        let keys: Vec<u64> = (0..(3 * batches * BATCH) as u64)
             .map(|i| member_key(ctx, i.wrapping_mul(0x9e37) % n) ^ (i & 1))
             .collect();
         let mut out = [false; BATCH];
         let mut samples = [(); 3].map(|_| Vec::with_capacity(batches));
-        for (turn, chunk) in keys.chunks_exact(BATCH).enumerate() {
-            for mode in (0..3).map(|j| (turn + j) % 3) {
+        for (turn, chunks) in keys.chunks_exact(3 * BATCH).enumerate() {
+            for (mode, chunk) in (0..3).map(|j| (turn + j) % 3).zip(chunks.chunks_exact(BATCH)) {
                 let t = Instant::now();
                 if mode == 1 {
                     f.contains_batch(chunk, &mut out);
