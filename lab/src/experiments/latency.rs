@@ -155,9 +155,17 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
             .map(|r| (r.size_bytes as f64 / 1024.0, pick(r) / per))
             .collect();
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        // Colour says which loop (a fixed colour of `plot::colour` each), the line style
+        // which statistic: p50 solid, p99.9 dashed.
+        let colour_key = match mode {
+            "chain" => "avx2",
+            "memory-chain" => "scalar",
+            "batch-single" => "avx512",
+            _ => "portable",
+        };
         Series {
             name: name.into(),
-            colour_key: name.into(),
+            colour_key: colour_key.into(),
             points: pts,
             errors: None,
             style,
