@@ -3,9 +3,10 @@
 //! and a false-positive check so that speed is only compared at equal or lower measured
 //! FPR.
 //!
-//! Every contender hashes the same `u64` keys with the same function, XXH3-64 of the
-//! key's 8 little-endian bytes: linebloom through its `Key` impl for `u64`, the rivals
-//! through `insert_hash`/`contains_hash` after `xxh3_64`.
+//! Every contender gets the same `u64` keys. The rivals hash them with XXH3-64 of the
+//! key's 8 little-endian bytes (through `insert_hash`/`contains_hash`); linebloom with its
+//! default `IntFold` (through its `Key` impl for `u64`), and `linebloom-xxh3-*` with the
+//! same XXH3-64 as the rivals.
 
 use linebloom::arch::Kernel;
 use linebloom::{BloomFilter, Params};
