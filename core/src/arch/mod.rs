@@ -223,97 +223,69 @@ pub(crate) use generic::{
 };
 pub(crate) use kernel_table;
 
-/// Tests `h` in its block of `blocks` with `kernel`: the kernel's block operation
-/// inlined when the build enables its features (see the module docs), else one
-/// indirect call to `probe` (the kernel's entry for this filter's `k`).
-///
-/// # Safety
-///
-/// `kernel` runs on this CPU (it came from [`detect`], [`available`], [`by_name`] or a
-/// backend's `kernel()`) and `probe` is `kernel.probe(k)`; `blocks` is non-empty;
-/// `k ≤ MAX_K`.
-#[inline(always)]
-pub(crate) unsafe fn contains(
-    kernel: &'static Kernel,
-    probe: &'static Probe,
-    blocks: &[Block],
-    h: u64,
-    k: u32,
-) -> bool {
-    #[cfg(any(
-        all(target_arch = "x86_64", target_feature = "avx2", not(miri)),
-        all(target_arch = "aarch64", target_feature = "neon", not(miri))
-    ))]
-    if core::ptr::eq(kernel, compiled_in::TABLE) {
-        let block = crate::hash::block_index(h, blocks.len());
-        // SAFETY: block < len for len ≥ 1 (multiply-shift; non-empty by contract); the
-        // build enables the compiled-in kernel's features, so every CPU that runs this
-        // code has them; k ≤ MAX_K is this function's contract.
-        return unsafe {
-            <compiled_in::Ops as BlockOps>::contains(blocks.get_unchecked(block), h, k)
-        };
-    }
-    let _ = kernel;
-    #[cfg(all(target_arch = "x86_64", not(target_feature = "avx"), not(miri)))]
-    if probe.inline_k8 != InlineK8::No {
-        let block = crate::hash::block_index(h, blocks.len());
-        // SAFETY: block < len (multiply-shift, non-empty by contract). `inline_k8` is only
-        // set on the k = 8 entry of the AVX2 kernel (`Avx2`) and of the AVX-512 kernel
-        // (`Avx512`, whose `kernel()` also checks AVX2), so k = 8 and the CPU runs the
-        // form's instructions.
-        return unsafe {
-            let block = blocks.get_unchecked(block);
-            match probe.inline_k8 {
-                InlineK8::Avx512 => x86_64::inline_k8::contains_k8_avx512(block, h),
-                _ => x86_64::inline_k8::contains_k8_avx2(block, h),
+/// Defines one single-key operation's dispatch, written once for `contains` and
+/// `insert`: the compiled-in kernel's block operation inlined when the build enables its
+/// features (see the module docs), else the inline `asm!` form for `k = 8` where the
+/// probe has one, else one indirect call to `probe` (the kernel's entry for the
+/// filter's `k`).
+macro_rules! single_key {
+    ($(#[$doc:meta])* $name:ident($blocks:ty, $get:ident, $avx2:ident, $avx512:ident)) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        ///
+        /// `kernel` runs on this CPU (it came from [`detect`], [`available`],
+        /// [`by_name`] or a backend's `kernel()`) and `probe` is `kernel.probe(k)`;
+        /// `blocks` is non-empty; `k ≤ MAX_K`.
+        #[inline(always)]
+        pub(crate) unsafe fn $name(
+            kernel: &'static Kernel,
+            probe: &'static Probe,
+            blocks: $blocks,
+            h: u64,
+            k: u32,
+        ) -> bool {
+            // block_index(h, len) < len for len ≥ 1 (multiply-shift), and `blocks` is
+            // non-empty by this function's contract: the index is in bounds.
+            let i = crate::hash::block_index(h, blocks.len());
+            #[cfg(any(
+                all(target_arch = "x86_64", target_feature = "avx2", not(miri)),
+                all(target_arch = "aarch64", target_feature = "neon", not(miri))
+            ))]
+            if core::ptr::eq(kernel, compiled_in::TABLE) {
+                // SAFETY: i is in bounds (above); the build enables the compiled-in
+                // kernel's features, so every CPU that runs this code has them; k ≤ MAX_K
+                // is this function's contract.
+                return unsafe { <compiled_in::Ops as BlockOps>::$name(blocks.$get(i), h, k) };
             }
-        };
-    }
-    // SAFETY: the probe belongs to a kernel this CPU runs; blocks non-empty and
-    // k ≤ MAX_K (this function's contract).
-    unsafe { (probe.contains)(blocks, h, k) }
+            let _ = kernel;
+            #[cfg(all(target_arch = "x86_64", not(target_feature = "avx"), not(miri)))]
+            match probe.inline_k8 {
+                // SAFETY: i is in bounds (above). `inline_k8` is only set on the k = 8
+                // entries of the AVX-512 kernel (`Avx512`, whose `kernel()` also checks
+                // AVX2) and of the AVX2 kernel (`Avx2`), so k = 8 and this CPU runs the
+                // form's instructions.
+                InlineK8::Avx512 => return unsafe { x86_64::inline_k8::$avx512(blocks.$get(i), h) },
+                // SAFETY: as above.
+                InlineK8::Avx2 => return unsafe { x86_64::inline_k8::$avx2(blocks.$get(i), h) },
+                InlineK8::No => {}
+            }
+            let _ = i;
+            // SAFETY: the probe belongs to a kernel this CPU runs; blocks non-empty and
+            // k ≤ MAX_K (this function's contract).
+            unsafe { (probe.$name)(blocks, h, k) }
+        }
+    };
 }
 
-/// Sets `h` in its block of `blocks` with `kernel`, inlined like [`contains`].
-///
-/// # Safety
-///
-/// As for [`contains`].
-#[inline(always)]
-pub(crate) unsafe fn insert(
-    kernel: &'static Kernel,
-    probe: &'static Probe,
-    blocks: &mut [Block],
-    h: u64,
-    k: u32,
-) -> bool {
-    #[cfg(any(
-        all(target_arch = "x86_64", target_feature = "avx2", not(miri)),
-        all(target_arch = "aarch64", target_feature = "neon", not(miri))
-    ))]
-    if core::ptr::eq(kernel, compiled_in::TABLE) {
-        let block = crate::hash::block_index(h, blocks.len());
-        // SAFETY: as in `contains`.
-        return unsafe {
-            <compiled_in::Ops as BlockOps>::insert(blocks.get_unchecked_mut(block), h, k)
-        };
-    }
-    let _ = kernel;
-    #[cfg(all(target_arch = "x86_64", not(target_feature = "avx"), not(miri)))]
-    if probe.inline_k8 != InlineK8::No {
-        let block = crate::hash::block_index(h, blocks.len());
-        // SAFETY: as in `contains`.
-        return unsafe {
-            let block = blocks.get_unchecked_mut(block);
-            match probe.inline_k8 {
-                InlineK8::Avx512 => x86_64::inline_k8::insert_k8_avx512(block, h),
-                _ => x86_64::inline_k8::insert_k8_avx2(block, h),
-            }
-        };
-    }
-    // SAFETY: as in `contains`.
-    unsafe { (probe.insert)(blocks, h, k) }
-}
+single_key!(
+    /// Tests `h` in its block of `blocks` with `kernel`.
+    contains(&[Block], get_unchecked, contains_k8_avx2, contains_k8_avx512)
+);
+single_key!(
+    /// Sets `h` in its block of `blocks` with `kernel`; true if any bit was clear.
+    insert(&mut [Block], get_unchecked_mut, insert_k8_avx2, insert_k8_avx512)
+);
 
 /// The best kernel whose features the build itself enables, so that every CPU this
 /// binary runs on has them: its table, and its block operations, which then inline

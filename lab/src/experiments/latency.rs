@@ -113,7 +113,10 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
         let mut out = [false; BATCH];
         let mut samples = [(); 3].map(|_| Vec::with_capacity(batches));
         for (turn, chunks) in keys.chunks_exact(3 * BATCH).enumerate() {
-            for (mode, chunk) in (0..3).map(|j| (turn + j) % 3).zip(chunks.chunks_exact(BATCH)) {
+            for (mode, chunk) in (0..3)
+                .map(|j| (turn + j) % 3)
+                .zip(chunks.chunks_exact(BATCH))
+            {
                 let t = Instant::now();
                 if mode == 1 {
                     f.contains_batch(chunk, &mut out);

@@ -50,6 +50,36 @@ static CONSTANTS: Constants = {
     Constants(c)
 };
 
+/// The AVX2 form's first step, shared by its test and its set: the eight positions
+/// `((x ·₃₂ SALTS[w]) >> 26) & 63`, words 0..4 in `{b}` and 4..8 in `{a}` (operands: `h`,
+/// the constants `c`, vector temporaries `a` and `b`).
+macro_rules! positions_avx2 {
+    () => {
+        concat!(
+            "vmovq {a:x}, {h}\n",
+            "vpbroadcastq {a:y}, {a:x}\n",
+            "vpmuludq {b:y}, {a:y}, ymmword ptr [{c}]\n",
+            "vpmuludq {a:y}, {a:y}, ymmword ptr [{c} + 32]\n",
+            "vpsrlq {b:y}, {b:y}, 26\n",
+            "vpsrlq {a:y}, {a:y}, 26\n",
+            "vpand {b:y}, {b:y}, ymmword ptr [{c} + 64]\n",
+            "vpand {a:y}, {a:y}, ymmword ptr [{c} + 64]\n",
+        )
+    };
+}
+
+/// The AVX-512 form's first step: the eight positions in `{a}` (one `zmm`).
+macro_rules! positions_avx512 {
+    () => {
+        concat!(
+            "vpbroadcastq {a:z}, {h}\n",
+            "vpmuludq {a:z}, {a:z}, zmmword ptr [{c}]\n",
+            "vpsrlq {a:z}, {a:z}, 26\n",
+            "vpandq {a:z}, {a:z}, qword ptr [{c} + 64]{{1to8}}\n",
+        )
+    };
+}
+
 /// Is every bit of `h`'s `k = 8` pattern set in `block`? AVX2 form.
 ///
 /// # Safety
@@ -64,14 +94,7 @@ pub(crate) unsafe fn contains_k8_avx2(block: &Block, h: u64) -> bool {
     // docs for the upper halves of the vector registers.
     unsafe {
         asm!(
-            "vmovq {a:x}, {h}",
-            "vpbroadcastq {a:y}, {a:x}",
-            "vpmuludq {b:y}, {a:y}, ymmword ptr [{c}]",
-            "vpmuludq {a:y}, {a:y}, ymmword ptr [{c} + 32]",
-            "vpsrlq {b:y}, {b:y}, 26",
-            "vpsrlq {a:y}, {a:y}, 26",
-            "vpand {b:y}, {b:y}, ymmword ptr [{c} + 64]",
-            "vpand {a:y}, {a:y}, ymmword ptr [{c} + 64]",
+            positions_avx2!(),
             "vmovdqa {t:y}, ymmword ptr [{blk}]",
             "vpsrlvq {b:y}, {t:y}, {b:y}",
             "vmovdqa {t:y}, ymmword ptr [{blk} + 32]",
@@ -105,14 +128,7 @@ pub(crate) unsafe fn insert_k8_avx2(block: &mut Block, h: u64) -> bool {
     // block, which the exclusive borrow gives us.
     unsafe {
         asm!(
-            "vmovq {a:x}, {h}",
-            "vpbroadcastq {a:y}, {a:x}",
-            "vpmuludq {b:y}, {a:y}, ymmword ptr [{c}]",
-            "vpmuludq {a:y}, {a:y}, ymmword ptr [{c} + 32]",
-            "vpsrlq {b:y}, {b:y}, 26",
-            "vpsrlq {a:y}, {a:y}, 26",
-            "vpand {b:y}, {b:y}, ymmword ptr [{c} + 64]",
-            "vpand {a:y}, {a:y}, ymmword ptr [{c} + 64]",
+            positions_avx2!(),
             "vpbroadcastq {t:y}, qword ptr [{c} + 96]",
             "vpsllvq {b:y}, {t:y}, {b:y}",
             "vpsllvq {a:y}, {t:y}, {a:y}",
@@ -156,10 +172,7 @@ pub(crate) unsafe fn contains_k8_avx512(block: &Block, h: u64) -> bool {
     // `zmm0`–`zmm15` (see the module docs).
     unsafe {
         asm!(
-            "vpbroadcastq {a:z}, {h}",
-            "vpmuludq {a:z}, {a:z}, zmmword ptr [{c}]",
-            "vpsrlq {a:z}, {a:z}, 26",
-            "vpandq {a:z}, {a:z}, qword ptr [{c} + 64]{{1to8}}",
+            positions_avx512!(),
             "vmovdqa64 {t:z}, zmmword ptr [{blk}]",
             "vpsrlvq {a:z}, {t:z}, {a:z}",
             "vpsllq {a:z}, {a:z}, 63",
@@ -191,10 +204,7 @@ pub(crate) unsafe fn insert_k8_avx512(block: &mut Block, h: u64) -> bool {
     // the block, which the exclusive borrow gives us.
     unsafe {
         asm!(
-            "vpbroadcastq {a:z}, {h}",
-            "vpmuludq {a:z}, {a:z}, zmmword ptr [{c}]",
-            "vpsrlq {a:z}, {a:z}, 26",
-            "vpandq {a:z}, {a:z}, qword ptr [{c} + 64]{{1to8}}",
+            positions_avx512!(),
             "vpbroadcastq {t:z}, qword ptr [{c} + 96]",
             "vpsllvq {a:z}, {t:z}, {a:z}",
             "vmovdqa64 {t:z}, zmmword ptr [{blk}]",
