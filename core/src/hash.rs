@@ -65,7 +65,7 @@ pub const SALTS: [u32; 16] = [
 ];
 
 /// The salt whose product's top three bits give the rotation `r` for `k < 8`
-/// (SHA-256 K[8] | 1).
+/// (SHA-256 `K[8] | 1`).
 pub const ROTATION_SALT: u32 = 0xd807_aa99;
 
 /// Largest supported `k` (bits per key).

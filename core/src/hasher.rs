@@ -39,7 +39,7 @@
 //!
 //! # Why the type system forbids serializing some filters
 //!
-//! [`AHash`] (feature `ahash`) is faster on some inputs, but its output depends on CPU
+//! `AHash` (feature `ahash`) is faster on some inputs, but its output depends on CPU
 //! features and crate versions. It implements [`KeyHasher`] but not [`StableHasher`], and
 //! `to_bytes`/`from_bytes` exist only for `H: StableHasher`, so a filter built with it
 //! cannot be written out:

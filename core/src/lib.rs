@@ -46,7 +46,7 @@
 //! | `std` | yes | implies `alloc`; run-time CPU detection through std |
 //! | `alloc` | via `std` | owned filters, `to_bytes`/`from_bytes` |
 //! | `serde` | no | `Serialize`/`Deserialize` through the binary format |
-//! | `ahash` | no | the [`AHash`] in-memory hasher (never serializable) |
+//! | `ahash` | no | the `AHash` in-memory hasher (never serializable) |
 
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]

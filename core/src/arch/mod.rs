@@ -14,7 +14,7 @@
 //! for the filter's `k`, with two exceptions that inline into the caller instead:
 //!
 //! * where the build itself enables the kernel's features (`-C target-cpu=native`, or
-//!   NEON on every aarch64 target), [`contains`] and [`insert`] call the kernel's block
+//!   NEON on every aarch64 target), `arch::contains` and `arch::insert` call the kernel's block
 //!   operation directly, as memchr does;
 //! * on x86_64 builds without AVX (the default target), the `k = 8` probe of the AVX2
 //!   and AVX-512 kernels is an inline `asm!` block (`x86_64::inline_k8`), guarded by

@@ -1,7 +1,7 @@
 //! The NEON kernel: a block is four `uint64x2_t` of two words each.
 //!
 //! NEON's `ushl` shifts each lane by its own signed count (negative = right), which is
-//! the per-lane shift the shared algorithm in [`super::super::generic`] needs. The test
+//! the per-lane shift the shared algorithm in `arch::generic` needs. The test
 //! is `bic` + `orr` and a `umaxv` reduction.
 
 use crate::arch::generic::{Lanes, Simd};

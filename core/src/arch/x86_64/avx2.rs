@@ -4,7 +4,7 @@
 //! shifts the position down (`vpsrlq`, `vpand`) and turns it into a bit with the per-lane
 //! shift AVX2 added (`vpsllvq`); the test is `vpandn` + `vpor` + `vptest`. No branch
 //! depends on the key, so hits and misses run the same instructions. The algorithm itself is
-//! [`super::super::generic`]; this file only maps its `Lanes` operations to intrinsics.
+//! `arch::generic`; this file only maps its `Lanes` operations to intrinsics.
 
 use crate::arch::generic::{Lanes, Simd};
 use crate::arch::{Kernel, kernel_table};

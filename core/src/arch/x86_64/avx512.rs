@@ -1,6 +1,6 @@
 //! The AVX-512 kernel: a block is one `__m512i`, so mask generation, the test and the
 //! set are one vector operation each (AVX-512F only: `vpmuludq`, `vpsrlq`, `vpandq`,
-//! `vpsllvq`, `vpandnq`, `vptestmq`). The algorithm is [`super::super::generic`]; this file maps its `Lanes`
+//! `vpsllvq`, `vpandnq`, `vptestmq`). The algorithm is `arch::generic`; this file maps its `Lanes`
 //! operations to intrinsics.
 //!
 //! There is no AVX-512 machine in CI: `tests/kernels.rs` skips this kernel, and says so,
