@@ -209,6 +209,17 @@ pub fn counting(blocks: u64, k: u32, n: u64) -> f64 {
     with_slots(blocks, k, n, COUNTER_SLOTS)
 }
 
+/// Keys per block at and above which the blocked formula is exactly 1.0 in `f64`, so it
+/// is returned without summing.
+///
+/// Why exact: with a mean load `λ ≥ 10⁴`, the binomial load `X` lies below
+/// `λ − 40√λ ≥ 6000` with probability under `e⁻⁸⁰⁰`. For `x ≥ 6000` a word misses one
+/// given position with probability at most `(15/16)^6000 < 10⁻¹⁶⁸` (counting filter; less
+/// for 64 bit slots), so every factor of the block's rate rounds to 1.0, and so does the
+/// mixture. Without this, the walk over loads grows with `√λ`: `for_bits_per_key(2⁶³,
+/// 1e-9)` took 7 s, and `Params::new(2, 8).expected_fpr(2⁶³)` did not return.
+const SATURATED_LOAD: f64 = 1e4;
+
 /// The blocked formula for `slots` positions per word, plus the 64-bit hash's floor.
 fn with_slots(blocks: u64, k: u32, n: u64, slots: f64) -> f64 {
     if blocks == 0 || k == 0 || k > crate::hash::MAX_K {
@@ -217,7 +228,9 @@ fn with_slots(blocks: u64, k: u32, n: u64, slots: f64) -> f64 {
     if n == 0 {
         return 0.0;
     }
-    let ideal = if k >= 8 {
+    let ideal = if n as f64 / blocks as f64 >= SATURATED_LOAD {
+        1.0
+    } else if k >= 8 {
         blocked_unrotated(blocks, k, n, slots)
     } else {
         blocked_rotated(blocks, k, n, slots)

@@ -166,3 +166,36 @@ fn blocked_is_worse_than_classic_at_equal_memory() {
         assert!(p.expected_fpr(n) > classic, "{bpk} bits/key");
     }
 }
+
+#[test]
+fn absurd_sizes_answer_at_once() {
+    // Regression (issue 10): the formula walked the binomial of block loads, whose
+    // spread grows with √(keys per block), so these took seconds or never returned
+    // (`for_bits_per_key(2^63, 1e-9)` 7 s; `expected_fpr(2^63)` on 2 blocks over 300 s).
+    // Above 10^4 keys per block the rate is exactly 1.0 in f64 (see `fpr`), and the
+    // answers below are what the full sum gives. The time bound is only there so that a
+    // regression fails instead of stalling CI: these now take microseconds, the bound
+    // is 2 s for all of them together.
+    let start = std::time::Instant::now();
+    assert_eq!(Params::new(2, 8).unwrap().expected_fpr(1 << 63), 1.0);
+    assert_eq!(fpr::counting(2, 9, 1 << 63), 1.0);
+    assert_eq!(fpr::blocked(2, 7, 1 << 63), 1.0);
+    assert_eq!(fpr::blocked(2, 16, u64::MAX), 1.0);
+    assert!(Params::for_bits_per_key(1 << 63, 1e-9).is_ok());
+    assert!(Params::for_bits_per_key(u64::MAX, 1e-16).is_ok());
+    assert!(matches!(
+        Params::for_fpr(1 << 63, 0.01),
+        Err(ParamsError::TooLarge { .. })
+    ));
+    assert!(matches!(
+        Params::counting_for_fpr(u64::MAX, 1e-9),
+        Err(ParamsError::TooLarge { .. })
+    ));
+    // Just below the shortcut the sum still runs, and agrees that the block is full.
+    assert!(fpr::blocked(1, 8, 9_999) > 1.0 - 1e-12);
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(2),
+        "absurd sizes took {:?}",
+        start.elapsed()
+    );
+}
