@@ -66,6 +66,9 @@ pub enum DecodeError {
     Inconsistent,
     /// Reserved header bytes are not zero.
     ReservedNonZero,
+    /// A classic filter's bits past its `m` bits (the padding of its last block) are not
+    /// zero, as the format requires.
+    PaddingNonZero,
     /// More bytes than the header says the filter has.
     TrailingBytes {
         /// Bytes expected.
@@ -140,6 +143,9 @@ impl core::fmt::Display for DecodeError {
             ),
             DecodeError::InvalidParams(e) => write!(f, "invalid parameters: {e}"),
             DecodeError::ReservedNonZero => f.write_str("reserved header bytes are not zero"),
+            DecodeError::PaddingNonZero => {
+                f.write_str("bits past the classic filter's m bits are set (padding must be zero)")
+            }
             DecodeError::Inconsistent => f.write_str("stored fields contradict each other"),
             DecodeError::TrailingBytes { expected, got } => {
                 write!(f, "{got} bytes, expected {expected}")
@@ -588,6 +594,17 @@ impl<H: StableHasher> crate::ClassicBloomFilter<alloc::boxed::Box<[Block]>, H> {
         })?;
         let params = crate::ClassicParams::new(fields.extra[0], fields.k)
             .map_err(DecodeError::InvalidParams)?;
+        // Bits m.. of the array are the last block's padding: bit j is bit j % 8 of
+        // payload byte j / 8 (little-endian words). Checked before anything is allocated.
+        let m = params.bits();
+        let (first, partial) = ((m / 8) as usize, (m % 8) as u32);
+        let tail_set = payload[first..].iter().enumerate().any(|(i, &byte)| {
+            let padding = if i == 0 { !0u8 << partial } else { !0 };
+            byte & padding != 0
+        });
+        if tail_set {
+            return Err(DecodeError::PaddingNonZero);
+        }
         crate::ClassicBloomFilter::from_storage_with_hasher(
             read_blocks(payload),
             params,

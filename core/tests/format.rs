@@ -132,9 +132,7 @@ fn version_one_is_refused_by_name() {
     // version-2 scheme, so it is refused, and the message says what to do.
     let mut bytes = BloomFilter::new(Params::new(2, 4).unwrap()).to_bytes();
     bytes[4..6].copy_from_slice(&1u16.to_le_bytes());
-    let body = bytes.len() - 8;
-    let sum = xxhash_of(&bytes[..body]);
-    bytes[body..].copy_from_slice(&sum.to_le_bytes());
+    reseal(&mut bytes);
     let err = decode(&bytes).unwrap_err();
     assert_eq!(err, DecodeError::UnsupportedVersion(1));
     let msg = err.to_string();
@@ -288,4 +286,30 @@ fn serde_round_trip_goes_through_the_checked_format() {
     let err =
         serde_json::from_str::<BloomFilter>(&serde_json::to_string(&bytes).unwrap()).unwrap_err();
     assert!(err.to_string().contains("checksum"), "{err}");
+}
+
+#[test]
+fn classic_padding_must_be_zero() {
+    // Regression (issue 10): a classic filter of m = 700 bits fills 2 blocks; bits
+    // 700..1024 are padding, which FORMAT.md says is zero. A set padding bit used to be
+    // accepted (fill_ratio above 1, unequal to the canonical filter).
+    use linebloom::{ClassicBloomFilter, ClassicParams};
+    let f = ClassicBloomFilter::new(ClassicParams::new(700, 4).unwrap());
+    let clean = f.to_bytes();
+    let set_bit = |bit: usize| {
+        let mut b = clean.clone();
+        b[HEADER_LEN + bit / 8] |= 1 << (bit % 8);
+        reseal(&mut b);
+        ClassicBloomFilter::<_, linebloom::IntFold>::from_bytes(&b)
+    };
+    for bit in [700, 703, 704, 1023] {
+        assert_eq!(
+            set_bit(bit).err(),
+            Some(DecodeError::PaddingNonZero),
+            "bit {bit}"
+        );
+    }
+    // The last real bit is data, not padding.
+    let last = set_bit(699).expect("bit 699 is inside m");
+    assert!(last.fill_ratio() > 0.0 && last.fill_ratio() <= 1.0);
 }
