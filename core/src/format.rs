@@ -732,6 +732,7 @@ impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
         // which the input length has already justified.
         let layers = fields.k as usize;
         let mut shapes = alloc::vec::Vec::with_capacity(layers);
+        let mut capacities = alloc::vec::Vec::with_capacity(layers);
         let mut total = 0u64;
         for i in 0..layers {
             let rec = SCALABLE_PREFIX + LAYER_RECORD * i;
@@ -746,8 +747,21 @@ impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
             }
             total += blocks;
             shapes.push(expected);
+            capacities.push(cap);
         }
         if total != fields.blocks {
+            return Err(DecodeError::Inconsistent);
+        }
+        // Inserts fill each layer to exactly its capacity before the next one starts, so
+        // `len` is the full layers' capacities plus the newest layer's count, which its
+        // capacity bounds. Anything else (such as len = 2⁶⁴ − 1, whose next insert would
+        // overflow) did not come from this library.
+        let (len, newest_len) = (le_u64(payload, 0), le_u64(payload, 8));
+        let (newest_cap, full) = capacities.split_last().expect("1..=MAX_LAYERS layers");
+        let full_keys = full.iter().try_fold(0u64, |sum, &c| sum.checked_add(c));
+        if newest_len > *newest_cap
+            || full_keys.and_then(|f| f.checked_add(newest_len)) != Some(len)
+        {
             return Err(DecodeError::Inconsistent);
         }
         let hasher = H::from_seed(fields.seed);
@@ -763,10 +777,6 @@ impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
             .map_err(DecodeError::InvalidParams)?;
             filters.push(layer);
             at += len;
-        }
-        let (len, newest_len) = (le_u64(payload, 0), le_u64(payload, 8));
-        if newest_len > len {
-            return Err(DecodeError::Inconsistent);
         }
         let filter = crate::ScalableBloomFilter::from_parts(
             (initial, fpr, growth, tightening, mode),

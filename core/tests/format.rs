@@ -313,3 +313,37 @@ fn classic_padding_must_be_zero() {
     let last = set_bit(699).expect("bit 699 is inside m");
     assert!(last.fill_ratio() > 0.0 && last.fill_ratio() <= 1.0);
 }
+
+#[test]
+fn scalable_counts_must_match_its_layers() {
+    // Regression (issue 10): the decoder accepted any len ≥ newest_len, including
+    // 2^64 − 1, whose next insert overflowed. Inserts fill each layer to its capacity
+    // before the next starts, so len = full layers' capacities + newest_len exactly.
+    use linebloom::ScalableBloomFilter;
+    let mut f = ScalableBloomFilter::new(100, 0.01).unwrap();
+    for i in 0..450u64 {
+        f.insert(&i).unwrap();
+    }
+    assert!(f.layers() > 1, "the test needs full layers");
+    let good = f.to_bytes();
+    let decode = |b: &[u8]| ScalableBloomFilter::<linebloom::IntFold>::from_bytes(b);
+    assert_eq!(decode(&good).unwrap(), f);
+    let (len, newest) = (f.len(), f.newest_len());
+    for (new_len, new_newest) in [
+        (u64::MAX, newest),
+        (len + 1, newest),
+        (len - 1, newest),
+        (len, newest + 1),
+        (len - newest + 10_000, 10_000),
+    ] {
+        let mut b = good.clone();
+        b[HEADER_LEN..HEADER_LEN + 8].copy_from_slice(&new_len.to_le_bytes());
+        b[HEADER_LEN + 8..HEADER_LEN + 16].copy_from_slice(&new_newest.to_le_bytes());
+        reseal(&mut b);
+        assert_eq!(
+            decode(&b).err(),
+            Some(DecodeError::Inconsistent),
+            "len {new_len}, newest {new_newest}"
+        );
+    }
+}
