@@ -58,7 +58,7 @@ impl core::fmt::Display for ScalableError {
 impl core::error::Error for ScalableError {}
 
 /// A Bloom filter that grows in layers (see the module docs).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct ScalableBloomFilter<H = IntFold> {
     layers: Vec<BloomFilter<Box<[Block]>, H>>,
     /// Capacity of each layer, parallel to `layers`.
@@ -72,6 +72,27 @@ pub struct ScalableBloomFilter<H = IntFold> {
     tightening: f64,
     mode: Mode,
     hasher: H,
+    /// Why the next layer could not be built, once that was tried: sizing depends only
+    /// on the options and the layer count, so it would fail the same way again, and a
+    /// later insert returns this at once instead of re-running the sizing search.
+    next_layer_error: Option<ParamsError>,
+}
+
+/// Equal options, hasher, counts and layers. `next_layer_error` is left out: it caches
+/// a result that follows from the rest.
+impl<H: PartialEq> PartialEq for ScalableBloomFilter<H> {
+    fn eq(&self, other: &Self) -> bool {
+        self.layers == other.layers
+            && self.capacities == other.capacities
+            && self.newest_len == other.newest_len
+            && self.len == other.len
+            && self.initial_capacity == other.initial_capacity
+            && self.fpr == other.fpr
+            && self.growth == other.growth
+            && self.tightening == other.tightening
+            && self.mode == other.mode
+            && self.hasher == other.hasher
+    }
 }
 
 /// Capacity and target rate of layer `i` for these options.
@@ -168,8 +189,11 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
     }
 
     fn add_layer(&mut self) -> Result<(), ParamsError> {
+        if let Some(e) = self.next_layer_error {
+            return Err(e);
+        }
         let (cap, p) = self.layer_shape(self.layers.len());
-        let params = Params::for_fpr(cap, p)?;
+        let params = Params::for_fpr(cap, p).inspect_err(|e| self.next_layer_error = Some(*e))?;
         self.layers
             .push(BloomFilter::with_hasher(params, self.hasher.clone()));
         self.capacities.push(cap);
@@ -200,6 +224,7 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
             tightening,
             mode,
             hasher,
+            next_layer_error: None,
         }
     }
 

@@ -554,3 +554,33 @@ fn classic_and_scalable_inconsistencies_have_their_own_error() {
         DecodeError::InvalidParams(ParamsError::InvalidFpr(_))
     ));
 }
+
+#[test]
+fn a_scalable_filter_that_cannot_grow_says_why_every_time() {
+    // Regression (issue 10): a filter whose next layer cannot be sized re-ran the
+    // sizing search on every later insert. It now remembers the error; every insert past
+    // capacity returns the same error, leaves the filter unchanged, and the remembered
+    // error does not make it unequal to a decoded copy.
+    use linebloom::{IntFold, Mode, ParamsError, ScalableBloomFilter, ScalableError};
+    let mut f =
+        ScalableBloomFilter::with_options(100, 0.01, 1e15, 0.5, Mode::Scaling, IntFold::default())
+            .unwrap();
+    let mut i = 0u64;
+    while f.newest_len() < 100 {
+        f.insert(&i).unwrap();
+        i += 1;
+    }
+    let full = f.clone();
+    for _ in 0..3 {
+        let err = f.insert(&u64::MAX).unwrap_err();
+        assert!(
+            matches!(err, ScalableError::Layer(ParamsError::TooLarge { .. })),
+            "{err:?}"
+        );
+        assert_eq!(f, full);
+    }
+    assert_eq!(
+        ScalableBloomFilter::<IntFold>::from_bytes(&f.to_bytes()).unwrap(),
+        f
+    );
+}
