@@ -91,7 +91,12 @@ pub(crate) struct Probe {
     /// The inline form builds without AVX may use instead of calling: set only on the
     /// `k = 8` entries of the AVX2 and AVX-512 kernels (see `x86_64::inline_k8`).
     #[cfg_attr(
-        not(all(target_arch = "x86_64", not(target_feature = "avx"), not(miri))),
+        not(all(
+            target_arch = "x86_64",
+            target_feature = "sse2",
+            not(target_feature = "avx"),
+            not(miri)
+        )),
         allow(dead_code)
     )]
     pub(crate) inline_k8: InlineK8,
@@ -259,7 +264,12 @@ macro_rules! single_key {
                 return unsafe { <compiled_in::Ops as BlockOps>::$name(blocks.$get(i), h, k) };
             }
             let _ = kernel;
-            #[cfg(all(target_arch = "x86_64", not(target_feature = "avx"), not(miri)))]
+            #[cfg(all(
+                target_arch = "x86_64",
+                target_feature = "sse2",
+                not(target_feature = "avx"),
+                not(miri)
+            ))]
             match probe.inline_k8 {
                 // SAFETY: i is in bounds (above). `inline_k8` is only set on the k = 8
                 // entries of the AVX-512 kernel (`Avx512`, whose `kernel()` also checks

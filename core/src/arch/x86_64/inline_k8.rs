@@ -1,6 +1,7 @@
 //! The `k = 8` probe as inline assembly, with AVX2 instructions (two `ymm` halves) or
 //! AVX-512F (one `zmm`), for builds that do not enable AVX themselves (the default
-//! `x86_64` target).
+//! `x86_64` target) that have SSE registers (soft-float targets such as
+//! `x86_64-unknown-none` have none, and call the kernel instead).
 //!
 //! Such a build cannot inline a `#[target_feature(enable = "avx2")]` function into the
 //! caller's loop, so a run-time-dispatched probe costs a call, a return and the spills
