@@ -132,12 +132,13 @@ impl<H: KeyHasher> BloomFilter<alloc::boxed::Box<[Block]>, H> {
     /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
     pub fn with_hasher(params: Params, hasher: H) -> Self {
+        let kernel = arch::detect();
         BloomFilter {
             blocks: zeroed_blocks(params.blocks()),
             params,
             hasher,
-            kernel: arch::detect(),
-            probe: arch::detect().probe(params.k()),
+            kernel,
+            probe: kernel.probe(params.k()),
         }
     }
 }
@@ -169,12 +170,13 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// ```
     pub fn from_storage_with_hasher(blocks: S, k: u32, hasher: H) -> Result<Self, ParamsError> {
         let params = Params::new(blocks.as_ref().len() as u64, k)?;
+        let kernel = arch::detect();
         Ok(BloomFilter {
             blocks,
             params,
             hasher,
-            kernel: arch::detect(),
-            probe: arch::detect().probe(params.k()),
+            kernel,
+            probe: kernel.probe(params.k()),
         })
     }
 

@@ -151,3 +151,39 @@ fn key_encodings_are_portable() {
         "signed: sign-extended"
     );
 }
+
+/// A storage that answers with no blocks after its first two calls: safe code, so the
+/// filter must not trust it for bounds.
+struct Shrinking {
+    blocks: Vec<Block>,
+    calls: std::cell::Cell<u32>,
+}
+
+impl AsRef<[Block]> for Shrinking {
+    fn as_ref(&self) -> &[Block] {
+        self.calls.set(self.calls.get() + 1);
+        let keep = if self.calls.get() > 2 {
+            0
+        } else {
+            self.blocks.len()
+        };
+        &self.blocks[..keep]
+    }
+}
+
+#[test]
+#[should_panic(expected = "storage changed length")]
+fn a_storage_that_shrinks_is_refused_not_read_out_of_bounds() {
+    // Regression (issue 10): the probe indexed the slice it got without a bounds check,
+    // assuming it non-empty (Params forbids zero blocks at construction), so an empty
+    // answer later was read at index 0 out of bounds. The probe now compares the slice
+    // with the shape every time and panics on a mismatch.
+    let storage = Shrinking {
+        blocks: vec![Block::ZERO; 64],
+        calls: std::cell::Cell::new(0),
+    };
+    let f = BloomFilter::from_storage(storage, 8).unwrap();
+    for key in 0..1000u64 {
+        f.contains(&key);
+    }
+}
