@@ -45,6 +45,7 @@ pub struct BloomFilter<S = DefaultStorage, H = IntFold> {
 
 /// Why two filters cannot be combined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum IncompatibleError {
     /// Different block counts or `k`.
     Params {
@@ -118,6 +119,19 @@ impl BloomFilter {
     /// ```
     pub fn new(params: Params) -> Self {
         BloomFilter::with_hasher(params, IntFold::default())
+    }
+
+    /// An empty filter for `capacity` keys at false-positive rate `fpr`
+    /// ([`Params::for_fpr`]), with the default hasher.
+    ///
+    /// ```
+    /// use linebloom::{BloomFilter, Params};
+    /// let f = BloomFilter::for_fpr(10_000, 0.01)?;
+    /// assert_eq!(f.params(), Params::for_fpr(10_000, 0.01)?);
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    pub fn for_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
+        Ok(BloomFilter::new(Params::for_fpr(capacity, fpr)?))
     }
 }
 

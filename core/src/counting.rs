@@ -43,6 +43,7 @@ const SATURATED: u64 = 15;
 
 /// Why `remove` changed nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RemoveError {
     /// One of the key's counters is zero: the key is certainly not in the filter.
     NotPresent,
@@ -71,6 +72,22 @@ fn counter(word: u64, slot: u32) -> u64 {
 
 #[cfg(feature = "alloc")]
 impl CountingBloomFilter {
+    /// An empty counting filter for `capacity` keys at false-positive rate `fpr`, sized
+    /// with the counting filter's own formula ([`Params::counting_for_fpr`]; a
+    /// `Params::for_fpr` shape would hold a quarter of the positions it needs).
+    ///
+    /// ```
+    /// use linebloom::{CountingBloomFilter, Params};
+    /// let f = CountingBloomFilter::for_fpr(10_000, 0.01)?;
+    /// assert_eq!(f.params(), Params::counting_for_fpr(10_000, 0.01)?);
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    pub fn for_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
+        Ok(CountingBloomFilter::new(Params::counting_for_fpr(
+            capacity, fpr,
+        )?))
+    }
+
     /// An empty counting filter of this shape with the default stable hasher. Size it
     /// with [`Params::counting_for_fpr`].
     ///

@@ -31,6 +31,7 @@ pub const KIND_CLASSIC: u16 = 4;
 
 /// Why bytes could not be decoded.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum DecodeError {
     /// Fewer bytes than the header, or than the header says the filter needs.
     Truncated {

@@ -49,6 +49,7 @@ pub const MAX_BLOCKS: u64 = MAX_BYTES / Block::BYTES as u64;
 
 /// Why parameters were refused.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum ParamsError {
     /// The target false-positive rate is not in the open interval (0, 1), or is NaN.
     InvalidFpr(f64),

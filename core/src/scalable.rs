@@ -34,6 +34,7 @@ pub enum Mode {
 
 /// Why an insert into a scalable filter failed.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum ScalableError {
     /// [`Mode::Fixed`] and the capacity is reached; the key was not added.
     Full {
