@@ -182,11 +182,22 @@ pub fn interleaved(rounds: usize, contenders: &mut [&mut dyn FnMut() -> f64]) ->
     samples
 }
 
-/// The median of `v` (the upper one for an even count); NaN for an empty slice.
-pub fn median(v: &[f64]) -> f64 {
-    let mut v = v.to_vec();
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+/// Runs `op` over `keys` split into `threads` slices on scoped threads, each timing its
+/// own slice in its CPU time; returns the threads' summed CPU nanoseconds.
+pub fn parallel_cpu_ns(keys: &[u64], threads: usize, op: &(dyn Fn(u64) -> bool + Sync)) -> u64 {
+    std::thread::scope(|s| {
+        let workers: Vec<_> = keys
+            .chunks(keys.len().div_ceil(threads.max(1)).max(1))
+            .map(|chunk| {
+                s.spawn(move || {
+                    let t = thread_cpu_ns();
+                    black_box(chunk.iter().filter(|&&k| op(k)).count());
+                    thread_cpu_ns() - t
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().expect("worker")).sum()
+    })
 }
 
 /// The median over rounds of `baseline[r] / contender[r]`: how many times faster the
@@ -194,5 +205,5 @@ pub fn median(v: &[f64]) -> f64 {
 /// cancels slow drifts that hit both alike.
 pub fn paired_speedup(baseline: &[f64], contender: &[f64]) -> f64 {
     let ratios: Vec<f64> = baseline.iter().zip(contender).map(|(b, c)| b / c).collect();
-    median(&ratios)
+    crate::stats::summary(&ratios).0
 }

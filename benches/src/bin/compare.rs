@@ -26,8 +26,9 @@ use linebloom::hash::block_index;
 use linebloom::{AtomicBloomFilter, Params};
 use linebloom_benches::*;
 use linebloom_lab::rivals::{blocked_xxh3, xxh3};
+use linebloom_lab::stats::summary;
 use linebloom_lab::timing::{
-    HugePageBlocks, interleaved, median, ns_per_key, paired_speedup, thread_cpu_ns,
+    HugePageBlocks, interleaved, ns_per_key, paired_speedup, parallel_cpu_ns,
 };
 use std::hint::black_box;
 use std::io::Write;
@@ -126,17 +127,10 @@ struct Row {
 const HEADER: &str = "table,n,contender,median_cpu_ns,min_cpu_ns,max_cpu_ns,speedup_vs_sbbf,bits_per_key,measured_fpr\n";
 
 fn csv_line(r: &Row) -> String {
-    let lo = r.samples.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = r.samples.iter().copied().fold(0.0, f64::max);
+    let (median, lo, hi) = summary(&r.samples);
     format!(
-        "{},{},{},{:.3},{lo:.3},{hi:.3},{:.3},{:.3},{:.5}\n",
-        r.table,
-        r.n,
-        r.contender,
-        median(&r.samples),
-        r.speedup,
-        r.bits_per_key,
-        r.fpr
+        "{},{},{},{median:.3},{lo:.3},{hi:.3},{:.3},{:.3},{:.5}\n",
+        r.table, r.n, r.contender, r.speedup, r.bits_per_key, r.fpr
     )
 }
 
@@ -192,21 +186,7 @@ fn run_size(n: u64, rounds: usize, rows: &mut Vec<Row>) {
 /// CPU ns per key of `op` over `keys` split across `threads` scoped threads: the sum of
 /// the threads' CPU times over the key count.
 fn parallel(keys: &[u64], threads: usize, op: &(dyn Fn(u64) -> bool + Sync)) -> f64 {
-    let chunk = keys.len().div_ceil(threads);
-    let total: u64 = std::thread::scope(|s| {
-        let handles: Vec<_> = keys
-            .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    let t = thread_cpu_ns();
-                    black_box(part.iter().filter(|&&k| op(black_box(k))).count());
-                    thread_cpu_ns() - t
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().expect("worker")).sum()
-    });
-    total as f64 / keys.len() as f64
+    parallel_cpu_ns(keys, threads, op) as f64 / keys.len() as f64
 }
 
 /// T4: linebloom's and fastbloom's atomic filters, inserts and lookups, 1 and 2 threads,

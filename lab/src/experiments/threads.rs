@@ -12,7 +12,7 @@ use super::{Summary, markdown_table, member_key};
 use crate::plot::{LineChart, Series, Style};
 use crate::rivals::xxh3;
 use crate::stats::summary as med;
-use crate::timing::{interleaved, thread_cpu_ns};
+use crate::timing::{interleaved, parallel_cpu_ns};
 use crate::{Ctx, csvio};
 use linebloom::{AtomicBloomFilter, Params};
 use serde::{Deserialize, Serialize};
@@ -40,19 +40,7 @@ pub struct Row {
 /// Runs `op` over `keys` split across `threads` scoped threads; returns Mops/s as
 /// `threads × keys / Σ thread CPU time`.
 fn parallel(keys: &[u64], threads: usize, op: &(dyn Fn(u64) -> bool + Sync)) -> f64 {
-    let cpu_ns: u64 = std::thread::scope(|s| {
-        let workers: Vec<_> = keys
-            .chunks(keys.len().div_ceil(threads))
-            .map(|chunk| {
-                s.spawn(move || {
-                    let t = thread_cpu_ns();
-                    std::hint::black_box(chunk.iter().filter(|&&k| op(k)).count());
-                    thread_cpu_ns() - t
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().expect("worker")).sum()
-    });
+    let cpu_ns = parallel_cpu_ns(keys, threads, op);
     threads as f64 * keys.len() as f64 / (cpu_ns.max(1) as f64 * 1e-9) / 1e6
 }
 
