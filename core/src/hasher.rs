@@ -196,10 +196,11 @@ impl IntFold {
     }
 }
 
+/// Byte strings and `Hash` values hash exactly as with [`Xxh3`] and the same seed.
 impl KeyHasher for IntFold {
     #[inline]
     fn hash_bytes(&self, bytes: &[u8]) -> u64 {
-        xxhash_rust::xxh3::xxh3_64_with_seed(bytes, self.seed)
+        Xxh3::with_seed(self.seed).hash_bytes(bytes)
     }
 
     #[inline(always)]
