@@ -42,7 +42,7 @@ pub use linebloom_lab::rivals::{Blocked, Fastbloom, Filter, Sbbf};
 pub use linebloom_lab::timing::HugePageBlocks;
 
 /// linebloom sized by `Params::for_fpr(n, TARGET_FPR)`, with a forced kernel.
-pub fn linebloom(n: u64, kernel: &'static Kernel) -> Blocked<Box<[linebloom::Block]>> {
+pub fn linebloom(n: u64, kernel: &'static Kernel) -> Blocked<linebloom::Blocks> {
     linebloom_lab::rivals::blocked(Params::for_fpr(n, TARGET_FPR).expect("valid size"), kernel)
 }
 

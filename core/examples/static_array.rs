@@ -4,14 +4,19 @@
 //! thumbv7em-none-eabihf`); `main` prints through std only to show the result here.
 //!
 //! `cargo run --example static_array -p linebloom`
+//!
+//! The function below names the plain `BloomFilter` type, whose storage is [`Blocks`]
+//! with or without the `alloc` feature: CI builds this example with
+//! `--no-default-features` and with every feature, so that enabling `alloc` somewhere
+//! else in a build can never break a no-alloc crate (features only add).
 
-use linebloom::{Block, BloomFilter};
+use linebloom::{Block, Blocks, BloomFilter};
 
 /// 4 KiB of filter bits in static memory: 64 blocks.
 static mut STORAGE: [Block; 64] = [Block::ZERO; 64];
 
 /// Firmware-style code: no heap, no std.
-fn seen_before(filter: &mut BloomFilter<&'static mut [Block]>, tag: &[u8]) -> bool {
+fn seen_before(filter: &mut BloomFilter, tag: &[u8]) -> bool {
     !filter.insert(tag)
 }
 
@@ -19,7 +24,8 @@ fn main() {
     // SAFETY: `main` runs once and is the only code that touches STORAGE, so this is
     // the one and only reference to it for the rest of the program.
     let storage: &'static mut [Block] = unsafe { &mut *core::ptr::addr_of_mut!(STORAGE) };
-    let mut filter = BloomFilter::from_storage(storage, 7).expect("64 blocks, k = 7 are valid");
+    let mut filter =
+        BloomFilter::from_storage(Blocks::from(storage), 7).expect("64 blocks, k = 7 are valid");
     let tags: [&[u8]; 4] = [b"rfid:04a2", b"rfid:9f10", b"rfid:04a2", b"rfid:77c3"];
     for tag in tags {
         let dup = seen_before(&mut filter, tag);

@@ -124,6 +124,29 @@ impl<H: KeyHasher> AtomicBloomFilter<H> {
         ones as f64 / self.params.bits() as f64
     }
 
+    /// Estimated number of distinct keys inserted ([`BloomFilter::estimated_len`]'s
+    /// estimator, on a snapshot of the bits).
+    pub fn estimated_len(&self) -> f64 {
+        let zero = 1.0 - self.fill_ratio();
+        crate::fpr::estimated_keys(zero, self.params.k(), self.params.bits() as f64)
+    }
+
+    /// The false-positive rate as it is now ([`BloomFilter::estimated_fpr`]'s formula, on
+    /// a snapshot of the bits).
+    pub fn estimated_fpr(&self) -> f64 {
+        let total: f64 = self
+            .blocks
+            .iter()
+            .map(|b| {
+                let fill = core::array::from_fn(|w| {
+                    b.0[w].load(Ordering::Relaxed).count_ones() as f64 / 64.0
+                });
+                crate::fpr::block_hit_rate(fill, self.params.k())
+            })
+            .sum();
+        total / self.blocks.len() as f64
+    }
+
     /// Removes every key. Needs `&mut self`: no thread may be inserting meanwhile.
     pub fn clear(&mut self) {
         for w in self.blocks.iter_mut().flat_map(|b| &mut b.0) {
@@ -133,7 +156,7 @@ impl<H: KeyHasher> AtomicBloomFilter<H> {
 
     /// A plain copy of the current bits (each word read atomically; a snapshot if other
     /// threads are inserting meanwhile). Use it to serialize a shared filter.
-    pub fn to_bloom(&self) -> BloomFilter<alloc::boxed::Box<[Block]>, H>
+    pub fn to_bloom(&self) -> BloomFilter<crate::Blocks, H>
     where
         H: Clone,
     {
@@ -142,12 +165,13 @@ impl<H: KeyHasher> AtomicBloomFilter<H> {
             .iter()
             .map(|b| Block(core::array::from_fn(|w| b.0[w].load(Ordering::Relaxed))))
             .collect();
+        let blocks = crate::Blocks::from(blocks);
         BloomFilter::from_storage_with_hasher(blocks, self.params.k(), self.hasher.clone())
             .expect("params were valid for the atomic filter")
     }
 
     /// The plain filter, without copying the payload.
-    pub fn into_bloom(self) -> BloomFilter<alloc::boxed::Box<[Block]>, H> {
+    pub fn into_bloom(self) -> BloomFilter<crate::Blocks, H> {
         let len = self.blocks.len();
         let raw = alloc::boxed::Box::into_raw(self.blocks) as *mut Block;
         // SAFETY: AtomicBlock and Block have the same size and alignment (checked above)
@@ -156,16 +180,18 @@ impl<H: KeyHasher> AtomicBloomFilter<H> {
         // own it exclusively (moved out of `self`).
         let blocks =
             unsafe { alloc::boxed::Box::from_raw(core::ptr::slice_from_raw_parts_mut(raw, len)) };
+        let blocks = crate::Blocks::from(blocks);
         BloomFilter::from_storage_with_hasher(blocks, self.params.k(), self.hasher)
             .expect("params were valid for the atomic filter")
     }
 }
 
-impl<H: KeyHasher> From<BloomFilter<alloc::boxed::Box<[Block]>, H>> for AtomicBloomFilter<H> {
+impl<H: KeyHasher> From<BloomFilter<crate::Blocks, H>> for AtomicBloomFilter<H> {
     /// Shares a plain filter between threads, without copying the payload.
-    fn from(f: BloomFilter<alloc::boxed::Box<[Block]>, H>) -> Self {
+    fn from(f: BloomFilter<crate::Blocks, H>) -> Self {
         let params = f.params();
         let (blocks, hasher) = f.into_parts();
+        let blocks = blocks.into_boxed_slice();
         let len = blocks.len();
         let raw = alloc::boxed::Box::into_raw(blocks) as *mut AtomicBlock;
         // SAFETY: as in `into_bloom`, in the other direction: same size, alignment and

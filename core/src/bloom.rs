@@ -17,24 +17,18 @@ use crate::arch::{self, Kernel, Probe};
 use crate::block::Block;
 use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::{Params, ParamsError};
+use crate::storage::Blocks;
 
 /// Keys hashed per step of the batch operations: a 2 KiB stack buffer, long enough that
 /// the prefetch pipeline restarts rarely.
 const HASH_CHUNK: usize = 256;
-
-/// The default storage: `Box<[Block]>` with `alloc`, else a `'static` borrowed slice.
-#[cfg(feature = "alloc")]
-pub type DefaultStorage = alloc::boxed::Box<[Block]>;
-/// The default storage: `Box<[Block]>` with `alloc`, else a `'static` borrowed slice.
-#[cfg(not(feature = "alloc"))]
-pub type DefaultStorage = &'static mut [Block];
 
 /// A blocked Bloom filter: every key sets and tests `k` bits inside one 64-byte block.
 ///
 /// `S` is the storage (see the module docs), `H` the [`KeyHasher`]. No false negatives:
 /// a key once inserted is always found, until [`clear`](Self::clear).
 #[derive(Clone)]
-pub struct BloomFilter<S = DefaultStorage, H = IntFold> {
+pub struct BloomFilter<S = Blocks, H = IntFold> {
     blocks: S,
     params: Params,
     hasher: H,
@@ -86,27 +80,6 @@ fn storage_changed() -> ! {
 }
 
 #[cfg(feature = "alloc")]
-pub(crate) fn zeroed_blocks(n: usize) -> alloc::boxed::Box<[Block]> {
-    use alloc::alloc::{Layout, alloc_zeroed, handle_alloc_error};
-    use alloc::boxed::Box;
-    if n == 0 {
-        return Box::new([]);
-    }
-    // `Params` caps the size at MAX_BYTES ≤ isize::MAX, so the layout cannot overflow.
-    let layout = Layout::array::<Block>(n).expect("size checked by Params");
-    // SAFETY: the layout has non-zero size (n ≥ 1 blocks of 64 bytes).
-    let ptr = unsafe { alloc_zeroed(layout) } as *mut Block;
-    if ptr.is_null() {
-        handle_alloc_error(layout);
-    }
-    // SAFETY: `ptr` was allocated by the global allocator with the layout of `[Block; n]`,
-    // and all-zero bytes are a valid `Block`, so it is an initialised `[Block]` of length
-    // n that the box may own and free with the same layout. Zeroed allocation lets the
-    // OS hand out untouched pages lazily for large filters.
-    unsafe { Box::from_raw(core::ptr::slice_from_raw_parts_mut(ptr, n)) }
-}
-
-#[cfg(feature = "alloc")]
 impl BloomFilter {
     /// An empty filter of this shape with the default stable hasher ([`IntFold`], seed 0).
     ///
@@ -136,7 +109,7 @@ impl BloomFilter {
 }
 
 #[cfg(feature = "alloc")]
-impl<H: KeyHasher> BloomFilter<alloc::boxed::Box<[Block]>, H> {
+impl<H: KeyHasher> BloomFilter<Blocks, H> {
     /// An empty filter of this shape with the given hasher.
     ///
     /// ```
@@ -148,7 +121,7 @@ impl<H: KeyHasher> BloomFilter<alloc::boxed::Box<[Block]>, H> {
     pub fn with_hasher(params: Params, hasher: H) -> Self {
         let kernel = arch::detect();
         BloomFilter {
-            blocks: zeroed_blocks(params.blocks()),
+            blocks: Blocks::zeroed(params.blocks()),
             params,
             hasher,
             kernel,
@@ -345,13 +318,12 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// Estimated number of distinct keys inserted, from the count of zero bits: each key
     /// leaves a given bit clear with probability `1 − k/(512·B)`, so
     /// `n̂ = ln(zero fraction) / ln(1 − k/(512·B))`. Saturated filters give `f64::INFINITY`.
+    ///
+    /// Watch it against the capacity the filter was sized for: past it the rate climbs
+    /// above the target, and the filter should be rebuilt larger.
     pub fn estimated_len(&self) -> f64 {
         let zero = 1.0 - self.fill_ratio();
-        if zero <= 0.0 {
-            return f64::INFINITY;
-        }
-        let per_key = self.params.k() as f64 / self.params.bits() as f64;
-        libm::log(zero) / libm::log1p(-per_key)
+        crate::fpr::estimated_keys(zero, self.params.k(), self.params.bits() as f64)
     }
 
     /// The false-positive rate of this filter as it is now, for a random non-member.
@@ -359,30 +331,15 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// Exact for the scheme given the current bits: per block, the chance that the
     /// query's `k` uniform bits all land on set bits, from each word's popcount `f_w/64`
     /// (`k ≥ 8`: `Π f_w^{c_w}`; `k < 8`: the average over the 8 rotations of the product
-    /// over the window), averaged over blocks.
+    /// over the window), averaged over blocks. Compare it with the target the filter was
+    /// sized for to decide when to rebuild.
     pub fn estimated_fpr(&self) -> f64 {
         let k = self.params.k();
         let blocks = self.blocks.as_ref();
-        let mut total = 0.0;
-        for b in blocks {
-            let f = b.0.map(|w| w.count_ones() as f64 / 64.0);
-            total += if k >= 8 {
-                (0..8)
-                    .map(|w| {
-                        if w + 8 < k as usize {
-                            f[w] * f[w]
-                        } else {
-                            f[w]
-                        }
-                    })
-                    .product::<f64>()
-            } else {
-                (0..8)
-                    .map(|r| (0..k as usize).map(|j| f[(r + j) & 7]).product::<f64>())
-                    .sum::<f64>()
-                    / 8.0
-            };
-        }
+        let total: f64 = blocks
+            .iter()
+            .map(|b| crate::fpr::block_hit_rate(b.0.map(|w| w.count_ones() as f64 / 64.0), k))
+            .sum();
         total / blocks.len() as f64
     }
 }

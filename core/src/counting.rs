@@ -59,7 +59,7 @@ impl core::error::Error for RemoveError {}
 
 /// A blocked counting Bloom filter over owned or borrowed blocks (see the module docs).
 #[derive(Clone)]
-pub struct CountingBloomFilter<S = crate::bloom::DefaultStorage, H = IntFold> {
+pub struct CountingBloomFilter<S = crate::Blocks, H = IntFold> {
     blocks: S,
     params: Params,
     hasher: H,
@@ -106,7 +106,7 @@ impl CountingBloomFilter {
 }
 
 #[cfg(feature = "alloc")]
-impl<H: KeyHasher> CountingBloomFilter<alloc::boxed::Box<[Block]>, H> {
+impl<H: KeyHasher> CountingBloomFilter<crate::Blocks, H> {
     /// An empty counting filter with the given hasher.
     ///
     /// ```
@@ -117,7 +117,7 @@ impl<H: KeyHasher> CountingBloomFilter<alloc::boxed::Box<[Block]>, H> {
     /// ```
     pub fn with_hasher(params: Params, hasher: H) -> Self {
         CountingBloomFilter {
-            blocks: crate::bloom::zeroed_blocks(params.blocks()),
+            blocks: crate::Blocks::zeroed(params.blocks()),
             params,
             hasher,
         }
@@ -242,8 +242,47 @@ impl<S: AsRef<[Block]>, H: KeyHasher> CountingBloomFilter<S, H> {
         total as f64 / self.params.k() as f64
     }
 
+    /// The predicted false-positive rate after `n` distinct keys, with this filter's own
+    /// formula ([`crate::fpr::counting`]).
+    ///
+    /// ```
+    /// use linebloom::CountingBloomFilter;
+    /// let f = CountingBloomFilter::for_fpr(100_000, 0.01)?;
+    /// assert!(f.expected_fpr(100_000) <= 0.01);
+    /// assert!(f.expected_fpr(100_000) > 0.005); // not the plain filter's 0.001%
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    pub fn expected_fpr(&self, n: u64) -> f64 {
+        self.params.expected_counting_fpr(n)
+    }
+
+    /// The false-positive rate of this filter as it is now, for a random non-member: per
+    /// block, the chance that the query's positions all land on non-zero counters, from
+    /// each word's fraction of non-zero counters ([`crate::BloomFilter::estimated_fpr`]'s
+    /// formula with 16 positions per word), averaged over blocks.
+    pub fn estimated_fpr(&self) -> f64 {
+        let k = self.params.k();
+        let blocks = self.blocks.as_ref();
+        let total: f64 = blocks
+            .iter()
+            .map(|b| {
+                let nonzero = b.0.map(|w| {
+                    let set = (0..COUNTERS_PER_WORD).filter(|&i| counter(w, i) != 0);
+                    set.count() as f64 / COUNTERS_PER_WORD as f64
+                });
+                crate::fpr::block_hit_rate(nonzero, k)
+            })
+            .sum();
+        total / blocks.len() as f64
+    }
+
     /// The plain [`crate::BloomFilter`] with the same parameters and hasher that answers
     /// exactly like this one: bit `f` of word `w` is set when counter `f >> 2` is not zero.
+    ///
+    /// Its [`estimated_fpr`](crate::BloomFilter::estimated_fpr) equals this filter's, but
+    /// its [`estimated_len`](crate::BloomFilter::estimated_len) is about 4× the number of
+    /// keys (each non-zero counter becomes 4 set bits, and its estimator assumes one bit
+    /// per position): monitor the counting filter itself.
     ///
     /// ```
     /// use linebloom::{CountingBloomFilter, Params};
@@ -254,7 +293,7 @@ impl<S: AsRef<[Block]>, H: KeyHasher> CountingBloomFilter<S, H> {
     /// assert!((1000..3000u64).all(|k| plain.contains(&k) == c.contains(&k)));
     /// ```
     #[cfg(feature = "alloc")]
-    pub fn to_bloom(&self) -> crate::BloomFilter<alloc::boxed::Box<[Block]>, H>
+    pub fn to_bloom(&self) -> crate::BloomFilter<crate::Blocks, H>
     where
         H: Clone,
     {

@@ -70,6 +70,10 @@ pub enum DecodeError {
     /// A classic filter's bits past its `m` bits (the padding of its last block) are not
     /// zero, as the format requires.
     PaddingNonZero,
+    /// A classic filter whose probe scheme (bytes 40..48) this build does not read. `0`
+    /// is the enhanced double hashing of the first version-2 builds, whose patterns
+    /// repeat too often at small sizes (see the classic filter's docs): rebuild it.
+    UnsupportedProbeScheme(u64),
     /// More bytes than the header says the filter has.
     TrailingBytes {
         /// Bytes expected.
@@ -147,6 +151,12 @@ impl core::fmt::Display for DecodeError {
             DecodeError::PaddingNonZero => {
                 f.write_str("bits past the classic filter's m bits are set (padding must be zero)")
             }
+            DecodeError::UnsupportedProbeScheme(id) => write!(
+                f,
+                "classic filter with probe scheme {id}, which this build does not read \
+                 (it reads scheme {}): rebuild the filter",
+                crate::classic::PROBE_SCHEME
+            ),
             DecodeError::Inconsistent => f.write_str("stored fields contradict each other"),
             DecodeError::TrailingBytes { expected, got } => {
                 write!(f, "{got} bytes, expected {expected}")
@@ -316,11 +326,12 @@ pub(crate) fn write_blocks(out: &mut [u8], blocks: &[Block]) {
 
 /// Reads a payload of whole blocks (its length already checked).
 #[cfg(feature = "alloc")]
-pub(crate) fn read_blocks(payload: &[u8]) -> alloc::boxed::Box<[Block]> {
-    payload
+pub(crate) fn read_blocks(payload: &[u8]) -> crate::Blocks {
+    let blocks: alloc::boxed::Box<[Block]> = payload
         .chunks_exact(Block::BYTES)
         .map(|c| Block::from_le_bytes(c.try_into().expect("64-byte chunk")))
-        .collect()
+        .collect();
+    crate::Blocks::from(blocks)
 }
 
 /// Encodes a filter that is a plain block array (Bloom, counting) into `out`.
@@ -397,7 +408,7 @@ impl<S: AsRef<[Block]>, H: StableHasher> BloomFilter<S, H> {
 }
 
 #[cfg(feature = "alloc")]
-impl<H: StableHasher> BloomFilter<alloc::boxed::Box<[Block]>, H> {
+impl<H: StableHasher> BloomFilter<crate::Blocks, H> {
     /// Decodes untrusted bytes. Allocates only the payload, whose size the input's own
     /// length has already justified.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
@@ -455,7 +466,6 @@ impl<'a, H: StableHasher> BloomFilter<&'a [Block], H> {
 #[cfg(all(feature = "serde", feature = "alloc"))]
 mod serde_impls {
     use super::*;
-    use alloc::boxed::Box;
 
     impl<S: AsRef<[Block]>, H: StableHasher> serde::Serialize for BloomFilter<S, H> {
         /// Serialized as the checksummed binary format, as one byte string.
@@ -467,7 +477,7 @@ mod serde_impls {
     struct BytesVisitor<H>(core::marker::PhantomData<H>);
 
     impl<'de, H: StableHasher> serde::de::Visitor<'de> for BytesVisitor<H> {
-        type Value = BloomFilter<Box<[Block]>, H>;
+        type Value = BloomFilter<crate::Blocks, H>;
         fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
             f.write_str("a linebloom filter encoding")
         }
@@ -489,7 +499,7 @@ mod serde_impls {
         }
     }
 
-    impl<'de, H: StableHasher> serde::Deserialize<'de> for BloomFilter<Box<[Block]>, H> {
+    impl<'de, H: StableHasher> serde::Deserialize<'de> for BloomFilter<crate::Blocks, H> {
         fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             d.deserialize_bytes(BytesVisitor(core::marker::PhantomData))
         }
@@ -521,7 +531,7 @@ impl<S: AsRef<[Block]>, H: StableHasher> crate::CountingBloomFilter<S, H> {
 }
 
 #[cfg(feature = "alloc")]
-impl<H: StableHasher> crate::CountingBloomFilter<alloc::boxed::Box<[Block]>, H> {
+impl<H: StableHasher> crate::CountingBloomFilter<crate::Blocks, H> {
     /// Decodes untrusted bytes (see the module docs).
     ///
     /// ```
@@ -557,7 +567,7 @@ impl<S: AsRef<[Block]>, H: StableHasher> crate::ClassicBloomFilter<S, H> {
             k: p.k(),
             blocks: p.blocks() as u64,
             seed: self.hasher().seed(),
-            extra: [p.bits(), 0, 0, 0],
+            extra: [p.bits(), crate::classic::PROBE_SCHEME, 0, 0],
         };
         seal(out, &fields, p.blocks() * Block::BYTES, |payload| {
             write_blocks(payload, self.as_blocks())
@@ -572,7 +582,7 @@ impl<S: AsRef<[Block]>, H: StableHasher> crate::ClassicBloomFilter<S, H> {
 }
 
 #[cfg(feature = "alloc")]
-impl<H: StableHasher> crate::ClassicBloomFilter<alloc::boxed::Box<[Block]>, H> {
+impl<H: StableHasher> crate::ClassicBloomFilter<crate::Blocks, H> {
     /// Decodes untrusted bytes.
     ///
     /// ```
@@ -583,7 +593,10 @@ impl<H: StableHasher> crate::ClassicBloomFilter<alloc::boxed::Box<[Block]>, H> {
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
         let (fields, payload) = open(bytes, KIND_CLASSIC, H::ID, |f, _| {
-            if f.extra[1..] != [0; 3] {
+            if f.extra[1] != crate::classic::PROBE_SCHEME {
+                return Err(DecodeError::UnsupportedProbeScheme(f.extra[1]));
+            }
+            if f.extra[2..] != [0; 2] {
                 return Err(DecodeError::ReservedNonZero);
             }
             let params =
@@ -621,9 +634,6 @@ const SCALABLE_PREFIX: usize = 32;
 /// Scalable filter: bytes of each layer record (blocks u64, k u32, reserved u32).
 #[cfg(feature = "alloc")]
 const LAYER_RECORD: usize = 16;
-/// More layers than this cannot come from any valid options (capacities overflow first).
-#[cfg(feature = "alloc")]
-const MAX_LAYERS: u64 = 128;
 
 #[cfg(feature = "alloc")]
 impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
@@ -648,12 +658,12 @@ impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
     /// ```
     /// use linebloom::ScalableBloomFilter;
     /// let mut f = ScalableBloomFilter::new(100, 0.01).unwrap();
-    /// for i in 0..1000u32 { f.insert(&i).unwrap(); }
+    /// for i in 0..1000u32 { f.insert(&i); }
     /// let g = ScalableBloomFilter::from_bytes(&f.to_bytes()).unwrap();
     /// assert_eq!(g, f);
     /// ```
     pub fn to_bytes(&self) -> alloc::vec::Vec<u8> {
-        let (fpr, growth, tightening, mode) = self.options();
+        let options = self.options();
         let layers = self.layer_filters();
         let blocks: usize = layers.iter().map(|l| l.params().blocks()).sum();
         let fields = Fields {
@@ -663,10 +673,10 @@ impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
             blocks: blocks as u64,
             seed: layers[0].hasher().seed(),
             extra: [
-                self.initial_capacity(),
-                fpr.to_bits(),
-                growth.to_bits(),
-                tightening.to_bits(),
+                options.initial_capacity(),
+                options.fpr().to_bits(),
+                options.growth_factor().to_bits(),
+                options.tightening_ratio().to_bits(),
             ],
         };
         let mut out = alloc::vec![0u8; self.encoded_len()];
@@ -674,7 +684,7 @@ impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
         seal(&mut out, &fields, payload_len, |p| {
             p[0..8].copy_from_slice(&self.len().to_le_bytes());
             p[8..16].copy_from_slice(&self.newest_len().to_le_bytes());
-            let mode = match mode {
+            let mode = match options.scaling_mode() {
                 crate::Mode::Scaling => 0u64,
                 crate::Mode::Fixed => 1,
             };
@@ -700,7 +710,7 @@ impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
         let (fields, payload) = open(bytes, KIND_SCALABLE, H::ID, |f, _| {
             let layers = f.k as u64;
-            if layers == 0 || layers > MAX_LAYERS {
+            if layers == 0 || layers > crate::MAX_LAYERS as u64 {
                 return Err(DecodeError::Inconsistent);
             }
             if f.blocks > crate::MAX_BLOCKS {
@@ -718,13 +728,16 @@ impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
             f64::from_bits(growth),
             f64::from_bits(tightening),
         );
-        crate::scalable::check_options(initial, fpr, growth, tightening)
-            .map_err(DecodeError::InvalidParams)?;
         let mode = match le_u64(payload, 16) {
             0 => crate::Mode::Scaling,
             1 => crate::Mode::Fixed,
             _ => return Err(DecodeError::Inconsistent),
         };
+        let options = crate::ScalableOptions::new(initial, fpr)
+            .growth(growth)
+            .tightening(tightening)
+            .mode(mode);
+        options.check().map_err(DecodeError::InvalidParams)?;
         if le_u64(payload, 24) != 0 {
             return Err(DecodeError::ReservedNonZero);
         }
@@ -741,7 +754,7 @@ impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
             if le_u32(payload, rec + 12) != 0 {
                 return Err(DecodeError::ReservedNonZero);
             }
-            let (cap, p) = crate::scalable::layer_shape(initial, fpr, growth, tightening, i);
+            let (cap, p) = options.layer_shape(i);
             let expected = Params::for_fpr(cap, p).map_err(DecodeError::InvalidParams)?;
             if expected.blocks() as u64 != blocks || expected.k() != k {
                 return Err(DecodeError::Inconsistent);
@@ -779,13 +792,8 @@ impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
             filters.push(layer);
             at += len;
         }
-        let filter = crate::ScalableBloomFilter::from_parts(
-            (initial, fpr, growth, tightening, mode),
-            hasher,
-            filters,
-            len,
-            newest_len,
-        );
+        let filter =
+            crate::ScalableBloomFilter::from_parts(options, hasher, filters, len, newest_len);
         Ok(filter)
     }
 }

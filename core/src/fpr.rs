@@ -58,6 +58,14 @@ pub fn classic_approx(m_bits: f64, k: u32, n: f64) -> f64 {
 /// inclusion–exclusion over them: `Σ_u P(U=u) Σ_s (−1)^s C(u,s) (1 − s/m)^{kn}`, with
 /// `P(U=u) = S(k,u)·m(m−1)…(m−u+1)/m^k` (Stirling numbers of the second kind).
 ///
+/// The inner sum alternates, and for large `m` and `k` its terms are up to `C(u, u/2)`
+/// times larger than the result: at `m = 33 547`, `k = 23` (1000 keys at 1e-7) it
+/// cancels to nothing in `f64`, and sizing once accepted such a filter at 36× its
+/// target. Where the sum would keep fewer than 9 significant digits, that `u` uses the
+/// product `(1 − (1 − 1/m)^{kn})^u` instead: the events "bit `i` is set" are negatively
+/// associated (balls into bins), so the product is an upper bound, tight to `O(u²/m)`
+/// relative in exactly the regime (large `m`) where the sum fails.
+///
 /// ```
 /// let exact = linebloom::fpr::classic_exact(1000, 3, 100);
 /// let approx = linebloom::fpr::classic_approx(1000.0, 3, 100.0);
@@ -95,60 +103,101 @@ pub fn classic_exact(m_bits: u64, k: u32, n: u64) -> f64 {
         for i in 0..u {
             p_u *= (m - i as f64) / m;
         }
-        let mut all_set = 0.0;
+        let (mut all_set, mut magnitude) = (0.0, 0.0);
         let mut binom = 1.0;
         for s in 0..=u {
             let term = binom * exp(throws * log1p(-(s as f64) / m));
             all_set += if s % 2 == 0 { term } else { -term };
+            magnitude += term;
             binom = binom * (u - s) as f64 / (s + 1) as f64;
+        }
+        // Rounding leaves an error of about u·ε·magnitude; keep ≥ 9 digits or bound.
+        if all_set.is_nan() || all_set <= magnitude * 1e-9 {
+            let one_set = -libm::expm1(throws * log1p(-1.0 / m));
+            all_set = pow(one_set, u as f64);
         }
         total += p_u * all_set;
     }
     total.clamp(0.0, 1.0)
 }
 
-/// Probability that a block holding `x` keys answers "present" to a non-member whose
-/// pattern lands there, for `k ≥ 8` (independent words), with `slots` positions a word.
-fn block_fpr_unrotated(k: u32, x: f64, slots: f64) -> f64 {
-    let (q1, q2) = (1.0 - 1.0 / slots, 1.0 - 2.0 / slots);
-    let single = 1.0 - pow(q1, x);
-    let t = 2.0 * x;
-    let q1t = pow(q1, t);
-    let double = (1.0 / slots) * (1.0 - q1t) + q1 * (1.0 - 2.0 * q1t + pow(q2, t));
-    let doubled_words = k.saturating_sub(8) as i32;
-    libm::pow(single, (8 - doubled_words) as f64) * libm::pow(double, doubled_words as f64)
+/// `base^exp` for a small non-negative integer exponent, by repeated multiplication
+/// (exact to a few ulps; `pow` costs ten times more, and the sums below call this in
+/// their inner loops).
+#[inline]
+fn powi(base: f64, exp: u32) -> f64 {
+    let mut out = 1.0;
+    for _ in 0..exp {
+        out *= base;
+    }
+    out
+}
+
+/// The powers one block load `x` needs, for `k ≥ 8` with `slots` positions a word:
+/// `q1^x`, `q1^{2x}` and `q2^{2x}`, where `q1 = 1 − 1/slots` and `q2 = 1 − 2/slots`.
+/// [`blocked_unrotated`] steps them from one load to the next by one multiplication.
+#[derive(Clone, Copy)]
+struct LoadPowers {
+    q1x: f64,
+    q1_2x: f64,
+    q2_2x: f64,
+}
+
+/// Probability that a block whose load has the powers `lp` answers "present" to a
+/// non-member whose pattern lands there, for `k ≥ 8` (independent words), with `slots`
+/// positions a word.
+#[inline]
+fn block_fpr_unrotated(k: u32, lp: LoadPowers, slots: f64) -> f64 {
+    let q1 = 1.0 - 1.0 / slots;
+    let single = 1.0 - lp.q1x;
+    let double = (1.0 / slots) * (1.0 - lp.q1_2x) + q1 * (1.0 - 2.0 * lp.q1_2x + lp.q2_2x);
+    let doubled_words = k.saturating_sub(8);
+    powi(single, 8 - doubled_words) * powi(double, doubled_words)
 }
 
 /// `FPR` for `k ≥ 8`: the binomial mixture of [`block_fpr_unrotated`] over block loads.
 fn blocked_unrotated(blocks: u64, k: u32, n: u64, slots: f64) -> f64 {
+    let (q1, q2) = (1.0 - 1.0 / slots, 1.0 - 2.0 / slots);
+    let at = |x: f64| LoadPowers {
+        q1x: pow(q1, x),
+        q1_2x: pow(q1, 2.0 * x),
+        q2_2x: pow(q2, 2.0 * x),
+    };
     if blocks == 1 {
-        return block_fpr_unrotated(k, n as f64, slots);
+        return block_fpr_unrotated(k, at(n as f64), slots);
     }
     let nf = n as f64;
     let p = 1.0 / blocks as f64;
     let odds = p / (1.0 - p);
     let mode = libm::floor((nf + 1.0) * p).min(nf);
+    let start = at(mode);
+    // One load step multiplies (up) or divides (down) the powers by these.
+    let (s1, s1_2, s2_2) = (q1, q1 * q1, q2 * q2);
     // Unnormalised weights relative to the mode, walked outwards until they vanish
     // (below 1e-30 of the mode's weight: far beyond any rate this crate sizes for).
-    let (mut weight_sum, mut acc) = (1.0, block_fpr_unrotated(k, mode, slots));
-    let mut w = 1.0;
-    let mut x = mode;
+    let (mut weight_sum, mut acc) = (1.0, block_fpr_unrotated(k, start, slots));
+    let (mut w, mut x, mut lp) = (1.0, mode, start);
     while x < nf {
         w *= (nf - x) / (x + 1.0) * odds;
         x += 1.0;
+        lp.q1x *= s1;
+        lp.q1_2x *= s1_2;
+        lp.q2_2x *= s2_2;
         weight_sum += w;
-        acc += w * block_fpr_unrotated(k, x, slots);
+        acc += w * block_fpr_unrotated(k, lp, slots);
         if w < 1e-30 {
             break;
         }
     }
-    w = 1.0;
-    x = mode;
+    let (mut w, mut x, mut lp) = (1.0, mode, start);
     while x > 0.0 {
         w *= x / (nf - x + 1.0) / odds;
         x -= 1.0;
+        lp.q1x /= s1;
+        lp.q1_2x /= s1_2;
+        lp.q2_2x /= s2_2;
         weight_sum += w;
-        acc += w * block_fpr_unrotated(k, x, slots);
+        acc += w * block_fpr_unrotated(k, lp, slots);
         if w < 1e-30 {
             break;
         }
@@ -159,17 +208,23 @@ fn blocked_unrotated(blocks: u64, k: u32, n: u64, slots: f64) -> f64 {
 /// `FPR` for `k < 8`: inclusion–exclusion over the query's words (see the module docs).
 fn blocked_rotated(blocks: u64, k: u32, n: u64, slots: f64) -> f64 {
     let q1 = 1.0 - 1.0 / slots;
+    let q1_pow: [f64; 9] = core::array::from_fn(|c| powi(q1, c as u32));
+    // W_r: word w is in the window of rotation r iff (w − r) mod 8 < k.
+    let windows: [u32; 8] = core::array::from_fn(|r| {
+        (0..k)
+            .map(|j| 1u32 << ((r as u32 + j) & 7))
+            .fold(0, |a, b| a | b)
+    });
     let nf = n as f64;
     let bf = blocks as f64;
     let mut total = 0.0;
     for subset in 0u32..(1 << k) {
-        // A(S) = (1/8) Σ_r q^{|S ∩ W_r|}; word w is in W_r iff (w − r) mod 8 < k.
-        let mut avoid = 0.0;
-        for r in 0..8u32 {
-            let window: u32 = (0..k).map(|j| 1u32 << ((r + j) & 7)).fold(0, |a, b| a | b);
-            avoid += pow(q1, (subset & window).count_ones() as f64);
-        }
-        avoid /= 8.0;
+        // A(S) = (1/8) Σ_r q^{|S ∩ W_r|}.
+        let avoid = windows
+            .iter()
+            .map(|&window| q1_pow[(subset & window).count_ones() as usize])
+            .sum::<f64>()
+            / 8.0;
         let term = exp(nf * log1p(-(1.0 - avoid) / bf));
         total += if subset.count_ones() % 2 == 0 {
             term
@@ -236,8 +291,55 @@ fn with_slots(blocks: u64, k: u32, n: u64, slots: f64) -> f64 {
         blocked_rotated(blocks, k, n, slots)
     };
     let ideal = ideal.clamp(0.0, 1.0);
-    let floor = (n as f64 / 18_446_744_073_709_551_616.0).min(1.0);
+    let floor = hash_floor(n);
     ideal + (1.0 - ideal) * floor
+}
+
+/// The floor a 64-bit hash puts under any filter's rate after `n` distinct keys: a
+/// non-member shares its full hash with a member with probability `min(1, n/2⁶⁴)`
+/// (to first order), and is then always a false positive. No size reaches a rate at or
+/// below it; the sizing functions refuse such targets with
+/// [`crate::ParamsError::FprBelowHashFloor`].
+///
+/// ```
+/// assert_eq!(linebloom::fpr::hash_floor(1 << 32), 1.0 / 4_294_967_296.0);
+/// ```
+pub fn hash_floor(n: u64) -> f64 {
+    (n as f64 / 18_446_744_073_709_551_616.0).min(1.0)
+}
+
+/// The chance that a non-member's `k` positions in one block all land on set positions,
+/// given the fraction `fill[w]` of set positions in each word `w`: the per-block term of
+/// the filters' `estimated_fpr`, exact for the scheme given the current bits.
+///
+/// Each position is uniform within its word, so a word that holds `c` of the query's
+/// positions contributes `fill^c` (`k ≥ 8`: `c = 2` in the first `k − 8` words, else 1;
+/// `k < 8`: one position in each of `k` consecutive words from a uniform rotation `r`,
+/// averaged over the 8 rotations).
+pub(crate) fn block_hit_rate(fill: [f64; 8], k: u32) -> f64 {
+    if k >= 8 {
+        let doubled = (k - 8) as usize;
+        fill.iter()
+            .enumerate()
+            .map(|(w, &f)| if w < doubled { f * f } else { f })
+            .product()
+    } else {
+        (0..8)
+            .map(|r| (0..k as usize).map(|j| fill[(r + j) & 7]).product::<f64>())
+            .sum::<f64>()
+            / 8.0
+    }
+}
+
+/// Estimated number of distinct keys from the fraction of positions still clear: each
+/// key leaves a given position clear with probability `1 − k/positions`, so
+/// `n̂ = ln(clear) / ln(1 − k/positions)`. A filter with no clear position gives
+/// `f64::INFINITY`.
+pub(crate) fn estimated_keys(clear_fraction: f64, k: u32, positions: f64) -> f64 {
+    if clear_fraction <= 0.0 {
+        return f64::INFINITY;
+    }
+    libm::log(clear_fraction) / libm::log1p(-(k as f64) / positions)
 }
 
 /// The information-theoretic lower bound on bits per key for false-positive rate `p`:

@@ -75,12 +75,13 @@ pub mod hasher;
 mod params;
 #[cfg(feature = "alloc")]
 mod scalable;
+mod storage;
 
 pub use arch::active_kernel;
 #[cfg(all(feature = "alloc", target_has_atomic = "64"))]
 pub use atomic::{AtomicBlock, AtomicBloomFilter};
 pub use block::Block;
-pub use bloom::{BloomFilter, DefaultStorage, IncompatibleError};
+pub use bloom::{BloomFilter, IncompatibleError};
 pub use classic::{ClassicBloomFilter, ClassicParams, MAX_CLASSIC_K};
 pub use counting::{CountingBloomFilter, RemoveError};
 pub use format::DecodeError;
@@ -91,4 +92,5 @@ pub use params::{
     FAST_K, FAST_SHAPE_ALLOWANCE, MAX_BLOCKS, MAX_BYTES, Params, ParamsError, SIZING_MARGIN,
 };
 #[cfg(feature = "alloc")]
-pub use scalable::{Mode, ScalableBloomFilter, ScalableError};
+pub use scalable::{MAX_LAYERS, Mode, ScalableBloomFilter, ScalableError, ScalableOptions};
+pub use storage::Blocks;

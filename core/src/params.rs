@@ -48,15 +48,26 @@ pub const MAX_BYTES: u64 = {
 pub const MAX_BLOCKS: u64 = MAX_BYTES / Block::BYTES as u64;
 
 /// Why parameters were refused.
-#[derive(Clone, Copy, Debug, PartialEq)]
+///
+/// It holds no floating-point value (the caller has the one it passed), so formatting
+/// it, even through `unwrap`, pulls no float formatting into firmware.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ParamsError {
     /// The target false-positive rate is not in the open interval (0, 1), or is NaN.
-    InvalidFpr(f64),
+    InvalidFpr,
+    /// The target rate is below what a 64-bit hash can deliver for this many keys: a
+    /// non-member shares its full hash with one of `capacity` members with probability
+    /// about `capacity / 2⁶⁴`, and then it is always a false positive
+    /// ([`crate::fpr::hash_floor`]). The sizing margin applies to it as well.
+    FprBelowHashFloor {
+        /// The capacity asked for.
+        capacity: u64,
+    },
     /// The capacity is zero.
     ZeroCapacity,
     /// Bits per key is not a finite number greater than zero.
-    InvalidBitsPerKey(f64),
+    InvalidBitsPerKey,
     /// `k` is not in `1..=16`.
     InvalidK(u32),
     /// Zero blocks.
@@ -69,12 +80,7 @@ pub enum ParamsError {
         got: u64,
     },
     /// Growth factor below 1 or tightening ratio outside (0, 1) (scalable filter).
-    InvalidGrowth {
-        /// The growth factor given.
-        growth: f64,
-        /// The tightening ratio given.
-        tightening: f64,
-    },
+    InvalidGrowth,
     /// The filter would exceed [`MAX_BYTES`] (or overflow `usize`).
     TooLarge {
         /// Bytes the request needs (saturated at `u64::MAX`).
@@ -85,9 +91,16 @@ pub enum ParamsError {
 impl core::fmt::Display for ParamsError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            ParamsError::InvalidFpr(p) => write!(f, "false-positive rate {p} is not in (0, 1)"),
+            ParamsError::InvalidFpr => f.write_str("the false-positive rate is not in (0, 1)"),
+            ParamsError::FprBelowHashFloor { capacity } => write!(
+                f,
+                "the false-positive rate is below what a 64-bit hash delivers for {capacity} keys \
+                 (about {capacity} / 2^64, from full-hash collisions)"
+            ),
             ParamsError::ZeroCapacity => f.write_str("capacity must be at least 1"),
-            ParamsError::InvalidBitsPerKey(b) => write!(f, "bits per key {b} must be > 0"),
+            ParamsError::InvalidBitsPerKey => {
+                f.write_str("bits per key must be a finite number greater than 0")
+            }
             ParamsError::InvalidK(k) => write!(
                 f,
                 "k = {k} is out of range (1..={MAX_K} blocked, 1..=32 classic)"
@@ -95,9 +108,8 @@ impl core::fmt::Display for ParamsError {
             ParamsError::StorageLength { expected, got } => {
                 write!(f, "storage has {got} blocks, the shape needs {expected}")
             }
-            ParamsError::InvalidGrowth { growth, tightening } => write!(
-                f,
-                "growth factor {growth} must be ≥ 1 and tightening ratio {tightening} in (0, 1)"
+            ParamsError::InvalidGrowth => f.write_str(
+                "the growth factor must be a finite number ≥ 1 and the tightening ratio in (0, 1)",
             ),
             ParamsError::ZeroBlocks => f.write_str("a filter needs at least one block"),
             ParamsError::TooLarge { bytes } => {
@@ -168,20 +180,13 @@ impl Params {
             + libm::floor(smallest.blocks as f64 * FAST_SHAPE_ALLOWANCE) as u64;
         let budget = budget.min(MAX_BLOCKS);
         let fast = FAST_K.iter().filter_map(|&k| {
-            if fpr::blocked(budget, k, capacity) > goal {
+            let rate = |blocks| fpr::blocked(blocks, k, capacity);
+            if rate(budget) > goal {
                 return None;
             }
-            // The rate falls as blocks grow (k fixed): bisect in (smallest, budget].
-            let (mut lo, mut hi) = (smallest.blocks as u64 - 1, budget);
-            while hi - lo > 1 {
-                let mid = lo + (hi - lo) / 2;
-                if fpr::blocked(mid, k, capacity) <= goal {
-                    hi = mid;
-                } else {
-                    lo = mid;
-                }
-            }
-            Some((hi, k))
+            // `smallest.blocks − 1` meets the target with no k at all.
+            let blocks = min_blocks(rate, goal, smallest.blocks as u64 - 1, budget);
+            Some((blocks, k))
         });
         match fast.min() {
             Some((blocks, k)) => Params::new(blocks, k),
@@ -192,11 +197,17 @@ impl Params {
     /// Like [`for_fpr`](Self::for_fpr), for a [`crate::CountingBloomFilter`]: sized with
     /// its own formula ([`crate::fpr::counting`], 16 counter positions per word).
     ///
+    /// The result is a plain `Params`: predict the counting filter's rate with
+    /// [`expected_counting_fpr`](Self::expected_counting_fpr) (or
+    /// [`crate::CountingBloomFilter::expected_fpr`]), not with
+    /// [`expected_fpr`](Self::expected_fpr), which is the Bloom filter's formula.
+    ///
     /// ```
     /// use linebloom::Params;
     /// let c = Params::counting_for_fpr(10_000, 0.01).unwrap();
     /// let b = Params::for_fpr(10_000, 0.01).unwrap();
     /// assert!(c.blocks() > b.blocks()); // a block holds 128 counters but 512 bits
+    /// assert!(c.expected_counting_fpr(10_000) <= 0.01);
     /// ```
     pub fn counting_for_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
         Params::smallest_meeting(capacity, fpr, fpr::counting)
@@ -204,51 +215,69 @@ impl Params {
 
     /// The smallest block count (and then the smallest k) whose `rate(blocks, k, n)` is at
     /// most `SIZING_MARGIN × fpr`.
+    ///
+    /// For each `k` the rate falls as blocks grow, so the answer is the least of the
+    /// per-`k` minima. The `k` that is best at the classic formula's size is searched
+    /// first; every other `k` costs one evaluation, at one block less than the best size
+    /// so far, unless it beats it. About 60 evaluations of the formula in all.
     fn smallest_meeting(
         capacity: u64,
         fpr: f64,
         rate: fn(u64, u32, u64) -> f64,
     ) -> Result<Self, ParamsError> {
         if !(fpr > 0.0 && fpr < 1.0) {
-            return Err(ParamsError::InvalidFpr(fpr));
+            return Err(ParamsError::InvalidFpr);
         }
         if capacity == 0 {
             return Err(ParamsError::ZeroCapacity);
         }
         let goal = fpr * SIZING_MARGIN;
-        let meets = |blocks: u64| (1..=MAX_K).find(|&k| rate(blocks, k, capacity) <= goal);
-        // Bracket: the classic formula's size is a lower bound to within a factor ~2;
-        // grow until some k meets the target, then bisect down.
+        if goal <= fpr::hash_floor(capacity) {
+            return Err(ParamsError::FprBelowHashFloor { capacity });
+        }
         let classic_bits = capacity as f64 * libm::log2(1.0 / fpr) / core::f64::consts::LN_2;
-        let mut lo = 0u64; // does not meet (or is 0)
-        let mut hi = ((classic_bits / 512.0) as u64).max(1);
-        loop {
-            if hi > MAX_BLOCKS {
-                if meets(MAX_BLOCKS).is_none() {
-                    let bytes = (hi as f64 * 64.0).min(u64::MAX as f64) as u64;
-                    return Err(ParamsError::TooLarge {
-                        bytes: bytes.max(MAX_BYTES + 1),
-                    });
+        let estimate = libm::ceil(classic_bits / Block::BITS as f64).clamp(1.0, MAX_BLOCKS as f64);
+        let estimate = estimate as u64;
+        let first = (1..=MAX_K)
+            .map(|k| (rate(estimate, k, capacity), k))
+            .fold(
+                (f64::INFINITY, 1),
+                |best, x| if x.0 < best.0 { x } else { best },
+            )
+            .1;
+        let mut best: Option<u64> = None;
+        for k in core::iter::once(first).chain((1..=MAX_K).filter(|&k| k != first)) {
+            let cap = best.map_or(MAX_BLOCKS, |b| b - 1);
+            let rate_k = |blocks| rate(blocks, k, capacity);
+            if cap == 0 || rate_k(cap) > goal {
+                continue;
+            }
+            // Bracket around the classic estimate (two evaluations) before searching.
+            let (mut lo, mut hi) = (0, cap);
+            let above = estimate.saturating_add(estimate / 4);
+            if above < hi && rate_k(above) <= goal {
+                hi = above;
+            }
+            let below = estimate - estimate / 4;
+            if below > lo && below < hi {
+                if rate_k(below) > goal {
+                    lo = below;
+                } else {
+                    hi = below;
                 }
-                hi = MAX_BLOCKS;
-                break;
             }
-            if meets(hi).is_some() {
-                break;
-            }
-            lo = hi;
-            hi = hi.saturating_mul(2);
+            best = Some(min_blocks(rate_k, goal, lo, hi));
         }
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            if meets(mid).is_some() {
-                hi = mid
-            } else {
-                lo = mid
-            }
-        }
-        let k = meets(hi).expect("hi always meets the target");
-        Params::new(hi, k)
+        let Some(blocks) = best else {
+            let bytes = (classic_bits / 8.0).min(u64::MAX as f64) as u64;
+            return Err(ParamsError::TooLarge {
+                bytes: bytes.max(MAX_BYTES + 1),
+            });
+        };
+        let k = (1..=MAX_K)
+            .find(|&k| rate(blocks, k, capacity) <= goal)
+            .expect("some k meets the target at the size found");
+        Params::new(blocks, k)
     }
 
     /// `bits_per_key × capacity` bits (rounded up to whole blocks), with the `k` that
@@ -262,7 +291,7 @@ impl Params {
     /// ```
     pub fn for_bits_per_key(capacity: u64, bits_per_key: f64) -> Result<Self, ParamsError> {
         if !(bits_per_key > 0.0 && bits_per_key.is_finite()) {
-            return Err(ParamsError::InvalidBitsPerKey(bits_per_key));
+            return Err(ParamsError::InvalidBitsPerKey);
         }
         if capacity == 0 {
             return Err(ParamsError::ZeroCapacity);
@@ -310,9 +339,62 @@ impl Params {
         self.bits() as f64 / n as f64
     }
 
-    /// The exact predicted false-positive rate after `n` distinct keys
-    /// ([`crate::fpr::blocked`]).
+    /// The exact predicted false-positive rate of a [`crate::BloomFilter`] of this shape
+    /// after `n` distinct keys ([`crate::fpr::blocked`]).
     pub fn expected_fpr(&self, n: u64) -> f64 {
         fpr::blocked(self.blocks as u64, self.k, n)
     }
+
+    /// The exact predicted false-positive rate of a [`crate::CountingBloomFilter`] of this
+    /// shape after `n` distinct keys ([`crate::fpr::counting`]: a block holds 128
+    /// counters, not 512 bits, so the rate is higher than [`expected_fpr`](Self::expected_fpr)).
+    pub fn expected_counting_fpr(&self, n: u64) -> f64 {
+        fpr::counting(self.blocks as u64, self.k, n)
+    }
+}
+
+/// The smallest `blocks` in `lo + 1 ..= hi` with `rate(blocks) ≤ goal`, given that `hi`
+/// meets the goal and `lo` does not (or is 0), for a `rate` that falls as blocks grow.
+///
+/// Regula falsi on `ln rate − ln goal` with the Illinois rule (the end that stays has its
+/// value halved, so neither end sticks), which needs a handful of evaluations where
+/// bisection needs `log2(hi − lo)`; after 12 steps it bisects, so it always ends.
+fn min_blocks(rate: impl Fn(u64) -> f64, goal: f64, mut lo: u64, mut hi: u64) -> u64 {
+    let excess = |blocks: u64| {
+        if blocks == 0 {
+            -libm::log(goal) // zero blocks: rate 1
+        } else {
+            libm::log(rate(blocks)) - libm::log(goal)
+        }
+    };
+    let (mut f_lo, mut f_hi) = (excess(lo), excess(hi));
+    let mut last_kept_lo: Option<bool> = None;
+    let mut steps = 0;
+    while hi - lo > 1 {
+        steps += 1;
+        let x = if steps <= 12 && f_lo.is_finite() && f_hi.is_finite() && f_lo > f_hi {
+            let t = f_lo / (f_lo - f_hi);
+            let x = lo as f64 + t * (hi - lo) as f64;
+            (libm::round(x) as u64).clamp(lo + 1, hi - 1)
+        } else {
+            lo + (hi - lo) / 2
+        };
+        let f_x = excess(x);
+        if f_x <= 0.0 {
+            hi = x;
+            f_hi = f_x;
+            if last_kept_lo == Some(true) {
+                f_lo /= 2.0;
+            }
+            last_kept_lo = Some(true);
+        } else {
+            lo = x;
+            f_lo = f_x;
+            if last_kept_lo == Some(false) {
+                f_hi /= 2.0;
+            }
+            last_kept_lo = Some(false);
+        }
+    }
+    hi
 }

@@ -16,12 +16,19 @@
 //!
 //! [`Full`]: ScalableError::Full
 
-use crate::block::Block;
 use crate::bloom::BloomFilter;
 use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::{Params, ParamsError};
-use alloc::boxed::Box;
+use crate::storage::Blocks;
 use alloc::vec::Vec;
+
+/// The most layers a scalable filter builds, and the most its decoder accepts.
+///
+/// Whatever the library builds, it can read back: the layer that would be number
+/// `MAX_LAYERS + 1` is refused with [`ScalableError::LayerLimit`], and the decoder
+/// accepts up to this many. Growth 2 reaches the largest filter ([`crate::MAX_BYTES`])
+/// within about 40 layers; only growth factors near 1 come close to this limit.
+pub const MAX_LAYERS: usize = 1024;
 
 /// Whether the filter may add layers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,7 +40,7 @@ pub enum Mode {
 }
 
 /// Why an insert into a scalable filter failed.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ScalableError {
     /// [`Mode::Fixed`] and the capacity is reached; the key was not added.
@@ -41,8 +48,11 @@ pub enum ScalableError {
         /// Keys the filter holds.
         len: u64,
     },
-    /// The next layer's parameters are not valid (too large, or a rate that underflowed).
+    /// The next layer's parameters are not valid (too large, or a rate below what a
+    /// 64-bit hash delivers); the key was not added.
     Layer(ParamsError),
+    /// The filter has [`MAX_LAYERS`] layers; the key was not added.
+    LayerLimit,
 }
 
 impl core::fmt::Display for ScalableError {
@@ -52,31 +62,127 @@ impl core::fmt::Display for ScalableError {
                 write!(f, "filter is full ({len} keys) and does not scale")
             }
             ScalableError::Layer(e) => write!(f, "cannot add a layer: {e}"),
+            ScalableError::LayerLimit => {
+                write!(f, "cannot add a layer: the filter has {MAX_LAYERS} layers")
+            }
         }
     }
 }
 
 impl core::error::Error for ScalableError {}
 
-/// A Bloom filter that grows in layers (see the module docs).
-#[derive(Clone, Debug)]
-pub struct ScalableBloomFilter<H = IntFold> {
-    layers: Vec<BloomFilter<Box<[Block]>, H>>,
-    /// Capacity of each layer, parallel to `layers`.
-    capacities: Vec<u64>,
-    /// New keys inserted into the newest layer.
-    newest_len: u64,
-    len: u64,
+/// The options of a [`ScalableBloomFilter`]: initial capacity and target rate, plus
+/// growth factor, tightening ratio and [`Mode`], whose defaults are 2, 0.5 (as
+/// RedisBloom) and [`Mode::Scaling`].
+///
+/// ```
+/// use linebloom::{Mode, ScalableOptions};
+/// let o = ScalableOptions::new(1_000, 0.01).growth(4.0).mode(Mode::Fixed);
+/// assert_eq!((o.growth_factor(), o.tightening_ratio()), (4.0, 0.5));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScalableOptions {
     initial_capacity: u64,
     fpr: f64,
     growth: f64,
     tightening: f64,
     mode: Mode,
+}
+
+impl ScalableOptions {
+    /// A scaling filter for `initial_capacity` keys in its first layer and a compounded
+    /// rate of at most `fpr`, with growth 2 and tightening 0.5. Checked when the filter
+    /// is built ([`ScalableBloomFilter::with_options`]).
+    pub fn new(initial_capacity: u64, fpr: f64) -> Self {
+        ScalableOptions {
+            initial_capacity,
+            fpr,
+            growth: 2.0,
+            tightening: 0.5,
+            mode: Mode::Scaling,
+        }
+    }
+
+    /// Each layer's capacity is this factor (≥ 1) times the previous one's.
+    pub fn growth(self, growth: f64) -> Self {
+        ScalableOptions { growth, ..self }
+    }
+
+    /// Each layer's target rate is this ratio (in (0, 1)) times the previous one's.
+    pub fn tightening(self, tightening: f64) -> Self {
+        ScalableOptions { tightening, ..self }
+    }
+
+    /// Grow, or refuse new keys past the first layer's capacity.
+    pub fn mode(self, mode: Mode) -> Self {
+        ScalableOptions { mode, ..self }
+    }
+
+    /// The first layer's capacity.
+    pub fn initial_capacity(&self) -> u64 {
+        self.initial_capacity
+    }
+
+    /// The target compounded rate.
+    pub fn fpr(&self) -> f64 {
+        self.fpr
+    }
+
+    /// The growth factor.
+    pub fn growth_factor(&self) -> f64 {
+        self.growth
+    }
+
+    /// The tightening ratio.
+    pub fn tightening_ratio(&self) -> f64 {
+        self.tightening
+    }
+
+    /// The mode.
+    pub fn scaling_mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Capacity and target rate of layer `i`.
+    pub(crate) fn layer_shape(&self, i: usize) -> (u64, f64) {
+        let cap =
+            (self.initial_capacity as f64 * libm::pow(self.growth, i as f64)).min(u64::MAX as f64);
+        let p = self.fpr * (1.0 - self.tightening) * libm::pow(self.tightening, i as f64);
+        (libm::ceil(cap) as u64, p)
+    }
+
+    /// The checks of [`ScalableBloomFilter::with_options`] (the first layer is checked
+    /// by building it).
+    pub(crate) fn check(&self) -> Result<(), ParamsError> {
+        let (growth, tightening) = (self.growth, self.tightening);
+        if !(growth >= 1.0 && growth.is_finite() && tightening > 0.0 && tightening < 1.0) {
+            return Err(ParamsError::InvalidGrowth);
+        }
+        if !(self.fpr > 0.0 && self.fpr < 1.0) {
+            return Err(ParamsError::InvalidFpr);
+        }
+        if self.initial_capacity == 0 {
+            return Err(ParamsError::ZeroCapacity);
+        }
+        Ok(())
+    }
+}
+
+/// A Bloom filter that grows in layers (see the module docs).
+#[derive(Clone, Debug)]
+pub struct ScalableBloomFilter<H = IntFold> {
+    layers: Vec<BloomFilter<Blocks, H>>,
+    /// Capacity of each layer, parallel to `layers`.
+    capacities: Vec<u64>,
+    /// New keys inserted into the newest layer.
+    newest_len: u64,
+    len: u64,
+    options: ScalableOptions,
     hasher: H,
     /// Why the next layer could not be built, once that was tried: sizing depends only
     /// on the options and the layer count, so it would fail the same way again, and a
     /// later insert returns this at once instead of re-running the sizing search.
-    next_layer_error: Option<ParamsError>,
+    next_layer_error: Option<ScalableError>,
 }
 
 /// Equal options, hasher, counts and layers. `next_layer_error` is left out: it caches
@@ -87,45 +193,9 @@ impl<H: PartialEq> PartialEq for ScalableBloomFilter<H> {
             && self.capacities == other.capacities
             && self.newest_len == other.newest_len
             && self.len == other.len
-            && self.initial_capacity == other.initial_capacity
-            && self.fpr == other.fpr
-            && self.growth == other.growth
-            && self.tightening == other.tightening
-            && self.mode == other.mode
+            && self.options == other.options
             && self.hasher == other.hasher
     }
-}
-
-/// Capacity and target rate of layer `i` for these options.
-pub(crate) fn layer_shape(
-    initial_capacity: u64,
-    fpr: f64,
-    growth: f64,
-    tightening: f64,
-    i: usize,
-) -> (u64, f64) {
-    let cap = (initial_capacity as f64 * libm::pow(growth, i as f64)).min(u64::MAX as f64);
-    let p = fpr * (1.0 - tightening) * libm::pow(tightening, i as f64);
-    (libm::ceil(cap) as u64, p)
-}
-
-/// The option checks of [`ScalableBloomFilter::with_options`].
-pub(crate) fn check_options(
-    initial_capacity: u64,
-    fpr: f64,
-    growth: f64,
-    tightening: f64,
-) -> Result<(), ParamsError> {
-    if !(growth >= 1.0 && growth.is_finite() && tightening > 0.0 && tightening < 1.0) {
-        return Err(ParamsError::InvalidGrowth { growth, tightening });
-    }
-    if !(fpr > 0.0 && fpr < 1.0) {
-        return Err(ParamsError::InvalidFpr(fpr));
-    }
-    if initial_capacity == 0 {
-        return Err(ParamsError::ZeroCapacity);
-    }
-    Ok(())
 }
 
 impl ScalableBloomFilter {
@@ -136,65 +206,55 @@ impl ScalableBloomFilter {
     /// use linebloom::ScalableBloomFilter;
     /// let mut f = ScalableBloomFilter::new(1_000, 0.01)?;
     /// for i in 0..10_000u64 {
-    ///     f.insert(&i)?;
+    ///     f.insert(&i);
     /// }
     /// assert!(f.layers() > 1);
     /// assert!((0..10_000u64).all(|i| f.contains(&i)));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
     pub fn new(initial_capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
         ScalableBloomFilter::with_options(
-            initial_capacity,
-            fpr,
-            2.0,
-            0.5,
-            Mode::Scaling,
+            ScalableOptions::new(initial_capacity, fpr),
             IntFold::default(),
         )
     }
 }
 
 impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
-    /// A filter with every option: growth factor (≥ 1), tightening ratio (in (0, 1)),
-    /// mode and hasher.
+    /// A filter with the given options and hasher; builds the first layer.
     ///
     /// ```
-    /// use linebloom::{IntFold, Mode, ParamsError, ScalableBloomFilter};
-    /// let bad = ScalableBloomFilter::with_options(100, 0.01, 0.5, 0.5, Mode::Scaling, IntFold::default());
-    /// assert!(matches!(bad, Err(ParamsError::InvalidGrowth { .. })));
+    /// use linebloom::{IntFold, Mode, ParamsError, ScalableBloomFilter, ScalableOptions};
+    /// let options = ScalableOptions::new(100, 0.01).growth(0.5);
+    /// let bad = ScalableBloomFilter::with_options(options, IntFold::default());
+    /// assert_eq!(bad.err(), Some(ParamsError::InvalidGrowth));
+    ///
+    /// let fixed = ScalableOptions::new(100, 0.01).mode(Mode::Fixed);
+    /// let f = ScalableBloomFilter::with_options(fixed, IntFold::default())?;
+    /// assert_eq!(f.capacity(), 100);
+    /// # Ok::<(), ParamsError>(())
     /// ```
-    pub fn with_options(
-        initial_capacity: u64,
-        fpr: f64,
-        growth: f64,
-        tightening: f64,
-        mode: Mode,
-        hasher: H,
-    ) -> Result<Self, ParamsError> {
-        check_options(initial_capacity, fpr, growth, tightening)?;
-        let options = (initial_capacity, fpr, growth, tightening, mode);
+    pub fn with_options(options: ScalableOptions, hasher: H) -> Result<Self, ParamsError> {
+        options.check()?;
         let mut f = ScalableBloomFilter::from_parts(options, hasher, Vec::new(), 0, 0);
-        f.add_layer()?;
+        f.add_layer().map_err(|e| match e {
+            ScalableError::Layer(e) => e,
+            _ => unreachable!("the first layer is within every limit but its parameters"),
+        })?;
         Ok(f)
     }
 
-    /// Capacity and rate of layer `i`.
-    fn layer_shape(&self, i: usize) -> (u64, f64) {
-        layer_shape(
-            self.initial_capacity,
-            self.fpr,
-            self.growth,
-            self.tightening,
-            i,
-        )
-    }
-
-    fn add_layer(&mut self) -> Result<(), ParamsError> {
+    fn add_layer(&mut self) -> Result<(), ScalableError> {
         if let Some(e) = self.next_layer_error {
             return Err(e);
         }
-        let (cap, p) = self.layer_shape(self.layers.len());
-        let params = Params::for_fpr(cap, p).inspect_err(|e| self.next_layer_error = Some(*e))?;
+        if self.layers.len() >= MAX_LAYERS {
+            self.next_layer_error = Some(ScalableError::LayerLimit);
+            return Err(ScalableError::LayerLimit);
+        }
+        let (cap, p) = self.options.layer_shape(self.layers.len());
+        let params = Params::for_fpr(cap, p).map_err(ScalableError::Layer);
+        let params = params.inspect_err(|e| self.next_layer_error = Some(*e))?;
         self.layers
             .push(BloomFilter::with_hasher(params, self.hasher.clone()));
         self.capacities.push(cap);
@@ -204,34 +264,29 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
 
     /// Crate-internal (decoding): the filter from validated parts.
     pub(crate) fn from_parts(
-        options: (u64, f64, f64, f64, Mode),
+        options: ScalableOptions,
         hasher: H,
-        layers: Vec<BloomFilter<Box<[Block]>, H>>,
+        layers: Vec<BloomFilter<Blocks, H>>,
         len: u64,
         newest_len: u64,
     ) -> Self {
-        let (initial_capacity, fpr, growth, tightening, mode) = options;
         let capacities = (0..layers.len())
-            .map(|i| layer_shape(initial_capacity, fpr, growth, tightening, i).0)
+            .map(|i| options.layer_shape(i).0)
             .collect();
         ScalableBloomFilter {
             layers,
             capacities,
             newest_len,
             len,
-            initial_capacity,
-            fpr,
-            growth,
-            tightening,
-            mode,
+            options,
             hasher,
             next_layer_error: None,
         }
     }
 
-    /// The capacity of the first layer.
-    pub fn initial_capacity(&self) -> u64 {
-        self.initial_capacity
+    /// The options the filter was built with.
+    pub fn options(&self) -> ScalableOptions {
+        self.options
     }
 
     /// New keys in the newest layer.
@@ -249,22 +304,60 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
         self.layers.iter().any(|l| l.contains_hash(hash))
     }
 
-    /// Adds `key`. `Ok(true)` if it was new, `Ok(false)` if it was possibly present in
-    /// some layer already (then nothing changes). Errors leave the filter unchanged.
-    pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> Result<bool, ScalableError> {
-        self.insert_hash(key.hash_key(&self.hasher))
+    /// Adds `key`: `true` if it was new, `false` if some layer already reported it
+    /// present (then nothing changes), as `HashSet::insert` answers.
+    ///
+    /// # Panics
+    ///
+    /// If the filter cannot take the key: [`Mode::Fixed`] at capacity, or a next layer
+    /// that cannot be built ([`MAX_LAYERS`], or a layer too large or with a rate below
+    /// the 64-bit hash's floor, which only growth factors near 1 or absurd sizes reach).
+    /// [`try_insert`](Self::try_insert) returns those as errors instead; use it in
+    /// [`Mode::Fixed`].
+    #[track_caller]
+    pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
+        match self.try_insert(key) {
+            Ok(new) => new,
+            Err(e) => panic!("ScalableBloomFilter::insert: {e}"),
+        }
     }
 
     /// [`insert`](Self::insert) for a caller's hash.
-    pub fn insert_hash(&mut self, hash: u64) -> Result<bool, ScalableError> {
+    #[track_caller]
+    pub fn insert_hash(&mut self, hash: u64) -> bool {
+        match self.try_insert_hash(hash) {
+            Ok(new) => new,
+            Err(e) => panic!("ScalableBloomFilter::insert_hash: {e}"),
+        }
+    }
+
+    /// Adds `key`, or says why it cannot: `Ok(true)` if it was new, `Ok(false)` if it was
+    /// possibly present already. Errors leave the filter unchanged.
+    ///
+    /// ```
+    /// use linebloom::{IntFold, Mode, ScalableBloomFilter, ScalableError, ScalableOptions};
+    /// let options = ScalableOptions::new(10, 0.01).mode(Mode::Fixed);
+    /// let mut f = ScalableBloomFilter::with_options(options, IntFold::default())?;
+    /// for i in 0..10u64 {
+    ///     assert_eq!(f.try_insert(&i), Ok(true));
+    /// }
+    /// assert_eq!(f.try_insert(&1000u64), Err(ScalableError::Full { len: 10 }));
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    pub fn try_insert<K: Key + ?Sized>(&mut self, key: &K) -> Result<bool, ScalableError> {
+        self.try_insert_hash(key.hash_key(&self.hasher))
+    }
+
+    /// [`try_insert`](Self::try_insert) for a caller's hash.
+    pub fn try_insert_hash(&mut self, hash: u64) -> Result<bool, ScalableError> {
         if self.contains_hash(hash) {
             return Ok(false);
         }
         let newest_cap = *self.capacities.last().expect("at least one layer");
         if self.newest_len >= newest_cap {
-            match self.mode {
+            match self.options.mode {
                 Mode::Fixed => return Err(ScalableError::Full { len: self.len }),
-                Mode::Scaling => self.add_layer().map_err(ScalableError::Layer)?,
+                Mode::Scaling => self.add_layer()?,
             }
         }
         self.layers
@@ -286,12 +379,18 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
         self.capacities.iter().sum()
     }
 
-    /// New keys inserted (inserts that returned `Ok(true)`).
+    /// Keys that were added: inserts that returned `true`.
+    ///
+    /// A key whose bits were all set already is not added, whether it is a repeat or a
+    /// new key that met a false positive. So after `n` distinct inserts `len()` is `n`
+    /// minus the false positives met on the way, about `n·p` at most (99,144 for 100,000
+    /// keys at 1%). This is the count that decides when a layer is full. For an estimate
+    /// of the distinct keys inserted, use [`estimated_len`](Self::estimated_len).
     pub fn len(&self) -> u64 {
         self.len
     }
 
-    /// No key inserted yet?
+    /// No key added yet?
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -301,20 +400,43 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
         self.layers.iter().map(|l| l.params().bytes()).sum()
     }
 
+    /// Fraction of all layers' bits that are set.
+    pub fn fill_ratio(&self) -> f64 {
+        let set: f64 = self
+            .layers
+            .iter()
+            .map(|l| l.fill_ratio() * l.params().bits() as f64)
+            .sum();
+        let bits: u64 = self.layers.iter().map(|l| l.params().bits()).sum();
+        set / bits as f64
+    }
+
+    /// Estimated number of distinct keys inserted: the sum of the layers'
+    /// [`BloomFilter::estimated_len`] (each key lives in exactly one layer).
+    pub fn estimated_len(&self) -> f64 {
+        self.layers.iter().map(|l| l.estimated_len()).sum()
+    }
+
+    /// The false-positive rate of the filter as it is now, for a random non-member:
+    /// `1 − Π(1 − fᵢ)` over the layers' [`BloomFilter::estimated_fpr`]. Compare it with
+    /// [`fpr_bound`](Self::fpr_bound), the rate the options promise.
+    pub fn estimated_fpr(&self) -> f64 {
+        1.0 - self
+            .layers
+            .iter()
+            .map(|l| 1.0 - l.estimated_fpr())
+            .product::<f64>()
+    }
+
     /// The bound on the compounded rate with the current layers: `1 − Π(1 − pᵢ)`.
     pub fn fpr_bound(&self) -> f64 {
         1.0 - (0..self.layers.len())
-            .map(|i| 1.0 - self.layer_shape(i).1)
+            .map(|i| 1.0 - self.options.layer_shape(i).1)
             .product::<f64>()
     }
 
     /// The layers, oldest first.
-    pub fn layer_filters(&self) -> &[BloomFilter<Box<[Block]>, H>] {
+    pub fn layer_filters(&self) -> &[BloomFilter<Blocks, H>] {
         &self.layers
-    }
-
-    /// Target rate, growth factor, tightening ratio and mode.
-    pub fn options(&self) -> (f64, f64, f64, Mode) {
-        (self.fpr, self.growth, self.tightening, self.mode)
     }
 }

@@ -83,7 +83,7 @@ impl Family for ScalableBloomFilter {
         ScalableBloomFilter::new((n / 10).max(1), 0.01).unwrap()
     }
     fn put(&mut self, key: u64) -> bool {
-        self.insert(&key).unwrap()
+        self.insert(&key)
     }
     fn has(&self, key: u64) -> bool {
         self.contains(&key)
@@ -263,13 +263,12 @@ fn counters_rarely_saturate() {
 
 #[test]
 fn fixed_mode_reports_full_instead_of_growing() {
-    let mut f =
-        ScalableBloomFilter::with_options(100, 0.01, 2.0, 0.5, Mode::Fixed, Xxh3::default())
-            .unwrap();
+    let options = ScalableOptions::new(100, 0.01).mode(Mode::Fixed);
+    let mut f = ScalableBloomFilter::with_options(options, Xxh3::default()).unwrap();
     let mut added = 0;
     let mut err = None;
     for k in 0..1_000u64 {
-        match f.insert(&k) {
+        match f.try_insert(&k) {
             Ok(true) => added += 1,
             Ok(false) => {}
             Err(e) => {
@@ -292,9 +291,9 @@ fn bad_growth_options_are_refused() {
         (f64::NAN, 0.5),
         (2.0, f64::NAN),
     ] {
-        let e = ScalableBloomFilter::with_options(10, 0.01, g, r, Mode::Scaling, Xxh3::default())
-            .unwrap_err();
-        assert!(matches!(e, ParamsError::InvalidGrowth { .. }), "{g} {r}");
+        let options = ScalableOptions::new(10, 0.01).growth(g).tightening(r);
+        let e = ScalableBloomFilter::with_options(options, Xxh3::default()).unwrap_err();
+        assert_eq!(e, ParamsError::InvalidGrowth, "{g} {r}");
     }
 }
 
@@ -314,7 +313,7 @@ fn scalable_keeps_its_bound_after_growing_100x() {
     for seed in 0..seeds {
         let mut f = ScalableBloomFilter::new(initial, target).unwrap();
         for k in members(seed, n) {
-            f.insert(&k).unwrap();
+            f.insert(&k);
         }
         bound = f.fpr_bound();
         f_layers = f.layers();
@@ -456,7 +455,7 @@ fn encodings() -> Vec<Encoding> {
     cl.extend(0..40u64);
     let mut s = ScalableBloomFilter::new(10, 0.05).unwrap();
     for k in 0..45u64 {
-        s.insert(&k).unwrap();
+        s.insert(&k);
     }
     vec![
         ("counting", c.to_bytes(), |b| {
@@ -537,7 +536,7 @@ fn classic_and_scalable_inconsistencies_have_their_own_error() {
 
     let mut s = ScalableBloomFilter::new(10, 0.05).unwrap();
     for k in 0..45u64 {
-        s.insert(&k).unwrap();
+        s.insert(&k);
     }
     let mut bytes = s.to_bytes();
     bytes[64 + 32 + 8] ^= 1; // first layer's k no longer what the options give
@@ -551,7 +550,7 @@ fn classic_and_scalable_inconsistencies_have_their_own_error() {
     reseal(&mut bytes);
     assert!(matches!(
         <ScalableBloomFilter>::from_bytes(&bytes).unwrap_err(),
-        DecodeError::InvalidParams(ParamsError::InvalidFpr(_))
+        DecodeError::InvalidParams(ParamsError::InvalidFpr)
     ));
 }
 
@@ -561,18 +560,17 @@ fn a_scalable_filter_that_cannot_grow_says_why_every_time() {
     // sizing search on every later insert. It now remembers the error; every insert past
     // capacity returns the same error, leaves the filter unchanged, and the remembered
     // error does not make it unequal to a decoded copy.
-    use linebloom::{IntFold, Mode, ParamsError, ScalableBloomFilter, ScalableError};
-    let mut f =
-        ScalableBloomFilter::with_options(100, 0.01, 1e15, 0.5, Mode::Scaling, IntFold::default())
-            .unwrap();
+    use linebloom::{IntFold, ParamsError, ScalableBloomFilter, ScalableError};
+    let options = ScalableOptions::new(100, 0.01).growth(1e12);
+    let mut f = ScalableBloomFilter::with_options(options, IntFold::default()).unwrap();
     let mut i = 0u64;
     while f.newest_len() < 100 {
-        f.insert(&i).unwrap();
+        f.insert(&i);
         i += 1;
     }
     let full = f.clone();
     for _ in 0..3 {
-        let err = f.insert(&u64::MAX).unwrap_err();
+        let err = f.try_insert(&u64::MAX).unwrap_err();
         assert!(
             matches!(err, ScalableError::Layer(ParamsError::TooLarge { .. })),
             "{err:?}"
@@ -583,4 +581,121 @@ fn a_scalable_filter_that_cannot_grow_says_why_every_time() {
         ScalableBloomFilter::<IntFold>::from_bytes(&f.to_bytes()).unwrap(),
         f
     );
+}
+
+// ---- monitoring ------------------------------------------------------------------
+
+/// One filter's monitoring numbers after `n` distinct keys, against measurement.
+struct Monitored {
+    name: &'static str,
+    estimated_len: f64,
+    estimated_fpr: f64,
+    /// False positives among `probes` non-members.
+    false_positives: u64,
+}
+
+impl Monitored {
+    /// `estimated_len` within 3% of `n` (its standard error is under 0.5% at these
+    /// sizes); the measured rate within 5 binomial standard deviations of
+    /// `estimated_fpr` (which is exact given the bits, so the count of false positives
+    /// is Binomial(probes, estimated_fpr) up to the hash's deviation from ideal, for
+    /// which 3% of the rate is allowed on top).
+    fn check(&self, n: usize, probes: u64) {
+        let Monitored {
+            name,
+            estimated_len,
+            estimated_fpr: p,
+            ..
+        } = *self;
+        assert!(
+            (estimated_len / n as f64 - 1.0).abs() < 0.03,
+            "{name}: estimated_len {estimated_len} for {n} keys"
+        );
+        let measured = self.false_positives as f64 / probes as f64;
+        let allowed = 5.0 * (p * (1.0 - p) / probes as f64).sqrt() + 0.03 * p;
+        assert!(
+            (measured - p).abs() <= allowed,
+            "{name}: measured {measured}, estimated_fpr {p} (allowed ±{allowed})"
+        );
+    }
+}
+
+#[test]
+fn every_filter_reports_count_and_rate_that_measurement_confirms() {
+    // Regression (issue 10): the counting filter had no estimated_fpr and its
+    // `Params::expected_fpr` used the plain formula (0.001% predicted, 0.95% measured);
+    // the scalable filter had only its bound. Every type now has fill_ratio,
+    // estimated_len and estimated_fpr, checked here against measurement.
+    let n = if RELEASE { 100_000 } else { 20_000 };
+    let probes = if RELEASE { 1_000_000 } else { 200_000 };
+    let keys = members(77, n);
+    let fp = |contains: &dyn Fn(&u64) -> bool| {
+        non_members(77).take(probes).filter(|k| contains(k)).count() as u64
+    };
+    let probes = probes as u64;
+
+    let mut bloom = BloomFilter::for_fpr(n as u64, 0.01).unwrap();
+    bloom.extend(keys.iter().copied());
+    let atomic = AtomicBloomFilter::new(bloom.params());
+    keys.iter().for_each(|k| {
+        atomic.insert(k);
+    });
+    let mut classic = ClassicBloomFilter::new(ClassicParams::for_fpr(n as u64, 0.01).unwrap());
+    keys.iter().for_each(|k| {
+        classic.insert(k);
+    });
+    let mut counting = CountingBloomFilter::for_fpr(n as u64, 0.01).unwrap();
+    counting.extend(keys.iter().copied());
+    let mut scalable = ScalableBloomFilter::new(n as u64 / 8, 0.01).unwrap();
+    keys.iter().for_each(|k| {
+        scalable.insert(k);
+    });
+
+    let monitored = [
+        Monitored {
+            name: "bloom",
+            estimated_len: bloom.estimated_len(),
+            estimated_fpr: bloom.estimated_fpr(),
+            false_positives: fp(&|k| bloom.contains(k)),
+        },
+        Monitored {
+            name: "atomic",
+            estimated_len: atomic.estimated_len(),
+            estimated_fpr: atomic.estimated_fpr(),
+            false_positives: fp(&|k| atomic.contains(k)),
+        },
+        Monitored {
+            name: "classic",
+            estimated_len: classic.estimated_len(),
+            estimated_fpr: classic.estimated_fpr(),
+            false_positives: fp(&|k| classic.contains(k)),
+        },
+        Monitored {
+            name: "counting",
+            estimated_len: counting.estimated_len(),
+            estimated_fpr: counting.estimated_fpr(),
+            false_positives: fp(&|k| counting.contains(k)),
+        },
+        Monitored {
+            name: "scalable",
+            estimated_len: scalable.estimated_len(),
+            estimated_fpr: scalable.estimated_fpr(),
+            false_positives: fp(&|k| scalable.contains(k)),
+        },
+    ];
+    for m in &monitored {
+        m.check(n, probes);
+    }
+
+    // The counting filter's prediction uses its own formula and agrees with its state.
+    let predicted = counting.expected_fpr(n as u64);
+    assert!(predicted <= 0.01 && predicted > 0.005, "{predicted}");
+    assert!((counting.estimated_fpr() / predicted - 1.0).abs() < 0.1);
+    // Its plain copy answers alike and reports the same rate, but not the same count.
+    let plain = counting.to_bloom();
+    assert!((plain.estimated_fpr() / counting.estimated_fpr() - 1.0).abs() < 1e-12);
+    assert!(plain.estimated_len() > 3.0 * n as f64);
+    // The scalable filter's len() counts added keys: n minus false positives met.
+    assert!(scalable.len() <= n as u64 && scalable.len() as f64 >= 0.98 * n as f64);
+    assert!(scalable.estimated_fpr() <= scalable.fpr_bound());
 }

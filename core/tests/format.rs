@@ -322,7 +322,7 @@ fn scalable_counts_must_match_its_layers() {
     use linebloom::ScalableBloomFilter;
     let mut f = ScalableBloomFilter::new(100, 0.01).unwrap();
     for i in 0..450u64 {
-        f.insert(&i).unwrap();
+        f.insert(&i);
     }
     assert!(f.layers() > 1, "the test needs full layers");
     let good = f.to_bytes();
@@ -345,5 +345,63 @@ fn scalable_counts_must_match_its_layers() {
             Some(DecodeError::Inconsistent),
             "len {new_len}, newest {new_newest}"
         );
+    }
+}
+
+#[test]
+fn classic_filters_with_the_old_probe_scheme_are_refused() {
+    // Regression (issue 10): the classic filter's probes changed from enhanced double
+    // hashing (scheme 0: bytes 40..48 were zero) to one mixed value per probe (scheme
+    // 1). Old bytes would decode and then answer with false negatives, so they are
+    // refused by name.
+    use linebloom::{ClassicBloomFilter, ClassicParams};
+    let mut f = ClassicBloomFilter::new(ClassicParams::new(700, 4).unwrap());
+    f.insert("a");
+    let mut b = f.to_bytes();
+    assert_eq!(b[40..48], 1u64.to_le_bytes(), "scheme 1 is written");
+    for scheme in [0u64, 2, u64::MAX] {
+        b[40..48].copy_from_slice(&scheme.to_le_bytes());
+        reseal(&mut b);
+        let err = ClassicBloomFilter::<_, linebloom::IntFold>::from_bytes(&b).unwrap_err();
+        assert_eq!(err, DecodeError::UnsupportedProbeScheme(scheme));
+        assert!(err.to_string().contains("rebuild"), "{err}");
+    }
+}
+
+#[test]
+fn every_scalable_filter_the_library_builds_decodes() {
+    // Regression (issue 10): growth 1.0 made more than 128 layers (options (1, 0.5,
+    // 1.0, 0.9) and 200 inserts gave 187), which the decoder refused. The builder now
+    // stops at MAX_LAYERS and the decoder accepts up to MAX_LAYERS, so a filter grown
+    // until it cannot grow any more still round-trips.
+    use linebloom::{IntFold, MAX_LAYERS, ScalableBloomFilter, ScalableError, ScalableOptions};
+    for tightening in [0.9, 0.99] {
+        let options = ScalableOptions::new(1, 0.5)
+            .growth(1.0)
+            .tightening(tightening);
+        let mut f = ScalableBloomFilter::with_options(options, IntFold::default()).unwrap();
+        let mut key = 0u64;
+        let stopped = loop {
+            match f.try_insert(&key) {
+                Ok(_) => key += 1,
+                Err(e) => break e,
+            }
+        };
+        assert!(
+            f.layers() > 128 && f.layers() <= MAX_LAYERS,
+            "{}",
+            f.layers()
+        );
+        assert!(
+            matches!(
+                stopped,
+                ScalableError::LayerLimit
+                    | ScalableError::Layer(ParamsError::FprBelowHashFloor { .. })
+            ),
+            "{stopped:?}"
+        );
+        let copy = ScalableBloomFilter::<IntFold>::from_bytes(&f.to_bytes()).unwrap();
+        assert_eq!(copy, f);
+        assert!((0..key).all(|k| copy.contains(&k)));
     }
 }

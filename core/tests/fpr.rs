@@ -197,3 +197,35 @@ fn structured_integer_keys_match_the_formula() {
         );
     }
 }
+
+#[test]
+fn classic_sized_for_a_small_rate_measures_below_it() {
+    // Regression (issue 10): the exact classic formula cancelled to 0.0, and
+    // `ClassicParams::for_fpr(1000, 1e-7)` measured 3.6e-6. Bound: the pooled count of
+    // false positives is Binomial(N, p̄) with p̄ ≤ 1e-7 if sizing holds; with N = 2e7
+    // (release) its mean is ≤ 2 and P(count ≥ 13) < 2e-7; with N = 2e6 (debug) the mean
+    // is ≤ 0.2 and P(count ≥ 6) < 1e-7. The old filter's mean was 72 (release).
+    use linebloom::{ClassicBloomFilter, ClassicParams};
+    let params = ClassicParams::for_fpr(1000, 1e-7).unwrap();
+    let (seeds, probes, allowed) = if RELEASE {
+        (20, 1_000_000, 12)
+    } else {
+        (4, 500_000, 5)
+    };
+    let mut hits = 0;
+    for seed in 0..seeds {
+        let mut f = ClassicBloomFilter::new(params);
+        for key in members(1000 + seed, 1000) {
+            f.insert(&key);
+        }
+        hits += non_members(1000 + seed)
+            .take(probes)
+            .filter(|k| f.contains(k))
+            .count();
+    }
+    assert!(
+        hits <= allowed,
+        "{hits} false positives in {} probes",
+        seeds * probes as u64
+    );
+}

@@ -13,7 +13,7 @@ fn golden_filter<H: StableHasher>(
     k: u32,
     seed: u64,
     kernel: &'static Kernel,
-) -> BloomFilter<Box<[linebloom::Block]>, H> {
+) -> BloomFilter<linebloom::Blocks, H> {
     let mut f = BloomFilter::with_hasher(Params::new(blocks, k).unwrap(), H::from_seed(seed))
         .with_kernel(kernel);
     for i in 0..500u64 {

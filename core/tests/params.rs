@@ -1,13 +1,15 @@
 //! Sizing: typed errors for bad input, sane results for degenerate input, and the
 //! theoretical functions' sanity against each other.
 
-use linebloom::{MAX_BYTES, Params, ParamsError, fpr};
+use linebloom::{
+    ClassicParams, MAX_BYTES, Params, ParamsError, SIZING_MARGIN, ScalableBloomFilter, fpr,
+};
 
 #[test]
 fn bad_rates_are_refused() {
     for p in [0.0, -0.5, 1.0, 1.5, f64::NAN, f64::INFINITY] {
         assert!(
-            matches!(Params::for_fpr(100, p), Err(ParamsError::InvalidFpr(_))),
+            matches!(Params::for_fpr(100, p), Err(ParamsError::InvalidFpr)),
             "p = {p}"
         );
     }
@@ -28,7 +30,7 @@ fn bad_bits_per_key_are_refused() {
         assert!(
             matches!(
                 Params::for_bits_per_key(10, b),
-                Err(ParamsError::InvalidBitsPerKey(_))
+                Err(ParamsError::InvalidBitsPerKey)
             ),
             "b = {b}"
         );
@@ -54,7 +56,7 @@ fn oversize_is_refused_not_clamped() {
     ));
     assert!(Params::new(MAX_BYTES / 64, 8).is_ok());
     assert!(matches!(
-        Params::for_fpr(u64::MAX, 1e-9),
+        Params::for_fpr(1 << 50, 1e-3),
         Err(ParamsError::TooLarge { .. })
     ));
     assert!(matches!(
@@ -184,11 +186,19 @@ fn absurd_sizes_answer_at_once() {
     assert!(Params::for_bits_per_key(1 << 63, 1e-9).is_ok());
     assert!(Params::for_bits_per_key(u64::MAX, 1e-16).is_ok());
     assert!(matches!(
-        Params::for_fpr(1 << 63, 0.01),
+        Params::for_fpr(1 << 62, 0.9),
         Err(ParamsError::TooLarge { .. })
     ));
     assert!(matches!(
-        Params::counting_for_fpr(u64::MAX, 1e-9),
+        Params::counting_for_fpr(1 << 60, 0.5),
+        Err(ParamsError::TooLarge { .. })
+    ));
+    assert!(matches!(
+        ClassicParams::for_fpr(1 << 60, 0.5),
+        Err(ParamsError::TooLarge { .. })
+    ));
+    assert!(matches!(
+        ScalableBloomFilter::new(1 << 62, 0.9),
         Err(ParamsError::TooLarge { .. })
     ));
     // Just below the shortcut the sum still runs, and agrees that the block is full.
@@ -198,4 +208,55 @@ fn absurd_sizes_answer_at_once() {
         "absurd sizes took {:?}",
         start.elapsed()
     );
+}
+
+#[test]
+fn rates_below_the_hash_floor_are_refused_by_every_sizing_function() {
+    // Regression (issue 10): `ClassicParams::for_fpr(2^32, 1e-12)` returned Ok although
+    // full-hash collisions alone give 2^32 / 2^64 = 2.3e-10; the blocked sizing searched
+    // up to 1 TiB and answered `TooLarge`. A rate at or below the floor (with the sizing
+    // margin) is now refused with its own error, whatever the memory.
+    let floor_err = |capacity| ParamsError::FprBelowHashFloor { capacity };
+    for (n, p) in [
+        (1u64 << 32, 1e-12),
+        (1 << 63, 0.01),
+        (u64::MAX, 1e-9),
+        (1 << 40, 5e-8),
+    ] {
+        assert!(
+            p * SIZING_MARGIN <= fpr::hash_floor(n),
+            "{n} {p} is below the floor"
+        );
+        assert_eq!(Params::for_fpr(n, p), Err(floor_err(n)));
+        assert_eq!(Params::counting_for_fpr(n, p), Err(floor_err(n)));
+        assert_eq!(ClassicParams::for_fpr(n, p), Err(floor_err(n)));
+        assert_eq!(ScalableBloomFilter::new(n, p).err(), Some(floor_err(n)));
+    }
+    // Just above the floor the blocked sizing still answers, and keeps its promise.
+    let n = 1u64 << 20;
+    let p = 4.0 * fpr::hash_floor(n);
+    let params = Params::for_fpr(n, p).unwrap();
+    assert!(params.expected_fpr(n) <= p);
+}
+
+#[test]
+fn classic_sizing_keeps_small_rates() {
+    // Regression (issue 10): `fpr::classic_exact` cancelled to 0.0 for large m and k,
+    // so `ClassicParams::for_fpr(1000, 1e-7)` accepted its first candidate, measured at
+    // 3.6e-6 (36x the target). Its prediction must now agree with the textbook formula
+    // (which has no cancellation and is within a few percent at this size), and stay
+    // at or below the target.
+    for p in [1e-5, 1e-7, 1e-9] {
+        let params = ClassicParams::for_fpr(1000, p).unwrap();
+        let predicted = params.expected_fpr(1000);
+        let textbook = fpr::classic_approx(params.bits() as f64, params.k(), 1000.0);
+        assert!(
+            predicted > 0.0 && predicted <= p,
+            "{p}: {params:?} predicts {predicted}"
+        );
+        assert!(
+            (predicted / textbook - 1.0).abs() < 0.05,
+            "{p}: exact {predicted} vs textbook {textbook}"
+        );
+    }
 }

@@ -19,7 +19,7 @@
 //! type) is an error, never "absent".
 
 use linebloom::hash::{location, redis_bit_offset};
-use linebloom::{Block, BloomFilter, IntFold, Params};
+use linebloom::{Block, Blocks, BloomFilter, IntFold, Params};
 
 /// Why the Redis-held filter could not answer.
 #[derive(Debug)]
@@ -322,7 +322,7 @@ impl RedisFilter {
             .chunks_exact(64)
             .map(|c| Block::from_le_bytes(c.try_into().expect("64 bytes")))
             .collect();
-        BloomFilter::from_storage_with_hasher(blocks, self.params.k(), self.hasher)
+        BloomFilter::from_storage_with_hasher(Blocks::from(blocks), self.params.k(), self.hasher)
             .map_err(|e| RedisFilterError::BadMeta(e.to_string()))
     }
 }

@@ -1,0 +1,174 @@
+//! [`Blocks`]: the default storage of every block filter, the same type with and without
+//! the `alloc` feature.
+//!
+//! Features must only add. If the default storage were `Box<[Block]>` with `alloc` and
+//! `&'static mut [Block]` without it, a no-alloc crate that names `BloomFilter` would stop
+//! compiling as soon as any other crate in the build enabled `alloc`. `Blocks` is one
+//! type in both builds: it holds either a `&'static mut [Block]` (always available, for
+//! a `static` array) or, with `alloc`, an owned boxed slice. Reading it is a pointer and
+//! a length, with no branch on which of the two it is.
+//!
+//! ```
+//! use linebloom::{Block, Blocks, BloomFilter};
+//! // A leaked array stands in for a `static` here; firmware passes its `static` array.
+//! let storage: &'static mut [Block] = Box::leak(Box::new([Block::ZERO; 4]));
+//! let mut f: BloomFilter = BloomFilter::from_storage(Blocks::from(storage), 8)?;
+//! f.insert("sensor-17");
+//! assert!(f.contains("sensor-17"));
+//! # Ok::<(), linebloom::ParamsError>(())
+//! ```
+
+use crate::block::Block;
+use core::ptr::NonNull;
+
+/// Owned or `'static` blocks (see the module docs).
+pub struct Blocks {
+    /// Start of `len` initialised blocks, valid for as long as `self` lives: either a
+    /// `&'static mut [Block]` given up to this value, or (`owned`) a leaked
+    /// `Box<[Block]>` that `Drop` frees.
+    ptr: NonNull<Block>,
+    len: usize,
+    #[cfg(feature = "alloc")]
+    owned: bool,
+}
+
+// SAFETY: `Blocks` is semantically a `Box<[Block]>` or a `&'static mut [Block]`; both are
+// `Send` and `Sync` because `Block` (plain `u64`s) is.
+unsafe impl Send for Blocks {}
+// SAFETY: as for `Send`: shared access only hands out `&[Block]`.
+unsafe impl Sync for Blocks {}
+
+impl From<&'static mut [Block]> for Blocks {
+    fn from(blocks: &'static mut [Block]) -> Self {
+        Blocks {
+            len: blocks.len(),
+            ptr: NonNull::from(blocks).cast(),
+            #[cfg(feature = "alloc")]
+            owned: false,
+        }
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl From<alloc::boxed::Box<[Block]>> for Blocks {
+    fn from(blocks: alloc::boxed::Box<[Block]>) -> Self {
+        let len = blocks.len();
+        let raw = alloc::boxed::Box::into_raw(blocks);
+        Blocks {
+            // SAFETY: `Box::into_raw` never returns null.
+            ptr: unsafe { NonNull::new_unchecked(raw.cast::<Block>()) },
+            len,
+            owned: true,
+        }
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl Blocks {
+    /// `n` zeroed blocks on the heap (zeroed allocation: the OS hands out untouched pages
+    /// lazily, so a large empty filter costs no memory until it is written).
+    pub fn zeroed(n: usize) -> Self {
+        Blocks::from(zeroed_box(n))
+    }
+
+    /// The blocks as a boxed slice: the same allocation when owned, a copy when they
+    /// borrow a `'static` slice.
+    pub fn into_boxed_slice(self) -> alloc::boxed::Box<[Block]> {
+        let this = core::mem::ManuallyDrop::new(self);
+        if this.owned {
+            let slice = core::ptr::slice_from_raw_parts_mut(this.ptr.as_ptr(), this.len);
+            // SAFETY: owned blocks came from `Box::into_raw` of a `Box<[Block]>` of this
+            // length (`From<Box<[Block]>>`), and `ManuallyDrop` keeps `Drop` from freeing
+            // them a second time.
+            unsafe { alloc::boxed::Box::from_raw(slice) }
+        } else {
+            alloc::boxed::Box::from(this.as_ref())
+        }
+    }
+}
+
+#[cfg(feature = "alloc")]
+fn zeroed_box(n: usize) -> alloc::boxed::Box<[Block]> {
+    use alloc::alloc::{Layout, alloc_zeroed, handle_alloc_error};
+    use alloc::boxed::Box;
+    if n == 0 {
+        return Box::new([]);
+    }
+    // `Params` caps the size at MAX_BYTES ≤ isize::MAX, so the layout cannot overflow.
+    let layout = Layout::array::<Block>(n).expect("size checked by Params");
+    // SAFETY: the layout has non-zero size (n ≥ 1 blocks of 64 bytes).
+    let ptr = unsafe { alloc_zeroed(layout) } as *mut Block;
+    if ptr.is_null() {
+        handle_alloc_error(layout);
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout of `[Block; n]`,
+    // and all-zero bytes are a valid `Block`, so it is an initialised `[Block]` of length
+    // n that the box may own and free with the same layout.
+    unsafe { Box::from_raw(core::ptr::slice_from_raw_parts_mut(ptr, n)) }
+}
+
+impl AsRef<[Block]> for Blocks {
+    #[inline(always)]
+    fn as_ref(&self) -> &[Block] {
+        // SAFETY: `ptr` points to `len` initialised blocks that live as long as `self`
+        // and that nothing else can reach (the field invariant), and `&self` forbids
+        // writes through `self` for the returned borrow.
+        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl AsMut<[Block]> for Blocks {
+    #[inline(always)]
+    fn as_mut(&mut self) -> &mut [Block] {
+        // SAFETY: as in `as_ref`; `&mut self` makes the returned borrow exclusive.
+        unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl Drop for Blocks {
+    fn drop(&mut self) {
+        if self.owned {
+            let slice = core::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.len);
+            // SAFETY: owned blocks came from `Box::into_raw` of a `Box<[Block]>` of this
+            // length, and this is the only place that frees them.
+            drop(unsafe { alloc::boxed::Box::from_raw(slice) });
+        }
+    }
+}
+
+/// A deep copy, always owned (a copy of `'static` blocks is a new heap allocation).
+#[cfg(feature = "alloc")]
+impl Clone for Blocks {
+    fn clone(&self) -> Self {
+        Blocks::from(alloc::boxed::Box::<[Block]>::from(self.as_ref()))
+    }
+}
+
+impl core::fmt::Debug for Blocks {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Blocks").field("len", &self.len).finish()
+    }
+}
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn owned_and_static_blocks_read_write_and_convert() {
+        let mut owned = Blocks::zeroed(3);
+        owned.as_mut()[2].0[7] = 9;
+        let copy = owned.clone();
+        assert_eq!(copy.as_ref()[2].0[7], 9);
+        assert_eq!(owned.into_boxed_slice()[2].0[7], 9);
+
+        let leaked: &'static mut [Block] =
+            alloc::boxed::Box::leak(alloc::boxed::Box::new([Block::ZERO, Block::ZERO]));
+        let mut borrowed = Blocks::from(leaked);
+        borrowed.as_mut()[1].0[0] = 1;
+        let boxed = borrowed.into_boxed_slice();
+        assert_eq!((boxed.len(), boxed[1].0[0]), (2, 1));
+        assert_eq!(Blocks::zeroed(0).as_ref().len(), 0);
+    }
+}
