@@ -75,7 +75,8 @@ impl<H: KeyHasher> AtomicBloomFilter<H> {
         key.hash_key(&self.hasher)
     }
 
-    /// Adds `key` (lock-free). Returns `true` if some bit was clear before this call.
+    /// Adds `key` (lock-free). Returns `true` if some bit was clear before this call
+    /// (new, as `HashSet::insert`; see [`BloomFilter::insert`] on other crates).
     #[inline]
     pub fn insert<K: Key + ?Sized>(&self, key: &K) -> bool {
         self.insert_hash(self.hash(key))

@@ -232,6 +232,18 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     }
 
     /// Is `key` possibly in the set? `false` means certainly not.
+    ///
+    /// Integers are keys by value, whatever their type: `contains(&5u64)` finds a key
+    /// inserted as `&5i32` or `&5u8`, and `&-1i8` equals `&-1i64`. A string `"5"` or the
+    /// bytes `[5]` are other keys. See [`Key`] for every encoding.
+    ///
+    /// ```
+    /// use linebloom::{BloomFilter, Params};
+    /// let mut f = BloomFilter::new(Params::new(4, 8)?);
+    /// f.insert(&5i32);
+    /// assert!(f.contains(&5u64) && f.contains(&5u8));
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
         self.contains_hash(self.hash(key))
@@ -346,7 +358,12 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
 
 impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// Adds `key`. Returns `true` if it was not already present (some bit was clear),
-    /// `false` if it was possibly present before.
+    /// `false` if it was possibly present before: the convention of `HashSet::insert`.
+    ///
+    /// Coming from other crates: fastbloom's `insert` returns the opposite (`true` when
+    /// the key was possibly present already), and so does bloomfilter's
+    /// `check_and_set`. Negate their result to port code: `!fastbloom.insert(&k)` is
+    /// `linebloom.insert(&k)`.
     #[inline]
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
         self.insert_hash(self.hash(key))

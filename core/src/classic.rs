@@ -306,7 +306,8 @@ impl<S: AsRef<[Block]>, H: KeyHasher> ClassicBloomFilter<S, H> {
 }
 
 impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> ClassicBloomFilter<S, H> {
-    /// Adds `key`; `true` if some bit was clear before.
+    /// Adds `key`; `true` if some bit was clear before (new, as `HashSet::insert`; see
+    /// [`crate::BloomFilter::insert`] on other crates' conventions).
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
         self.insert_hash(self.hash(key))
     }

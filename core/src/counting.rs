@@ -329,7 +329,8 @@ impl<S: AsRef<[Block]>, H: KeyHasher> CountingBloomFilter<S, H> {
 }
 
 impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> CountingBloomFilter<S, H> {
-    /// Adds `key`; returns `true` if it was certainly absent before.
+    /// Adds `key`; returns `true` if it was certainly absent before (new, as
+    /// `HashSet::insert`; see [`crate::BloomFilter::insert`] on other crates').
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
         self.insert_hash(self.hash(key))
     }

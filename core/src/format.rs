@@ -407,11 +407,35 @@ impl<S: AsRef<[Block]>, H: StableHasher> BloomFilter<S, H> {
     }
 }
 
+/// `from_bytes`: decoding for a kind's default type (hasher [`crate::IntFold`]), so that
+/// `Kind::from_bytes(&bytes)?` needs no type annotation.
+macro_rules! from_bytes_for_default_hasher {
+    ($ty:ty, $name:literal) => {
+        #[cfg(feature = "alloc")]
+        impl $ty {
+            #[doc = concat!("Decodes untrusted bytes of a `", $name, "` written with the default hasher, [`crate::IntFold`].")]
+            ///
+            /// Bytes written with another hasher are refused with
+            /// [`DecodeError::HasherMismatch`]; decode those with `decode`, naming the
+            /// hasher type.
+            pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+                <$ty>::decode(bytes)
+            }
+        }
+    };
+}
+from_bytes_for_default_hasher!(BloomFilter, "BloomFilter");
+from_bytes_for_default_hasher!(crate::CountingBloomFilter, "CountingBloomFilter");
+from_bytes_for_default_hasher!(crate::ClassicBloomFilter, "ClassicBloomFilter");
+from_bytes_for_default_hasher!(crate::ScalableBloomFilter, "ScalableBloomFilter");
+
 #[cfg(feature = "alloc")]
 impl<H: StableHasher> BloomFilter<crate::Blocks, H> {
-    /// Decodes untrusted bytes. Allocates only the payload, whose size the input's own
-    /// length has already justified.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+    /// Decodes untrusted bytes written with hasher `H` (name it:
+    /// `BloomFilter::<Blocks, Xxh3>::decode(bytes)`; for the default hasher,
+    /// [`from_bytes`](BloomFilter::from_bytes) needs no annotation). Allocates only the
+    /// payload, whose size the input's own length has already justified.
+    pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
         let (fields, payload) = open(bytes, KIND_BLOOM, H::ID, |f, _| block_array_len(f))?;
         BloomFilter::from_storage_with_hasher(
             read_blocks(payload),
@@ -482,7 +506,7 @@ mod serde_impls {
             f.write_str("a linebloom filter encoding")
         }
         fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
-            BloomFilter::from_bytes(v).map_err(E::custom)
+            BloomFilter::decode(v).map_err(E::custom)
         }
         /// Formats without a byte type (JSON) send a sequence of numbers. The vector
         /// grows as elements arrive, so it never holds more than the input gave.
@@ -495,7 +519,7 @@ mod serde_impls {
             while let Some(b) = seq.next_element::<u8>()? {
                 bytes.push(b);
             }
-            BloomFilter::from_bytes(&bytes).map_err(serde::de::Error::custom)
+            BloomFilter::decode(&bytes).map_err(serde::de::Error::custom)
         }
     }
 
@@ -532,7 +556,8 @@ impl<S: AsRef<[Block]>, H: StableHasher> crate::CountingBloomFilter<S, H> {
 
 #[cfg(feature = "alloc")]
 impl<H: StableHasher> crate::CountingBloomFilter<crate::Blocks, H> {
-    /// Decodes untrusted bytes (see the module docs).
+    /// Decodes untrusted bytes written with hasher `H` (see the module docs);
+    /// [`from_bytes`](crate::CountingBloomFilter::from_bytes) for the default hasher.
     ///
     /// ```
     /// use linebloom::{CountingBloomFilter, Params};
@@ -540,7 +565,7 @@ impl<H: StableHasher> crate::CountingBloomFilter<crate::Blocks, H> {
     /// f.insert("a");
     /// assert_eq!(CountingBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
     /// ```
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+    pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
         let (fields, payload) = open(bytes, KIND_COUNTING, H::ID, |f, _| block_array_len(f))?;
         crate::CountingBloomFilter::from_storage_with_hasher(
             read_blocks(payload),
@@ -591,7 +616,7 @@ impl<H: StableHasher> crate::ClassicBloomFilter<crate::Blocks, H> {
     /// f.insert("a");
     /// assert_eq!(ClassicBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
     /// ```
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+    pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
         let (fields, payload) = open(bytes, KIND_CLASSIC, H::ID, |f, _| {
             if f.extra[1] != crate::classic::PROBE_SCHEME {
                 return Err(DecodeError::UnsupportedProbeScheme(f.extra[1]));
@@ -707,7 +732,7 @@ impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
 
     /// Decodes untrusted bytes. Every layer's shape is checked against the shape the
     /// stored options give for that layer ([`DecodeError::Inconsistent`] otherwise).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+    pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
         let (fields, payload) = open(bytes, KIND_SCALABLE, H::ID, |f, _| {
             let layers = f.k as u64;
             if layers == 0 || layers > crate::MAX_LAYERS as u64 {

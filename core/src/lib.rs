@@ -30,6 +30,13 @@
 //! * `AtomicBloomFilter` (`alloc`, 64-bit atomics): concurrent inserts through `&self`;
 //! * [`ClassicBloomFilter`]: the unblocked textbook baseline.
 //!
+//! Each type's default storage is [`Blocks`]: owned blocks with `alloc`, or a
+//! `&'static mut [Block]` (a `static` array) with or without it. It is one type in every
+//! build, so enabling `alloc` anywhere never changes what `BloomFilter` means.
+//! Every type also reports the same monitoring numbers: `fill_ratio`, `estimated_len`
+//! and `estimated_fpr` (the rate as the filter is now), to compare with the target it
+//! was sized for.
+//!
 //! ## Modules
 //!
 //! * [`hash`]: the key → (block, bit pattern) scheme, specified;

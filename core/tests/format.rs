@@ -123,7 +123,7 @@ fn hasher_mismatch() {
     let msg = decode(&xxh3.to_bytes()).unwrap_err().to_string();
     assert!(msg.contains("Xxh3") && msg.contains("IntFold"), "{msg}");
     // And the right hasher type reads it back.
-    assert!(BloomFilter::<_, OtherHasher>::from_bytes(&f.to_bytes()).is_ok());
+    assert!(BloomFilter::<_, OtherHasher>::decode(&f.to_bytes()).is_ok());
 }
 
 #[test]
@@ -404,4 +404,47 @@ fn every_scalable_filter_the_library_builds_decodes() {
         assert_eq!(copy, f);
         assert!((0..key).all(|k| copy.contains(&k)));
     }
+}
+
+#[test]
+fn from_bytes_needs_no_type_annotation() {
+    // Regression (issue 10): `BloomFilter::from_bytes(&b)` failed to infer its hasher
+    // (E0283) unless bound to a typed variable. Each kind's default type now has its
+    // own `from_bytes`; `decode` names any other hasher. This test is the compile check.
+    use linebloom::{
+        Blocks, ClassicBloomFilter, ClassicParams, CountingBloomFilter, ScalableBloomFilter,
+    };
+    let mut f = BloomFilter::new(Params::new(4, 8).unwrap());
+    f.insert(&1u64);
+    assert!(
+        BloomFilter::from_bytes(&f.to_bytes())
+            .unwrap()
+            .contains(&1u64)
+    );
+    let c = CountingBloomFilter::new(Params::new(4, 8).unwrap());
+    assert_eq!(
+        CountingBloomFilter::from_bytes(&c.to_bytes())
+            .unwrap()
+            .estimated_len(),
+        0.0
+    );
+    let k = ClassicBloomFilter::new(ClassicParams::new(100, 3).unwrap());
+    assert_eq!(
+        ClassicBloomFilter::from_bytes(&k.to_bytes())
+            .unwrap()
+            .fill_ratio(),
+        0.0
+    );
+    let s = ScalableBloomFilter::new(10, 0.01).unwrap();
+    assert_eq!(
+        ScalableBloomFilter::from_bytes(&s.to_bytes())
+            .unwrap()
+            .layers(),
+        1
+    );
+    // Another hasher: named on `decode`; `from_bytes` refuses it by name.
+    let x = BloomFilter::with_hasher(Params::new(4, 8).unwrap(), Xxh3::default());
+    assert!(BloomFilter::<Blocks, Xxh3>::decode(&x.to_bytes()).is_ok());
+    let err = BloomFilter::from_bytes(&x.to_bytes()).unwrap_err();
+    assert!(matches!(err, DecodeError::HasherMismatch { .. }), "{err}");
 }
