@@ -1,0 +1,128 @@
+//! What the fuzz targets check, for one input. Shared with `core/tests/fuzz_corpus.rs`,
+//! which replays the committed seeds and every crash input ever found (kept in
+//! `fuzz/regressions/`) in the normal test suite.
+//!
+//! For every decoder: refusing is fine, panicking is not; an accepted input must
+//! re-encode to the same bytes, and the filter must work: every key inserted into a copy
+//! is found (no false negatives), and the monitoring numbers are in range.
+
+use linebloom::block::{blocks_as_bytes, blocks_as_bytes_mut};
+use linebloom::{
+    Block, Blocks, BloomFilter, ClassicBloomFilter, CountingBloomFilter, IntFold, KeyHasher,
+    ScalableBloomFilter, Xxh3,
+};
+
+/// Keys inserted into a copy of every accepted filter.
+const PROBE_KEYS: [u64; 4] = [0, 1, 0xdead_beef, u64::MAX];
+
+/// The checks of one decoded filter, for a type with `decode`, `to_bytes`,
+/// `fill_ratio`, `estimated_len` and `estimated_fpr`; `$insert` adds a key to a copy
+/// and says whether it went in.
+macro_rules! check_decoded {
+    ($ty:ty, $bytes:expr, |$g:ident, $key:ident| $insert:expr) => {
+        if let Ok(f) = <$ty>::decode($bytes) {
+            assert_eq!(
+                f.to_bytes(),
+                $bytes,
+                "{} re-encodes differently",
+                stringify!($ty)
+            );
+            assert!((0.0..=1.0).contains(&f.fill_ratio()));
+            assert!((0.0..=1.0).contains(&f.estimated_fpr()));
+            assert!(f.estimated_len() >= 0.0);
+            let mut $g = f.clone();
+            for $key in PROBE_KEYS {
+                if $insert {
+                    assert!(
+                        $g.contains(&$key),
+                        "{}: inserted key not found",
+                        stringify!($ty)
+                    );
+                }
+            }
+        }
+    };
+}
+
+/// One input, as it is and resealed with a valid checksum.
+pub fn decode(data: &[u8]) {
+    decode_once(data);
+    if data.len() >= 8 {
+        let mut resealed = data.to_vec();
+        let body = resealed.len() - 8;
+        let sum = Xxh3::default().hash_bytes(&resealed[..body]);
+        resealed[body..].copy_from_slice(&sum.to_le_bytes());
+        decode_once(&resealed);
+    }
+}
+
+fn decode_once(bytes: &[u8]) {
+    check_decoded!(BloomFilter<Blocks, IntFold>, bytes, |g, k| {
+        g.insert(&k);
+        true
+    });
+    check_decoded!(BloomFilter<Blocks, Xxh3>, bytes, |g, k| {
+        g.insert(&k);
+        true
+    });
+    check_decoded!(CountingBloomFilter<Blocks, IntFold>, bytes, |g, k| {
+        g.insert(&k);
+        true
+    });
+    check_decoded!(CountingBloomFilter<Blocks, Xxh3>, bytes, |g, k| {
+        g.insert(&k);
+        true
+    });
+    check_decoded!(ClassicBloomFilter<Blocks, IntFold>, bytes, |g, k| {
+        g.insert(&k);
+        true
+    });
+    check_decoded!(ClassicBloomFilter<Blocks, Xxh3>, bytes, |g, k| {
+        g.insert(&k);
+        true
+    });
+    // A scalable filter may refuse a key (fixed mode and full, or no next layer).
+    check_decoded!(ScalableBloomFilter<IntFold>, bytes, |g, k| g
+        .try_insert(&k)
+        .is_ok());
+    check_decoded!(ScalableBloomFilter<Xxh3>, bytes, |g, k| g
+        .try_insert(&k)
+        .is_ok());
+    view(bytes);
+}
+
+/// `view` on a 64-byte aligned copy answers exactly as `decode` does.
+fn view(bytes: &[u8]) {
+    #[cfg(target_endian = "little")]
+    {
+        let mut aligned = vec![Block::ZERO; bytes.len().div_ceil(64)];
+        blocks_as_bytes_mut(&mut aligned)[..bytes.len()].copy_from_slice(bytes);
+        let copy = &blocks_as_bytes(&aligned)[..bytes.len()];
+        let viewed = BloomFilter::<&[Block], IntFold>::view(copy);
+        let decoded = BloomFilter::<Blocks, IntFold>::decode(bytes);
+        assert_eq!(viewed.is_ok(), decoded.is_ok(), "view and decode disagree");
+        if let (Ok(v), Ok(d)) = (viewed, decoded) {
+            assert_eq!(v, d);
+            for key in PROBE_KEYS {
+                assert_eq!(v.contains(&key), d.contains(&key));
+            }
+        }
+    }
+}
+
+/// JSON text into `BloomFilter`: accepted filters serialize back to JSON that decodes
+/// to the same filter, and re-encode to bytes that decode alike.
+pub fn serde_json(data: &[u8]) {
+    let Ok(text) = core::str::from_utf8(data) else {
+        return;
+    };
+    if let Ok(f) = serde_json::from_str::<BloomFilter>(text) {
+        let again: BloomFilter = serde_json::from_str(&serde_json::to_string(&f).unwrap()).unwrap();
+        assert_eq!(again, f);
+        assert_eq!(BloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
+    }
+    if let Ok(f) = serde_json::from_str::<BloomFilter<Blocks, Xxh3>>(text) {
+        let bytes = f.to_bytes();
+        assert_eq!(BloomFilter::<Blocks, Xxh3>::decode(&bytes).unwrap(), f);
+    }
+}

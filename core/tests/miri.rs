@@ -1,0 +1,171 @@
+//! Every `unsafe` path of the crate at sizes Miri can run in seconds: CI runs this file
+//! (and the unit tests) under `cargo +nightly miri test`. The other test files run
+//! thousands of keys or proptest cases per test and are skipped under Miri (the list
+//! and the reasons are in `.ci/run`); the paths they reach are the ones below.
+//!
+//! Each test checks answers against the spec model in `common`, so it is a real test
+//! on any target, not only a Miri harness.
+
+mod common;
+
+use common::{NaiveFilter, naive_bits};
+use linebloom::block::{blocks_as_bytes, blocks_as_bytes_mut};
+use linebloom::{
+    AtomicBloomFilter, Block, Blocks, BloomFilter, ClassicBloomFilter, ClassicParams,
+    CountingBloomFilter, Params, ScalableBloomFilter, Xxh3,
+};
+
+/// Hashes spread over the whole 64-bit range (a Weyl sequence).
+fn hashes(seed: u64, n: usize) -> Vec<u64> {
+    (1..=n as u64)
+        .map(|i| (seed ^ i).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect()
+}
+
+#[test]
+fn every_kernel_and_shape_agrees_with_the_model() {
+    // Single-key and batch probes (the kernels' pointer arithmetic, `get_unchecked`,
+    // prefetches) through every kernel this target runs, for k with and without the
+    // rotation and with a partial second round.
+    let kernels: Vec<_> = linebloom::arch::available().collect();
+    println!(
+        "kernels: {:?}",
+        kernels.iter().map(|k| k.name).collect::<Vec<_>>()
+    );
+    for kernel in kernels {
+        for k in [1, 5, 7, 8, 11, 16] {
+            let params = Params::new(3, k).unwrap();
+            let mut single = BloomFilter::new(params).with_kernel(kernel);
+            let mut batch = BloomFilter::new(params).with_kernel(kernel);
+            let mut model = NaiveFilter::new(3, k);
+            let members = hashes(k as u64, 24);
+            for &h in &members {
+                assert_eq!(
+                    single.insert_hash(h),
+                    model.insert_hash(h),
+                    "{}",
+                    kernel.name
+                );
+            }
+            batch.insert_hash_batch(&members);
+            let words: Vec<[u64; 8]> = single.as_blocks().iter().map(|b| b.0).collect();
+            assert_eq!(words, model.words(), "kernel {} k {k}", kernel.name);
+            assert_eq!(single, batch);
+            let probes = hashes(1000 + k as u64, 24);
+            let mut out = vec![false; probes.len()];
+            single.contains_hash_batch(&probes, &mut out);
+            for (&h, &got) in probes.iter().zip(&out) {
+                assert_eq!(got, model.contains_hash(h));
+                assert_eq!(single.contains_hash(h), got);
+            }
+            // Merge kernels.
+            let mut union = BloomFilter::new(params).with_kernel(kernel);
+            union.union(&single).unwrap();
+            assert_eq!(union, single);
+            union.intersect(&BloomFilter::new(params)).unwrap();
+            assert_eq!(union.fill_ratio(), 0.0);
+        }
+    }
+}
+
+#[test]
+fn storage_kinds_and_conversions() {
+    // `Blocks` (owned, borrowed, cloned, back to a box), a caller's `&mut [Block]`, and
+    // the atomic filter's in-place conversions in both directions.
+    let params = Params::new(2, 8).unwrap();
+    let mut owned = BloomFilter::new(params);
+    owned.insert(&7u64);
+    let copy = owned.clone();
+    assert!(copy.contains(&7u64));
+
+    let mut array = [Block::ZERO; 2];
+    let mut borrowed = BloomFilter::from_storage(&mut array[..], 8).unwrap();
+    borrowed.insert(&7u64);
+    assert_eq!(borrowed, owned);
+
+    let shared = AtomicBloomFilter::from(owned);
+    assert!(shared.insert(&8u64));
+    assert!(shared.contains(&7u64) && shared.contains(&8u64));
+    let snapshot = shared.to_bloom();
+    let back = shared.into_bloom();
+    assert_eq!(snapshot, back);
+    let (blocks, _) = back.into_parts();
+    let boxed = blocks.into_boxed_slice();
+    assert_eq!(boxed.len(), 2);
+    let again = Blocks::from(boxed);
+    assert_eq!(again.as_ref().len(), 2);
+}
+
+#[test]
+fn bytes_views_and_every_decoder() {
+    let mut f = BloomFilter::with_hasher(Params::new(2, 6).unwrap(), Xxh3::with_seed(3));
+    for h in hashes(5, 10) {
+        f.insert_hash(h);
+    }
+    // `blocks_as_bytes` and an aligned, zero-copy `view` (little-endian only).
+    let mut buffer = vec![Block::ZERO; f.encoded_len().div_ceil(64)];
+    let n = f.encode_into(blocks_as_bytes_mut(&mut buffer)).unwrap();
+    assert_eq!(&blocks_as_bytes(&buffer)[..n], &f.to_bytes()[..]);
+    #[cfg(target_endian = "little")]
+    {
+        let view = BloomFilter::<&[Block], Xxh3>::view(&blocks_as_bytes(&buffer)[..n]).unwrap();
+        assert_eq!(view, f);
+    }
+    assert_eq!(
+        BloomFilter::<Blocks, Xxh3>::decode(&f.to_bytes()).unwrap(),
+        f
+    );
+
+    let mut counting = CountingBloomFilter::new(Params::new(2, 5).unwrap());
+    counting.insert(&1u64);
+    counting.insert(&1u64);
+    counting.remove(&1u64).unwrap();
+    assert_eq!(counting.count_estimate(&1u64), 1);
+    assert_eq!(
+        CountingBloomFilter::from_bytes(&counting.to_bytes()).unwrap(),
+        counting
+    );
+
+    let mut classic = ClassicBloomFilter::new(ClassicParams::new(700, 4).unwrap());
+    classic.insert("a");
+    assert_eq!(
+        ClassicBloomFilter::from_bytes(&classic.to_bytes()).unwrap(),
+        classic
+    );
+
+    let mut scalable = ScalableBloomFilter::new(4, 0.1).unwrap();
+    for i in 0..20u64 {
+        scalable.insert(&i);
+    }
+    assert!(scalable.layers() > 1);
+    assert_eq!(
+        ScalableBloomFilter::from_bytes(&scalable.to_bytes()).unwrap(),
+        scalable
+    );
+
+    // Corrupt bytes are refused before anything is allocated from them.
+    let mut bad = f.to_bytes();
+    bad[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
+    assert!(BloomFilter::<Blocks, Xxh3>::decode(&bad).is_err());
+    assert!(BloomFilter::<Blocks, Xxh3>::decode(&bad[..10]).is_err());
+}
+
+#[test]
+fn the_spec_model_and_the_filter_agree_on_bit_positions() {
+    // The same check as the kernels' tests, through `hash::for_each_position`, which the
+    // counting and atomic filters use.
+    for k in [3, 8, 13] {
+        for h in hashes(k as u64, 8) {
+            let mut bits = Vec::new();
+            linebloom::hash::for_each_position(h, k, |w, f| bits.push(w * 64 + f as usize));
+            let block = ((h as u128 * 5u128) >> 64) as usize;
+            let mut expected: Vec<usize> = naive_bits(h, 5, k)
+                .into_iter()
+                .map(|b| b - block * 512)
+                .collect();
+            bits.sort_unstable();
+            expected.sort_unstable();
+            assert_eq!(bits, expected, "k {k}");
+        }
+    }
+}
