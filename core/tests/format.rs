@@ -451,3 +451,43 @@ fn from_bytes_needs_no_type_annotation() {
     let err = BloomFilter::from_bytes(&x.to_bytes()).unwrap_err();
     assert!(matches!(err, DecodeError::HasherMismatch { .. }), "{err}");
 }
+
+#[test]
+fn absurd_scalable_options_are_refused_at_once() {
+    // Regression (issue 10): a 184-byte scalable encoding claiming an initial capacity
+    // near 2^62 took 0.2-0.8 s to refuse (the sizing search walked ~10^6 binomial
+    // terms). Sizing now answers in microseconds: such options are refused by the hash
+    // floor or by size. The time bound only turns a regression into a failure instead
+    // of a stall; it is 1000x the measured cost.
+    use linebloom::ScalableBloomFilter;
+    let mut f = ScalableBloomFilter::new(10, 0.01).unwrap();
+    f.insert(&1u64);
+    let good = f.to_bytes();
+    let start = std::time::Instant::now();
+    for (capacity, fpr) in [
+        (1u64 << 62, 0.01f64),
+        (1 << 62, 0.9),
+        (u64::MAX, 0.5),
+        (1 << 45, 0.9),
+    ] {
+        let mut b = good.clone();
+        b[32..40].copy_from_slice(&capacity.to_le_bytes());
+        b[40..48].copy_from_slice(&fpr.to_bits().to_le_bytes());
+        reseal(&mut b);
+        let err = ScalableBloomFilter::<linebloom::IntFold>::from_bytes(&b).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                DecodeError::InvalidParams(
+                    ParamsError::FprBelowHashFloor { .. } | ParamsError::TooLarge { .. }
+                )
+            ),
+            "{capacity} {fpr}: {err:?}"
+        );
+    }
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(1),
+        "{:?}",
+        start.elapsed()
+    );
+}
