@@ -37,6 +37,64 @@
 //! and `estimated_fpr` (the rate as the filter is now), to compare with the target it
 //! was sized for.
 //!
+//! ## Guide
+//!
+//! ### Which filter for which job
+//!
+//! | job | filter | example (`cargo run --release -p linebloom --example NAME`) |
+//! |---|---|---|
+//! | dedup of crawled URLs, a known crawl size | [`BloomFilter`] | `url_dedup` |
+//! | a blacklist in front of an exact store | [`BloomFilter`] + re-check on "maybe" | `blacklist` |
+//! | keys that are also deleted (sessions) | [`CountingBloomFilter`] (4× the memory) | `counting_delete` |
+//! | an unknown final count | `ScalableBloomFilter` | `scalable_growth` |
+//! | many threads inserting into one filter | `AtomicBloomFilter` | `threads` |
+//! | lookups in bulk (a filter larger than the cache) | `contains_batch` | `batch_lookups` |
+//! | ship a filter to another process or machine | `to_bytes` / `from_bytes` | `save_reload` |
+//! | watch a service's filter and rebuild it in time | `fill_ratio`, `estimated_len`, `estimated_fpr` | `monitoring` |
+//! | a microcontroller, no allocator | any block filter over a `static` array | `static_array` |
+//! | the textbook baseline for comparisons | [`ClassicBloomFilter`] | — |
+//!
+//! ### Sizing and what the promise means
+//!
+//! [`Params::for_fpr`]`(n, p)` (and each type's `for_fpr`) picks the smallest filter
+//! whose *exact* predicted rate after `n` distinct keys is at most `0.95·p`
+//! ([`SIZING_MARGIN`]); [`crate::fpr`] gives the formulas. The prediction is an
+//! average over key sets (equivalently, hash seeds): one filter's rate spreads around it
+//! by its uneven block loads, about ±1% relative at a million keys and much more for
+//! filters of a few blocks. So: on average over filters the rate is below `p`; for a
+//! large filter each one is below `p` too; a tiny one (n = 1000, p = 1e-4) can land
+//! above it. `estimated_fpr` tells you the rate of *your* filter as it is now. Rates at
+//! or below the 64-bit hash's floor (`n / 2⁶⁴`) are refused
+//! ([`ParamsError::FprBelowHashFloor`]).
+//!
+//! ### How keys are encoded
+//!
+//! Integers are keys **by value**, whatever their type: `insert(&5i32)` then
+//! `contains(&5u64)` is `true`, and `-1i8` is the same key as `-1i64`. Strings and byte
+//! slices are keys by their bytes, so `"5"` is another key than `5`. Any `Hash` type can
+//! be a key through [`Hashed`] (not portable across platforms). [`Key`] lists every
+//! encoding; [`hasher`] specifies them.
+//!
+//! ### `insert`'s return value, coming from other crates
+//!
+//! `insert` returns `true` when the key was new (some bit was clear), as
+//! `HashSet::insert` does. fastbloom's `insert` returns the opposite (`true` when the
+//! key was possibly present), and so does bloomfilter's `check_and_set`: port
+//! `if !fastbloom.insert(&k)` as `if linebloom.insert(&k)`. bloomfilter's `set` returns
+//! nothing; `insert` is its replacement, ignoring the result.
+//!
+//! ### What is stable
+//!
+//! * The binary format ([`format`], `FORMAT.md`): the same bytes and key give the same
+//!   answer on every platform (x86_64, aarch64, 32-bit armv7 and big-endian s390x are
+//!   tested in CI against bytes committed from x86_64). A format change bumps
+//!   [`format::VERSION`], and older bytes are refused by name, never misread.
+//! * The stable hashers ([`IntFold`], [`Xxh3`]) and the bit scheme ([`hash`]) are pinned
+//!   by golden vectors.
+//! * Which kernel probes a filter changes nothing in its bits or answers.
+//! * Not stable: `AHash` (per-process keys), and `Hashed` keys (std's `Hash` output may
+//!   differ between platforms and Rust versions).
+//!
 //! ## Modules
 //!
 //! * [`hash`]: the key → (block, bit pattern) scheme, specified;
