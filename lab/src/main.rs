@@ -2,10 +2,15 @@
 //!
 //! ```text
 //! lab list
-//! lab run <experiment>... [--scale quick|full|tiny] [--out results/] [--seed N] [--kernel K]
-//! lab plot <experiment>... [--out results/]
+//! lab run <experiment>... [--scale quick|full|tiny] [--out target/lab/] [--seed N] [--kernel K]
+//! lab plot <experiment>... [--out target/lab/]
 //! lab report [--scale quick|full|tiny] [--out results/] [--seed N] [--kernel K] [--no-run]
 //! ```
+//!
+//! Only `lab report` writes `results/` (the committed reference run) by default; `run`
+//! and `plot` write to the scratch folder `target/lab/` unless `--out` says otherwise,
+//! so a smoke test cannot change the committed results. A `run` pointed at a report's
+//! folder says which report it makes stale.
 
 use clap::{Parser, Subcommand};
 use linebloom_lab::experiments::{REGISTRY, find};
@@ -28,9 +33,9 @@ struct RunArgs {
     /// Run size.
     #[arg(long, value_enum, default_value_t = Scale::Quick)]
     scale: Scale,
-    /// Results folder.
-    #[arg(long, default_value = "results")]
-    out: PathBuf,
+    /// Results folder [default: target/lab for `run`, results for `report`].
+    #[arg(long)]
+    out: Option<PathBuf>,
     /// Seed for every RNG.
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -63,7 +68,7 @@ enum Command {
         #[arg(required = true)]
         names: Vec<String>,
         /// Results folder.
-        #[arg(long, default_value = "results")]
+        #[arg(long, default_value = SCRATCH)]
         out: PathBuf,
     },
     /// Run every experiment that needs no server and write results/REPORT.md.
@@ -76,7 +81,16 @@ enum Command {
     },
 }
 
-fn ctx(args: &RunArgs) -> anyhow::Result<Ctx> {
+/// Where `lab run` and `lab plot` write unless told otherwise.
+const SCRATCH: &str = "target/lab";
+/// Where `lab report` writes unless told otherwise: the committed reference run.
+const REFERENCE: &str = "results";
+
+fn ctx(args: &RunArgs, default_out: &str) -> anyhow::Result<Ctx> {
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(default_out));
     let kernel = match &args.kernel {
         None => linebloom::arch::detect(),
         Some(name) => linebloom::arch::by_name(name).ok_or_else(|| {
@@ -87,10 +101,10 @@ fn ctx(args: &RunArgs) -> anyhow::Result<Ctx> {
             )
         })?,
     };
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", args.out.display()))?;
+    std::fs::create_dir_all(&out)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
     Ok(Ctx {
-        out: args.out.clone(),
+        out,
         scale: args.scale,
         seed: args.seed,
         kernel,
@@ -120,7 +134,17 @@ fn main_inner() -> anyhow::Result<()> {
                 .iter()
                 .map(|n| find(n))
                 .collect::<anyhow::Result<Vec<_>>>()?;
-            let ctx = ctx(&args)?;
+            let ctx = ctx(&args, SCRATCH)?;
+            let report = ctx.out.join("REPORT.md");
+            if report.exists() {
+                eprintln!(
+                    "note: {} belongs to a report; this run replaces its CSVs and plots for {}, \
+                     and REPORT.md will not match them until `lab report --no-run --out {}`",
+                    ctx.out.display(),
+                    names.join(", "),
+                    ctx.out.display()
+                );
+            }
             for e in experiments {
                 report::run_one(&ctx, e)?;
             }
@@ -143,7 +167,7 @@ fn main_inner() -> anyhow::Result<()> {
                 println!("drew {}", ctx.out.join(e.name).join("plot.svg").display());
             }
         }
-        Command::Report { args, no_run } => report::report(&ctx(&args)?, !no_run)?,
+        Command::Report { args, no_run } => report::report(&ctx(&args, REFERENCE)?, !no_run)?,
     }
     Ok(())
 }

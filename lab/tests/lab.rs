@@ -163,3 +163,44 @@ fn an_unknown_kernel_is_a_clear_error() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not available on this CPU"));
 }
+
+#[test]
+fn run_writes_to_scratch_unless_told_and_warns_about_a_report() {
+    // Regression (issue 13): `lab run fpr_vs_bits --scale tiny` from the repo root
+    // changed 16 tracked files under results/. `run` now defaults to target/lab/; only
+    // `report` writes results/ by default.
+    let cwd = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_lab"))
+            .args(args)
+            .current_dir(cwd.path())
+            .output()
+            .expect("run lab")
+    };
+    let out = run(&["run", "space", "--scale", "tiny", "--no-progress"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(cwd.path().join("target/lab/space/data.csv").exists());
+    assert!(
+        !cwd.path().join("results").exists(),
+        "run must not create results/"
+    );
+
+    // Pointed at a report's folder, it says which report it makes stale.
+    std::fs::write(cwd.path().join("target/lab/REPORT.md"), "# report\n").unwrap();
+    let out = run(&[
+        "run",
+        "space",
+        "--scale",
+        "tiny",
+        "--no-progress",
+        "--out",
+        "target/lab",
+    ]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("REPORT.md will not match"), "{stderr}");
+}
