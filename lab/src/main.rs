@@ -5,6 +5,7 @@
 //! lab run <experiment>... [--scale quick|full|tiny] [--out target/lab/] [--seed N] [--kernel K]
 //! lab plot <experiment>... [--out target/lab/]
 //! lab report [--scale quick|full|tiny] [--out results/] [--seed N] [--kernel K] [--no-run]
+//! lab size --n N --p P
 //! ```
 //!
 //! Only `lab report` writes `results/` (the committed reference run) by default; `run`
@@ -70,6 +71,16 @@ enum Command {
         /// Results folder.
         #[arg(long, default_value = SCRATCH)]
         out: PathBuf,
+    },
+    /// The seeds' n/m/k table for one capacity and rate: each scheme's bits, k, bits per
+    /// key and predicted rate (the `sizing_table` experiment measures them).
+    Size {
+        /// Keys the filter must hold.
+        #[arg(long)]
+        n: u64,
+        /// Target false-positive rate, in (0, 1).
+        #[arg(long)]
+        p: f64,
     },
     /// Run every experiment that needs no server and write results/REPORT.md.
     Report {
@@ -166,6 +177,10 @@ fn main_inner() -> anyhow::Result<()> {
                 (e.plot)(&ctx)?;
                 println!("drew {}", ctx.out.join(e.name).join("plot.svg").display());
             }
+        }
+        Command::Size { n, p } => {
+            let rows = linebloom_lab::experiments::sizing_table::rows_for(n, p)?;
+            print!("{}", linebloom_lab::experiments::sizing_table::table(&rows));
         }
         Command::Report { args, no_run } => report::report(&ctx(&args, REFERENCE)?, !no_run)?,
     }

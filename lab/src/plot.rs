@@ -296,6 +296,15 @@ where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // Colour keys in order of first appearance: one legend entry each.
+    let mut keys: Vec<&str> = Vec::new();
+    for b in bars {
+        if !keys.contains(&b.1.as_str()) {
+            keys.push(&b.1);
+        }
+    }
+    // The legend gets its own column right of the plot, so it never covers a bar.
+    let (plot_area, legend_area) = root.split_horizontally(root.dim_in_pixel().0 * 4 / 5);
     let top = bars
         .iter()
         .map(|b| b.2)
@@ -303,14 +312,25 @@ where
         .fold(0.0, f64::max)
         * 1.15
         + 1e-9;
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, ("sans-serif", 24))
+    let mut chart = ChartBuilder::on(&plot_area)
+        .caption(title, ("sans-serif", 22))
         .margin(16)
         .x_label_area_size(60)
         .y_label_area_size(80)
         .build_cartesian_2d((0..bars.len()).into_segmented(), 0.0..top)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let labels: Vec<String> = bars.iter().map(|b| b.0.clone()).collect();
+    // A label is drawn once per run of equal labels (bars grouped by case).
+    let labels: Vec<String> = bars
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            if i > 0 && bars[i - 1].0 == b.0 {
+                String::new()
+            } else {
+                b.0.clone()
+            }
+        })
+        .collect();
     chart
         .configure_mesh()
         .y_desc(y_label)
@@ -323,11 +343,7 @@ where
         .axis_desc_style(("sans-serif", 18))
         .draw()
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    // One series per colour key, so the legend names each colour once and the bar labels
-    // stay short.
-    let mut keys: Vec<&str> = bars.iter().map(|b| b.1.as_str()).collect();
-    keys.dedup();
-    for key in keys {
+    for &key in &keys {
         let c = colour(key);
         chart
             .draw_series(
@@ -342,31 +358,37 @@ where
                             ],
                             c.filled(),
                         );
-                        r.set_margin(0, 0, 12, 12);
+                        r.set_margin(0, 0, 4, 4);
                         r
                     }),
             )
-            .map_err(|e| anyhow::anyhow!("{e}"))?
-            .label(key)
-            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], c.filled()));
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 15))
-        .draw()
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
     chart
         .draw_series(bars.iter().enumerate().map(|(i, b)| {
             Text::new(
-                format!("{:.2}", b.2),
+                format!("{:.1}", b.2),
                 (SegmentValue::CenterOf(i), b.2 + top * 0.02),
-                ("sans-serif", 15),
+                ("sans-serif", 13),
             )
         }))
         .map_err(|e| anyhow::anyhow!("{e}"))?;
+    for (row, &key) in keys.iter().enumerate() {
+        let y = 70 + 26 * row as i32;
+        legend_area
+            .draw(&Rectangle::new(
+                [(8, y - 7), (26, y + 7)],
+                colour(key).filled(),
+            ))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        legend_area
+            .draw(&Text::new(
+                key.to_string(),
+                (32, y - 8),
+                ("sans-serif", 15).into_font().color(&BLACK),
+            ))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(())
 }

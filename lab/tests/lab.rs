@@ -204,3 +204,36 @@ fn run_writes_to_scratch_unless_told_and_warns_about_a_report() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("REPORT.md will not match"), "{stderr}");
 }
+
+#[test]
+fn size_reproduces_each_recipe_and_its_formula() {
+    // `lab size` (issue 13): the seeds' n/m/k table for any n and p, checked against the
+    // recipes it names.
+    use linebloom_lab::experiments::sizing_table::rows_for;
+    let (n, p) = (10_000u64, 0.01);
+    let rows = rows_for(n, p).unwrap();
+    let row = |s: &str| rows.iter().find(|r| r.scheme == s).unwrap();
+    let ln2 = std::f64::consts::LN_2;
+    let m = (-(n as f64) * p.ln() / (ln2 * ln2)).floor() as u64;
+    assert_eq!((row("textbook").bits, row("textbook").k), (m, 7));
+    let approx = linebloom::fpr::classic_approx(m as f64, 7, n as f64);
+    assert_eq!(row("textbook").predicted, approx);
+    let params = linebloom::Params::for_fpr(n, p).unwrap();
+    assert_eq!(row("linebloom").bits, params.bits());
+    assert_eq!(row("linebloom").predicted, params.expected_fpr(n));
+    assert!(
+        rows.iter().all(|r| r.measured.is_nan()),
+        "size does not measure"
+    );
+
+    let out = lab(&["size", "--n", "10000", "--p", "0.01"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("| textbook | 10000 | 1.000% | 95850 | 7 |"),
+        "{text}"
+    );
+    let bad = lab(&["size", "--n", "10000", "--p", "2"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not in (0, 1)"));
+}

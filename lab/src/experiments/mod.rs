@@ -10,6 +10,7 @@ pub mod fpr_vs_bits;
 pub mod kernels;
 pub mod latency;
 pub mod sizing;
+pub mod sizing_table;
 pub mod space;
 pub mod threads;
 pub mod throughput;
@@ -67,6 +68,14 @@ pub const REGISTRY: &[Experiment] = &[
         run: sizing::run,
         plot: sizing::plot,
         summary: sizing::summary,
+    },
+    Experiment {
+        name: sizing_table::NAME,
+        about: "the seeds' n/m/k table: each scheme's bits, k, predicted and measured rate at n",
+        needs_server: false,
+        run: sizing_table::run,
+        plot: sizing_table::plot,
+        summary: sizing_table::summary,
     },
     Experiment {
         name: throughput::NAME,

@@ -1,0 +1,314 @@
+//! `sizing_table`: the seeds' n/m/k table, reproduced and measured. For each (n, p) the
+//! seeds discuss (10⁴ to 10⁶ keys at 1% and 0.1%), each scheme's own recipe gives the
+//! bits `m` and hash count `k`; the table adds bits per key, the rate the scheme's own
+//! formula predicts for that shape, and the rate measured after inserting n keys.
+//!
+//! Schemes:
+//!
+//! * `textbook`: the seeds' recipe, `m = −n ln p / (ln 2)²`, `k = round((m/n) ln 2)`,
+//!   predicted by `(1 − e^{−kn/m})^k`, measured on linebloom's classic (unblocked)
+//!   filter of exactly that shape;
+//! * `redisbloom-formula`: RedisBloom's `BF.RESERVE` recipe, bits per entry
+//!   `−ln p / (ln 2)²`, `k = ⌈(ln 2)·bpe⌉`, predicted and measured like `textbook` (the
+//!   shape, not RedisBloom itself: the penetration experiment runs the module);
+//! * `linebloom`, `linebloom-counting`, `linebloom-classic`: each type's `for_fpr`,
+//!   predicted by its exact formula;
+//! * `sbbf (Parquet formula)`: the Parquet spec's bits per key for a split-block filter
+//!   (`k = 8` words of 32 bits per 256-bit block), measured on sbbf-rs-safe; its
+//!   formula is the one that sized it, so its prediction is the requested rate.
+//!
+//! `lab size --n N --p P` prints the same rows for any (n, p), without measuring.
+
+use super::{Summary, false_positives, markdown_table, members, non_members};
+use crate::rivals::{Classic, Filter, Sizing, build, parquet_bits_per_key};
+use crate::{Ctx, csvio};
+use linebloom::{ClassicBloomFilter, ClassicParams, Params, fpr};
+use serde::{Deserialize, Serialize};
+
+/// Experiment name.
+pub const NAME: &str = "sizing_table";
+
+/// One CSV row: a scheme's shape for (n, p), its prediction and its measurement.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Row {
+    /// Scheme (see the module docs).
+    pub scheme: String,
+    /// Keys.
+    pub n: u64,
+    /// Requested rate.
+    pub requested: f64,
+    /// Bits of filter memory.
+    pub bits: u64,
+    /// Hash functions (bit positions per key).
+    pub k: u32,
+    /// Bits per key.
+    pub bits_per_key: f64,
+    /// The scheme's own formula for this shape after n keys.
+    pub predicted: f64,
+    /// Measured after inserting n keys (NaN when not measured).
+    pub measured: f64,
+    /// Non-member probes of the measurement.
+    pub probes: u64,
+}
+
+/// The schemes, in table order.
+pub const SCHEMES: &[&str] = &[
+    "textbook",
+    "redisbloom-formula",
+    "linebloom",
+    "linebloom-counting",
+    "linebloom-classic",
+    "sbbf (Parquet formula)",
+];
+
+/// A scheme's shape for (n, p) and its predicted rate: `(bits, k, predicted)`.
+pub fn shape(scheme: &str, n: u64, p: f64) -> anyhow::Result<(u64, u32, f64)> {
+    let ln2 = std::f64::consts::LN_2;
+    let classic = |bits: f64, k: f64| {
+        let (bits, k) = (
+            bits.max(1.0) as u64,
+            (k as u32).clamp(1, linebloom::MAX_CLASSIC_K),
+        );
+        (bits, k, fpr::classic_approx(bits as f64, k, n as f64))
+    };
+    Ok(match scheme {
+        "textbook" => {
+            let m = (-(n as f64) * p.ln() / (ln2 * ln2)).floor();
+            classic(m, (m / n as f64 * ln2).round())
+        }
+        "redisbloom-formula" => {
+            let bpe = -p.ln() / (ln2 * ln2);
+            classic((n as f64 * bpe).ceil(), (ln2 * bpe).ceil())
+        }
+        "linebloom" => {
+            let params = Params::for_fpr(n, p)?;
+            (params.bits(), params.k(), params.expected_fpr(n))
+        }
+        "linebloom-counting" => {
+            let params = Params::counting_for_fpr(n, p)?;
+            (params.bits(), params.k(), params.expected_counting_fpr(n))
+        }
+        "linebloom-classic" => {
+            let params = ClassicParams::for_fpr(n, p)?;
+            (params.bits(), params.k(), params.expected_fpr(n))
+        }
+        "sbbf (Parquet formula)" => {
+            // sbbf-rs-safe rounds the bits up to whole 256-bit blocks.
+            let bits = (n * parquet_bits_per_key(p) as u64).div_ceil(256) * 256;
+            (bits, 8, p)
+        }
+        other => anyhow::bail!("unknown scheme {other}"),
+    })
+}
+
+/// The filter a scheme measures with, holding `keys`.
+fn filter(
+    scheme: &str,
+    n: u64,
+    p: f64,
+    keys: &[u64],
+    ctx: &Ctx,
+) -> anyhow::Result<Box<dyn Filter>> {
+    let by_rival = |name: &str| -> anyhow::Result<Box<dyn Filter>> {
+        build(name, Sizing::Fpr(p), keys, ctx.kernel)?
+            .ok_or_else(|| anyhow::anyhow!("{name} cannot be built for n = {n}, p = {p}"))
+    };
+    match scheme {
+        "textbook" | "redisbloom-formula" => {
+            let (bits, k, _) = shape(scheme, n, p)?;
+            let mut f = Classic(ClassicBloomFilter::new(ClassicParams::new(bits, k)?));
+            f.insert_batch(keys);
+            Ok(Box::new(f))
+        }
+        "sbbf (Parquet formula)" => by_rival("sbbf-rs-safe"),
+        other => by_rival(other),
+    }
+}
+
+/// One row per scheme for (n, p), without measurement.
+pub fn rows_for(n: u64, p: f64) -> anyhow::Result<Vec<Row>> {
+    SCHEMES
+        .iter()
+        .map(|&scheme| {
+            let (bits, k, predicted) = shape(scheme, n, p)?;
+            Ok(Row {
+                scheme: scheme.into(),
+                n,
+                requested: p,
+                bits,
+                k,
+                bits_per_key: bits as f64 / n as f64,
+                predicted,
+                measured: f64::NAN,
+                probes: 0,
+            })
+        })
+        .collect()
+}
+
+/// The seeds' cases at this scale.
+fn cases(scale: crate::Scale) -> (Vec<(u64, f64)>, usize) {
+    match scale {
+        crate::Scale::Tiny => (vec![(10_000, 0.01)], 200_000),
+        crate::Scale::Quick => (
+            vec![
+                (10_000, 0.01),
+                (100_000, 0.01),
+                (1_000_000, 0.01),
+                (1_000_000, 0.001),
+            ],
+            2_000_000,
+        ),
+        crate::Scale::Full => (
+            vec![
+                (10_000, 0.01),
+                (100_000, 0.01),
+                (1_000_000, 0.01),
+                (1_000_000, 0.001),
+                (10_000_000, 0.01),
+            ],
+            20_000_000,
+        ),
+    }
+}
+
+/// Measures and writes `data.csv`.
+pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
+    let (cases, probes) = cases(ctx.scale);
+    let probe_keys = non_members(ctx, probes, 3);
+    let bar = crate::progress::bar(ctx, (cases.len() * SCHEMES.len()) as u64, NAME);
+    let mut rows = Vec::new();
+    for &(n, p) in &cases {
+        let keys = members(ctx, n as usize, n ^ 0x5eed);
+        for mut row in rows_for(n, p)? {
+            bar.set_message(format!("{} n = {n}, p = {p}", row.scheme));
+            let f = filter(&row.scheme, n, p, &keys, ctx)?;
+            let fp = false_positives(f.as_ref(), &probe_keys);
+            row.measured = fp as f64 / probes as f64;
+            row.probes = probes as u64;
+            rows.push(row);
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    csvio::write(&ctx.dir(NAME)?.join("data.csv"), &rows)
+}
+
+/// Bits per key of every scheme at each (n, p), from the CSV.
+pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
+    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let bars: Vec<(String, String, f64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                format!("n={:.0e} p={}", r.n as f64, r.requested),
+                r.scheme.clone(),
+                r.bits_per_key,
+            )
+        })
+        .collect();
+    crate::plot::bar_chart(
+        &ctx.dir(NAME)?,
+        "Bits per key each scheme's recipe gives (the seeds' n/m/k table)",
+        "bits per key",
+        &bars,
+    )
+}
+
+/// Formats a rate as a percentage with three significant digits.
+fn percent(rate: f64) -> String {
+    if rate.is_nan() {
+        "—".into()
+    } else {
+        format!("{:.3}%", 100.0 * rate)
+    }
+}
+
+/// The table of every row, as Markdown.
+pub fn table(rows: &[Row]) -> String {
+    let body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.scheme.clone(),
+                r.n.to_string(),
+                percent(r.requested),
+                r.bits.to_string(),
+                r.k.to_string(),
+                format!("{:.2}", r.bits_per_key),
+                percent(r.predicted),
+                percent(r.measured),
+            ]
+        })
+        .collect();
+    markdown_table(
+        &[
+            "scheme",
+            "n",
+            "p",
+            "bits m",
+            "k",
+            "bits/key",
+            "predicted",
+            "measured",
+        ],
+        &body,
+    )
+}
+
+/// Report material from the CSV.
+pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
+    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let over: Vec<String> = rows
+        .iter()
+        .filter(|r| r.measured > r.requested)
+        .map(|r| {
+            format!(
+                "{} at n = {}, p = {}: {}",
+                r.scheme,
+                r.n,
+                r.requested,
+                percent(r.measured)
+            )
+        })
+        .collect();
+    let leaner: Vec<String> = rows
+        .iter()
+        .filter(|r| r.scheme != "linebloom" && r.measured <= r.requested)
+        .filter(|r| {
+            rows.iter().any(|l| {
+                l.scheme == "linebloom"
+                    && l.n == r.n
+                    && l.requested == r.requested
+                    && r.bits < l.bits
+            })
+        })
+        .map(|r| {
+            format!(
+                "{} (n = {}, p = {}, {:.2} bits/key)",
+                r.scheme, r.n, r.requested, r.bits_per_key
+            )
+        })
+        .collect();
+    let mut not_leading = String::new();
+    if !leaner.is_empty() {
+        not_leading.push_str(&format!(
+            "Schemes that measured at or below the target with fewer bits than linebloom: {}. ",
+            leaner.join("; ")
+        ));
+    }
+    if !over.is_empty() {
+        not_leading.push_str(&format!(
+            "Measured above the requested rate: {}.",
+            over.join("; ")
+        ));
+    }
+    if not_leading.is_empty() {
+        not_leading = "—".into();
+    }
+    Ok(Summary {
+        table: table(&rows),
+        caption: "The seeds' parameter table: for each n and p, the bits and hash count each scheme's recipe chooses, the rate its own formula predicts for that shape, and the rate measured after inserting n random keys (non-member probes as in the CSV). The plot compares bits per key.".into(),
+        not_leading,
+    })
+}
