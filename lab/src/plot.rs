@@ -123,6 +123,28 @@ pub struct LineChart<'a> {
     pub legend: SeriesLabelPosition,
 }
 
+/// A tick label a reader takes in at a glance: three significant digits at most, no
+/// float noise (`1e-4`, not `9.999999999999999e-5`; `1e6`, not `1000000.0`).
+pub fn human(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return if v == 0.0 { "0".into() } else { v.to_string() };
+    }
+    let a = v.abs();
+    if !(1e-3..1e5).contains(&a) {
+        let s = format!("{v:.2e}");
+        let (mantissa, exponent) = s.split_once('e').expect("exponent format");
+        let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+        return format!("{mantissa}e{exponent}");
+    }
+    let decimals = (2 - a.log10().floor() as i32).max(0) as usize;
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
 fn range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for v in values.filter(|v| v.is_finite() && (!log || *v > 0.0)) {
@@ -165,6 +187,8 @@ where
                 .configure_mesh()
                 .x_desc(frame.x_label)
                 .y_desc(frame.y_label)
+                .x_label_formatter(&|v| human(*v))
+                .y_label_formatter(&|v| human(*v))
                 .label_style(("sans-serif", 16))
                 .axis_desc_style(("sans-serif", 18))
                 .draw()
@@ -419,4 +443,27 @@ pub fn bar_chart(
     )
     .with_context(|| format!("drawing {}", png.display()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tick_labels_are_human() {
+        use super::human;
+        let cases = [
+            (9.999999999999999e-5, "1e-4"),
+            (1e-4, "1e-4"),
+            (2.5e-5, "2.5e-5"),
+            (0.01, "0.01"),
+            (0.1, "0.1"),
+            (1.5, "1.5"),
+            (10.0, "10"),
+            (1234.6, "1235"),
+            (1_000_000.0, "1e6"),
+            (0.0, "0"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(human(v), want, "{v}");
+        }
+    }
 }
