@@ -91,6 +91,19 @@ end
 return table.concat(out)
 "#;
 
+/// Appends `SET u1 <offset> 1` to a `BITFIELD` command for every bit of `mask` in block
+/// `b` of its shard.
+fn set_bits(cmd: &mut redis::Cmd, b: u64, mask: &Block) {
+    for (w, word) in mask.0.iter().enumerate() {
+        let mut bits = *word;
+        while bits != 0 {
+            let j = (w * 64) as u32 + bits.trailing_zeros();
+            cmd.arg("SET").arg("u1").arg(redis_bit_offset(b, j)).arg(1);
+            bits &= bits - 1;
+        }
+    }
+}
+
 /// Default shard size: 2^20 blocks = 64 MiB per key.
 pub const DEFAULT_SHARD_BLOCKS: u64 = 1 << 20;
 
@@ -233,15 +246,10 @@ impl RedisFilter {
 
     fn add_insert(&self, pipe: &mut redis::Pipeline, key: u64) {
         let (shard, b, mask) = self.place(self.hash(key));
-        let cmd = pipe.cmd("BITFIELD").arg(shard);
-        for (w, word) in mask.0.iter().enumerate() {
-            let mut bits = *word;
-            while bits != 0 {
-                let j = (w * 64) as u32 + bits.trailing_zeros();
-                cmd.arg("SET").arg("u1").arg(redis_bit_offset(b, j)).arg(1);
-                bits &= bits - 1;
-            }
-        }
+        let mut cmd = redis::cmd("BITFIELD");
+        cmd.arg(shard);
+        set_bits(&mut cmd, b, &mask);
+        pipe.add_command(cmd);
     }
 
     fn add_query(&self, pipe: &mut redis::Pipeline, key: u64) -> Block {
@@ -329,15 +337,7 @@ impl RedisFilter {
                     per_shard.len() - 1
                 }
             };
-            let cmd = &mut per_shard[at].1;
-            for (w, word) in mask.0.iter().enumerate() {
-                let mut bits = *word;
-                while bits != 0 {
-                    let j = (w * 64) as u32 + bits.trailing_zeros();
-                    cmd.arg("SET").arg("u1").arg(redis_bit_offset(b, j)).arg(1);
-                    bits &= bits - 1;
-                }
-            }
+            set_bits(&mut per_shard[at].1, b, &mask);
         }
         let mut pipe = redis::pipe();
         for (_, cmd) in per_shard {
