@@ -1,9 +1,10 @@
 //! [`BloomFilter`]: the cache-line-blocked filter, over owned or borrowed blocks.
 //!
 //! One implementation serves every storage: anything that is `AsRef<[Block]>` can be
-//! queried, anything that is also `AsMut<[Block]>` can be written. Owned filters use
-//! `Box<[Block]>` (feature `alloc`); embedded code passes a `&mut [Block]`, for example
-//! a `static` array, and needs no allocator at all:
+//! queried, anything that is also `AsMut<[Block]>` can be written. The default storage
+//! is [`Blocks`]: owned blocks (feature `alloc`) or a `&'static mut [Block]`, one type in
+//! every build. Embedded code can also pass any `&mut [Block]`, for example a `static`
+//! array, and needs no allocator at all:
 //!
 //! ```
 //! use linebloom::{Block, BloomFilter};

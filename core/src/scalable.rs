@@ -12,7 +12,10 @@
 //! for any number of layers, the first included (Almeida et al. 2007). Each layer is a
 //! [`BloomFilter`] sized by [`Params::for_fpr`], whose measured rate at capacity is at
 //! most its `pᵢ`. When the newest layer has taken its capacity of new keys, the next
-//! insert of a new key opens a layer; in [`Mode::Fixed`] it returns [`Full`] instead.
+//! insert of a new key opens a layer; in [`Mode::Fixed`], `try_insert` returns [`Full`]
+//! instead (and `insert` panics, as `Vec::push` does when it cannot grow). Options are
+//! set with [`ScalableOptions`]; at most [`MAX_LAYERS`] layers are built, which is also
+//! the most the decoder reads.
 //!
 //! [`Full`]: ScalableError::Full
 
