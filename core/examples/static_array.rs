@@ -10,10 +10,10 @@
 //! `--no-default-features` and with every feature, so that enabling `alloc` somewhere
 //! else in a build can never break a no-alloc crate (features only add).
 
-use linebloom::{Block, Blocks, BloomFilter};
+use linebloom::{BloomFilter, StaticBlocks};
 
-/// 4 KiB of filter bits in static memory: 64 blocks.
-static mut STORAGE: [Block; 64] = [Block::ZERO; 64];
+/// 4 KiB of filter bits in static memory: 64 blocks, handed out once, no `static mut`.
+static STORAGE: StaticBlocks<64> = StaticBlocks::new();
 
 /// Firmware-style code: no heap, no std.
 fn seen_before(filter: &mut BloomFilter, tag: &[u8]) -> bool {
@@ -21,11 +21,10 @@ fn seen_before(filter: &mut BloomFilter, tag: &[u8]) -> bool {
 }
 
 fn main() {
-    // SAFETY: `main` runs once and is the only code that touches STORAGE, so this is
-    // the one and only reference to it for the rest of the program.
-    let storage: &'static mut [Block] = unsafe { &mut *core::ptr::addr_of_mut!(STORAGE) };
-    let mut filter =
-        BloomFilter::from_storage(Blocks::from(storage), 7).expect("64 blocks, k = 7 are valid");
+    // No `unsafe`: `take` hands the blocks out once (a second call returns None).
+    let storage = STORAGE.take().expect("taken once");
+    let mut filter = BloomFilter::from_storage(storage, 7).expect("64 blocks, k = 7 are valid");
+    assert!(STORAGE.take().is_none());
     let tags: [&[u8]; 4] = [b"rfid:04a2", b"rfid:9f10", b"rfid:04a2", b"rfid:77c3"];
     for tag in tags {
         let dup = seen_before(&mut filter, tag);

@@ -51,7 +51,7 @@
 //! | lookups in bulk (a filter larger than the cache) | `contains_batch` | `batch_lookups` |
 //! | ship a filter to another process or machine | `to_bytes` / `from_bytes` | `save_reload` |
 //! | watch a service's filter and rebuild it in time | `fill_ratio`, `estimated_len`, `estimated_fpr` | `monitoring` |
-//! | a microcontroller, no allocator | any block filter over a `static` array | `static_array` |
+//! | a microcontroller, no allocator | any block filter over [`StaticBlocks`] (no `unsafe`) or a `&mut [Block]` | `static_array` |
 //! | the textbook baseline for comparisons | [`ClassicBloomFilter`] | — |
 //!
 //! ### Sizing and what the promise means
@@ -159,3 +159,5 @@ pub use params::{
 #[cfg(feature = "alloc")]
 pub use scalable::{MAX_LAYERS, Mode, ScalableBloomFilter, ScalableError, ScalableOptions};
 pub use storage::Blocks;
+#[cfg(target_has_atomic = "8")]
+pub use storage::StaticBlocks;

@@ -145,6 +145,63 @@ impl Clone for Blocks {
     }
 }
 
+/// Blocks in a `static`, handed out once, without `unsafe` in the caller: the safe way
+/// to give a filter static memory on a microcontroller (no allocator, no `static mut`).
+///
+/// [`take`](Self::take) returns the blocks as [`Blocks`] the first time and `None` after,
+/// so there is never more than one mutable reference to them. Needs atomic
+/// compare-and-swap on bytes (every Cortex-M but M0/M0+, which lack it).
+///
+/// ```
+/// use linebloom::{BloomFilter, StaticBlocks};
+/// static STORAGE: StaticBlocks<16> = StaticBlocks::new(); // 1 KiB, zeroed
+///
+/// let mut f: BloomFilter = BloomFilter::from_storage(STORAGE.take().unwrap(), 8)?;
+/// f.insert("sensor-17");
+/// assert!(f.contains("sensor-17"));
+/// assert!(STORAGE.take().is_none(), "handed out once");
+/// # Ok::<(), linebloom::ParamsError>(())
+/// ```
+#[cfg(target_has_atomic = "8")]
+pub struct StaticBlocks<const N: usize> {
+    taken: core::sync::atomic::AtomicBool,
+    blocks: core::cell::UnsafeCell<[Block; N]>,
+}
+
+// SAFETY: the blocks are reachable only through `take`, which hands them out at most once
+// (an atomic swap), so no two threads can ever hold references to them; `Block` is Send.
+#[cfg(target_has_atomic = "8")]
+unsafe impl<const N: usize> Sync for StaticBlocks<N> {}
+
+#[cfg(target_has_atomic = "8")]
+impl<const N: usize> StaticBlocks<N> {
+    /// `N` zeroed blocks, not yet taken (a `const fn`, for a `static` initialiser).
+    pub const fn new() -> Self {
+        StaticBlocks {
+            taken: core::sync::atomic::AtomicBool::new(false),
+            blocks: core::cell::UnsafeCell::new([Block::ZERO; N]),
+        }
+    }
+
+    /// The blocks, the first time this is called; `None` every time after.
+    pub fn take(&'static self) -> Option<Blocks> {
+        if self.taken.swap(true, core::sync::atomic::Ordering::AcqRel) {
+            return None;
+        }
+        // SAFETY: the swap above returned `false` exactly once for this `static`, so this
+        // is the only reference to the blocks ever created; they live for `'static`.
+        let blocks: &'static mut [Block; N] = unsafe { &mut *self.blocks.get() };
+        Some(Blocks::from(&mut blocks[..]))
+    }
+}
+
+#[cfg(target_has_atomic = "8")]
+impl<const N: usize> Default for StaticBlocks<N> {
+    fn default() -> Self {
+        StaticBlocks::new()
+    }
+}
+
 impl core::fmt::Debug for Blocks {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Blocks").field("len", &self.len).finish()

@@ -169,3 +169,18 @@ fn the_spec_model_and_the_filter_agree_on_bit_positions() {
         }
     }
 }
+
+#[test]
+fn static_blocks_are_handed_out_once() {
+    // The one `unsafe` of `StaticBlocks`: a `&'static mut` to the static's cell, made at
+    // most once.
+    static STORAGE: linebloom::StaticBlocks<2> = linebloom::StaticBlocks::new();
+    let mut f: BloomFilter = BloomFilter::from_storage(STORAGE.take().unwrap(), 8).unwrap();
+    assert!(STORAGE.take().is_none());
+    f.insert(&3u64);
+    assert!(f.contains(&3u64));
+    let taken = std::thread::spawn(|| STORAGE.take().is_some())
+        .join()
+        .unwrap();
+    assert!(!taken);
+}
