@@ -1,4 +1,4 @@
-//! linebloom on an emulated Cortex-M4: a filter in a `static` with no `unsafe` and no
+//! linebloom on an emulated Cortex-M4 (and M3): a filter in a `static` with no `unsafe` and no
 //! allocator, 1000 keys, no false negatives, the false-positive rate against the
 //! formula, and an `encode_into` / `view` round trip that answers alike. The exit status
 //! (through semihosting) is the test's verdict.
@@ -41,8 +41,9 @@ fn main() -> ! {
     let measured_ppm = false_positives as u64 * 1_000_000 / PROBES as u64;
     let predicted_ppm = (predicted * 1e6) as u64;
     hprintln!(
-        "linebloom on cortex-m4 (kernel {}): {} keys, {} missing, {} false positives in {} \
+        "linebloom on {} (kernel {}): {} keys, {} missing, {} false positives in {} \
          probes = {} ppm (formula {} ppm), view agrees: {}",
+        env!("FIRMWARE_BOARD"),
         filter.kernel_name(),
         KEYS,
         missing,
