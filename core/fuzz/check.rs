@@ -89,6 +89,23 @@ fn decode_once(bytes: &[u8]) {
         .try_insert(&k)
         .is_ok());
     view(bytes);
+    into_storage(bytes);
+}
+
+/// `decode_into` a caller's storage (here a `Vec`) accepts exactly what `decode` accepts,
+/// and gives the same filter.
+fn into_storage(bytes: &[u8]) {
+    let decoded = BloomFilter::<Blocks, IntFold>::decode(bytes);
+    let blocks = decoded.as_ref().map_or(1, |f| f.params().blocks());
+    let into = BloomFilter::<Vec<Block>, IntFold>::decode_into(bytes, vec![Block::ZERO; blocks]);
+    assert_eq!(
+        into.is_ok(),
+        decoded.is_ok(),
+        "decode_into and decode disagree"
+    );
+    if let (Ok(a), Ok(b)) = (into, decoded) {
+        assert_eq!(a, b);
+    }
 }
 
 /// `view` on a 64-byte aligned copy answers exactly as `decode` does.

@@ -446,6 +446,70 @@ impl<H: StableHasher> BloomFilter<crate::Blocks, H> {
     }
 }
 
+/// Copies a checked payload into a caller's storage of exactly `blocks` blocks, word by
+/// word from little-endian (any alignment, any endianness).
+fn fill_storage<S: AsMut<[Block]>>(
+    payload: &[u8],
+    mut storage: S,
+    blocks: u64,
+) -> Result<S, DecodeError> {
+    let got = storage.as_mut().len() as u64;
+    if got != blocks {
+        return Err(DecodeError::InvalidParams(ParamsError::StorageLength {
+            expected: blocks,
+            got,
+        }));
+    }
+    for (dst, chunk) in storage
+        .as_mut()
+        .iter_mut()
+        .zip(payload.chunks_exact(Block::BYTES))
+    {
+        *dst = Block::from_le_bytes(chunk.try_into().expect("64-byte chunk"));
+    }
+    Ok(storage)
+}
+
+/// `decode_into` for the two block-array kinds: the encoding is checked whole (checksum
+/// included) before a single block of the caller's storage is written.
+macro_rules! decode_into_block_array {
+    ($ty:ident, $kind:expr, $name:literal) => {
+        impl<S: AsRef<[Block]> + AsMut<[Block]>, H: StableHasher> $ty<S, H> {
+            #[doc = concat!("Decodes untrusted bytes of a `", $name, "` into the caller's storage, with no")]
+            /// allocation: `storage` must have exactly the encoded block count
+            /// ([`ParamsError::StorageLength`] otherwise). The bytes may sit at any
+            /// alignment and the target may be big-endian (unlike `view`).
+            pub fn decode_into(bytes: &[u8], storage: S) -> Result<Self, DecodeError> {
+                let (fields, payload) = open(bytes, $kind, H::ID, |f, _| block_array_len(f))?;
+                let storage = fill_storage(payload, storage, fields.blocks)?;
+                $ty::from_storage_with_hasher(storage, fields.k, H::from_seed(fields.seed))
+                    .map_err(DecodeError::InvalidParams)
+            }
+        }
+    };
+}
+use crate::CountingBloomFilter;
+
+/// `from_bytes_into`: `decode_into` for a kind's default hasher, so that
+/// `Kind::from_bytes_into(&bytes, storage)?` needs no type annotation.
+macro_rules! from_bytes_into_for_default_hasher {
+    ($ty:ident, $name:literal) => {
+        impl<S: AsRef<[Block]> + AsMut<[Block]>> $ty<S, crate::IntFold> {
+            #[doc = concat!("Decodes untrusted bytes of a `", $name, "` written with the default hasher into the caller's storage, with no allocation (see `decode_into`).")]
+            pub fn from_bytes_into(bytes: &[u8], storage: S) -> Result<Self, DecodeError> {
+                Self::decode_into(bytes, storage)
+            }
+        }
+    };
+}
+from_bytes_into_for_default_hasher!(BloomFilter, "BloomFilter");
+from_bytes_into_for_default_hasher!(CountingBloomFilter, "CountingBloomFilter");
+use crate::ClassicBloomFilter;
+from_bytes_into_for_default_hasher!(ClassicBloomFilter, "ClassicBloomFilter");
+
+decode_into_block_array!(BloomFilter, KIND_BLOOM, "BloomFilter");
+decode_into_block_array!(CountingBloomFilter, KIND_COUNTING, "CountingBloomFilter");
+
 #[cfg(target_endian = "little")]
 impl<'a, H: StableHasher> BloomFilter<&'a [Block], H> {
     /// A read-only filter that borrows its blocks straight from an encoding, with no copy
@@ -453,7 +517,8 @@ impl<'a, H: StableHasher> BloomFilter<&'a [Block], H> {
     ///
     /// `bytes` must start at a 64-byte aligned address, so that the payload (at offset
     /// 64) is aligned too. Only on little-endian targets, where the stored words are
-    /// already in native order; big-endian targets use `from_bytes`.
+    /// already in native order; elsewhere, and for unaligned bytes, `decode_into` copies
+    /// into a caller's storage without allocating.
     ///
     /// ```
     /// use linebloom::{Block, BloomFilter, Params, block::blocks_as_bytes_mut};
@@ -617,33 +682,7 @@ impl<H: StableHasher> crate::ClassicBloomFilter<crate::Blocks, H> {
     /// assert_eq!(ClassicBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
     /// ```
     pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
-        let (fields, payload) = open(bytes, KIND_CLASSIC, H::ID, |f, _| {
-            if f.extra[1] != crate::classic::PROBE_SCHEME {
-                return Err(DecodeError::UnsupportedProbeScheme(f.extra[1]));
-            }
-            if f.extra[2..] != [0; 2] {
-                return Err(DecodeError::ReservedNonZero);
-            }
-            let params =
-                crate::ClassicParams::new(f.extra[0], f.k).map_err(DecodeError::InvalidParams)?;
-            if params.blocks() as u64 != f.blocks {
-                return Err(DecodeError::Inconsistent);
-            }
-            Ok(f.blocks * Block::BYTES as u64)
-        })?;
-        let params = crate::ClassicParams::new(fields.extra[0], fields.k)
-            .map_err(DecodeError::InvalidParams)?;
-        // Bits m.. of the array are the last block's padding: bit j is bit j % 8 of
-        // payload byte j / 8 (little-endian words). Checked before anything is allocated.
-        let m = params.bits();
-        let (first, partial) = ((m / 8) as usize, (m % 8) as u32);
-        let tail_set = payload[first..].iter().enumerate().any(|(i, &byte)| {
-            let padding = if i == 0 { !0u8 << partial } else { !0 };
-            byte & padding != 0
-        });
-        if tail_set {
-            return Err(DecodeError::PaddingNonZero);
-        }
+        let (fields, params, payload) = open_classic::<H>(bytes)?;
         crate::ClassicBloomFilter::from_storage_with_hasher(
             read_blocks(payload),
             params,
@@ -651,6 +690,57 @@ impl<H: StableHasher> crate::ClassicBloomFilter<crate::Blocks, H> {
         )
         .map_err(DecodeError::InvalidParams)
     }
+}
+
+impl<S: AsRef<[Block]> + AsMut<[Block]>, H: StableHasher> crate::ClassicBloomFilter<S, H> {
+    /// Decodes untrusted bytes of a `ClassicBloomFilter` into the caller's storage, with
+    /// no allocation: `storage` must have exactly the encoded block count
+    /// ([`ParamsError::StorageLength`] otherwise); any alignment, any endianness.
+    pub fn decode_into(bytes: &[u8], storage: S) -> Result<Self, DecodeError> {
+        let (fields, params, payload) = open_classic::<H>(bytes)?;
+        let storage = fill_storage(payload, storage, fields.blocks)?;
+        crate::ClassicBloomFilter::from_storage_with_hasher(
+            storage,
+            params,
+            H::from_seed(fields.seed),
+        )
+        .map_err(DecodeError::InvalidParams)
+    }
+}
+
+/// Every check of a classic encoding (see FORMAT.md), before anything is allocated or
+/// written: its fields, shape, the payload.
+fn open_classic<H: StableHasher>(
+    bytes: &[u8],
+) -> Result<(Fields, crate::ClassicParams, &[u8]), DecodeError> {
+    let (fields, payload) = open(bytes, KIND_CLASSIC, H::ID, |f, _| {
+        if f.extra[1] != crate::classic::PROBE_SCHEME {
+            return Err(DecodeError::UnsupportedProbeScheme(f.extra[1]));
+        }
+        if f.extra[2..] != [0; 2] {
+            return Err(DecodeError::ReservedNonZero);
+        }
+        let params =
+            crate::ClassicParams::new(f.extra[0], f.k).map_err(DecodeError::InvalidParams)?;
+        if params.blocks() as u64 != f.blocks {
+            return Err(DecodeError::Inconsistent);
+        }
+        Ok(f.blocks * Block::BYTES as u64)
+    })?;
+    let params =
+        crate::ClassicParams::new(fields.extra[0], fields.k).map_err(DecodeError::InvalidParams)?;
+    // Bits m.. of the array are the last block's padding: bit j is bit j % 8 of
+    // payload byte j / 8 (little-endian words). Checked before anything is allocated.
+    let m = params.bits();
+    let (first, partial) = ((m / 8) as usize, (m % 8) as u32);
+    let tail_set = payload[first..].iter().enumerate().any(|(i, &byte)| {
+        let padding = if i == 0 { !0u8 << partial } else { !0 };
+        byte & padding != 0
+    });
+    if tail_set {
+        return Err(DecodeError::PaddingNonZero);
+    }
+    Ok((fields, params, payload))
 }
 
 /// Scalable filter: bytes of the payload prefix (len, newest layer's len, mode, reserved).

@@ -491,3 +491,57 @@ fn absurd_scalable_options_are_refused_at_once() {
         start.elapsed()
     );
 }
+
+#[test]
+fn decode_into_a_callers_storage_at_any_alignment() {
+    // Issue 12: decoding without an allocator, from unaligned bytes and on big-endian
+    // targets (this test runs on s390x in CI), for every block kind.
+    use linebloom::{ClassicBloomFilter, ClassicParams, CountingBloomFilter};
+    let mut bloom = BloomFilter::new(Params::new(3, 7).unwrap());
+    let mut counting = CountingBloomFilter::new(Params::new(3, 5).unwrap());
+    let mut classic = ClassicBloomFilter::new(ClassicParams::new(1000, 4).unwrap());
+    for k in 0..200u64 {
+        bloom.insert(&k);
+        counting.insert(&k);
+        classic.insert(&k);
+    }
+    for offset in [0, 1, 7] {
+        let shifted = |bytes: Vec<u8>| {
+            let mut v = vec![0u8; offset];
+            v.extend(bytes);
+            v
+        };
+        let b = shifted(bloom.to_bytes());
+        let mut storage = [Block::ZERO; 3];
+        let got = BloomFilter::from_bytes_into(&b[offset..], &mut storage[..]).unwrap();
+        assert_eq!(got, bloom);
+        let c = shifted(counting.to_bytes());
+        let mut storage = [Block::ZERO; 3];
+        let got = CountingBloomFilter::from_bytes_into(&c[offset..], &mut storage[..]).unwrap();
+        assert_eq!(got, counting);
+        let k = shifted(classic.to_bytes());
+        let mut storage = [Block::ZERO; 2];
+        let got = ClassicBloomFilter::from_bytes_into(&k[offset..], &mut storage[..]).unwrap();
+        assert_eq!(got, classic);
+    }
+    // Storage of the wrong length is refused, and nothing is written to it.
+    let mut short = [Block::ZERO; 2];
+    let err = BloomFilter::from_bytes_into(&bloom.to_bytes(), &mut short[..]).unwrap_err();
+    assert_eq!(
+        err,
+        DecodeError::InvalidParams(ParamsError::StorageLength {
+            expected: 3,
+            got: 2
+        })
+    );
+    assert_eq!(short, [Block::ZERO; 2]);
+    // Corrupt bytes are refused before the storage is touched.
+    let mut bad = bloom.to_bytes();
+    bad[HEADER_LEN] ^= 1;
+    let mut storage = [Block::ZERO; 3];
+    assert!(matches!(
+        BloomFilter::from_bytes_into(&bad, &mut storage[..]),
+        Err(DecodeError::BadChecksum { .. })
+    ));
+    assert_eq!(storage, [Block::ZERO; 3]);
+}
