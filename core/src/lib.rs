@@ -155,6 +155,7 @@ pub use hasher::AHash;
 pub use hasher::{Hashed, IntFold, Key, KeyHasher, StableHasher, Xxh3};
 pub use params::{
     FAST_K, FAST_SHAPE_ALLOWANCE, MAX_BLOCKS, MAX_BYTES, Params, ParamsError, SIZING_MARGIN,
+    blocks_for,
 };
 #[cfg(feature = "alloc")]
 pub use scalable::{MAX_LAYERS, Mode, ScalableBloomFilter, ScalableError, ScalableOptions};

@@ -47,6 +47,44 @@ pub const MAX_BYTES: u64 = {
 /// The largest block count, [`MAX_BYTES`] / 64.
 pub const MAX_BLOCKS: u64 = MAX_BYTES / Block::BYTES as u64;
 
+/// Blocks for `capacity` keys at `bits_per_key` bits each, rounded up to whole blocks
+/// (at least one): a `const fn`, so firmware can size a [`crate::StaticBlocks`] at
+/// compile time without floating point.
+///
+/// What such a filter delivers at its capacity, with the `k` that suits it (from the
+/// exact formula, for large capacities; the example checks every row):
+///
+/// | bits per key | k | false-positive rate |
+/// |---:|---:|---:|
+/// | 8 | 5 | 2.34% |
+/// | 10 | 6 | 0.97% |
+/// | 12 | 7 | 0.42% |
+/// | 16 | 8 | 0.091% |
+/// | 20 | 8 | 0.026% |
+/// | 24 | 16 | 0.0067% |
+///
+/// ```
+/// use linebloom::{BloomFilter, Params, StaticBlocks, blocks_for};
+/// static STORAGE: StaticBlocks<{ blocks_for(1000, 10) }> = StaticBlocks::new();
+/// assert_eq!(blocks_for(1000, 10), 20);
+/// let f: BloomFilter = BloomFilter::from_storage(STORAGE.take().unwrap(), 6)?;
+///
+/// // The table above.
+/// for (bits, k, percent) in [(8, 5, 2.34), (10, 6, 0.97), (12, 7, 0.42), (16, 8, 0.091), (20, 8, 0.026), (24, 16, 0.0067)] {
+///     let n = 1_000_000;
+///     let rate = Params::new(blocks_for(n, bits) as u64, k)?.expected_fpr(n);
+///     assert!((100.0 * rate / percent - 1.0).abs() < 0.01, "{bits}: {rate}");
+///     assert_eq!(Params::for_bits_per_key(n, bits as f64)?.k(), k);
+/// }
+/// # Ok::<(), linebloom::ParamsError>(())
+/// ```
+pub const fn blocks_for(capacity: u64, bits_per_key: u64) -> usize {
+    let blocks = capacity
+        .saturating_mul(bits_per_key)
+        .div_ceil(Block::BITS as u64);
+    if blocks == 0 { 1 } else { blocks as usize }
+}
+
 /// Why parameters were refused.
 ///
 /// It holds no floating-point value (the caller has the one it passed), so formatting
