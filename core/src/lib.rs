@@ -28,7 +28,9 @@
 //! * [`CountingBloomFilter`]: 4-bit counters, `remove`, `to_bloom`;
 //! * `ScalableBloomFilter` (`alloc`): grows in layers, compounded rate ≤ target;
 //! * `AtomicBloomFilter` (`alloc`, 64-bit atomics): concurrent inserts through `&self`;
-//! * [`ClassicBloomFilter`]: the unblocked textbook baseline.
+//! * [`ClassicBloomFilter`]: the unblocked textbook baseline;
+//! * `StaticAtomicBloomFilter` (32-bit atomics, no `alloc`): concurrent inserts into a
+//!   filter in a `static`, for microcontrollers.
 //!
 //! Each type's default storage is [`Blocks`]: owned blocks with `alloc`, or a
 //! `&'static mut [Block]` (a `static` array) with or without it. It is one type in every
@@ -48,6 +50,7 @@
 //! | keys that are also deleted (sessions) | [`CountingBloomFilter`] (4× the memory) | `counting_delete` |
 //! | an unknown final count | `ScalableBloomFilter` | `scalable_growth` |
 //! | many threads inserting into one filter | `AtomicBloomFilter` | `threads` |
+//! | an interrupt handler and a main loop sharing one filter, no allocator | `StaticAtomicBloomFilter` | `core/firmware` |
 //! | lookups in bulk (a filter larger than the cache) | `contains_batch` | `batch_lookups` |
 //! | ship a filter to another process or machine | `to_bytes` / `from_bytes` | `save_reload` |
 //! | watch a service's filter and rebuild it in time | `fill_ratio`, `estimated_len`, `estimated_fpr` | `monitoring` |
@@ -140,6 +143,8 @@ pub mod hasher;
 mod params;
 #[cfg(feature = "alloc")]
 mod scalable;
+#[cfg(target_has_atomic = "32")]
+mod static_atomic;
 mod storage;
 
 pub use arch::active_kernel;
@@ -159,6 +164,8 @@ pub use params::{
 };
 #[cfg(feature = "alloc")]
 pub use scalable::{MAX_LAYERS, Mode, ScalableBloomFilter, ScalableError, ScalableOptions};
+#[cfg(target_has_atomic = "32")]
+pub use static_atomic::StaticAtomicBloomFilter;
 pub use storage::Blocks;
 #[cfg(target_has_atomic = "8")]
 pub use storage::StaticBlocks;

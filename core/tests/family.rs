@@ -699,3 +699,53 @@ fn every_filter_reports_count_and_rate_that_measurement_confirms() {
     assert!(scalable.len() <= n as u64 && scalable.len() as f64 >= 0.98 * n as f64);
     assert!(scalable.estimated_fpr() <= scalable.fpr_bound());
 }
+
+// ---- static atomic -----------------------------------------------------------------
+
+#[test]
+fn the_static_atomic_filter_answers_like_the_plain_one() {
+    // Issue 12: a concurrent filter for microcontrollers (32-bit atomics, no alloc, in a
+    // static). Same blocks, same answers and same monitoring numbers as a BloomFilter of
+    // that shape, for k with and without rotation and a partial second round.
+    macro_rules! check {
+        ($k:expr) => {{
+            static F: StaticAtomicBloomFilter<7> = StaticAtomicBloomFilter::new($k);
+            let mut plain = BloomFilter::new(Params::new(7, $k).unwrap());
+            for key in members(90 + $k, 400) {
+                assert_eq!(F.insert(&key), plain.insert(&key), "k = {}", $k);
+            }
+            let mut snapshot = vec![Block::ZERO; 7];
+            F.write_blocks(&mut snapshot);
+            assert_eq!(&snapshot[..], plain.as_blocks(), "k = {}", $k);
+            assert!(
+                non_members(90)
+                    .take(20_000)
+                    .all(|q| F.contains(&q) == plain.contains(&q))
+            );
+            assert_eq!(F.params(), plain.params());
+            assert_eq!(F.fill_ratio(), plain.fill_ratio());
+            assert_eq!(F.estimated_fpr(), plain.estimated_fpr());
+            assert_eq!(F.estimated_len(), plain.estimated_len());
+        }};
+    }
+    check!(1);
+    check!(6);
+    check!(8);
+    check!(13);
+    check!(16);
+}
+
+#[test]
+fn the_static_atomic_filter_loses_no_concurrent_insert() {
+    static F: StaticAtomicBloomFilter<4> = StaticAtomicBloomFilter::new(8);
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            s.spawn(move || {
+                for i in 0..5_000u64 {
+                    F.insert(&(t << 32 | i));
+                }
+            });
+        }
+    });
+    assert!((0..4u64).all(|t| (0..5_000u64).all(|i| F.contains(&(t << 32 | i)))));
+}

@@ -184,3 +184,15 @@ fn static_blocks_are_handed_out_once() {
         .unwrap();
     assert!(!taken);
 }
+
+#[test]
+fn the_static_atomic_filter_matches_the_plain_one() {
+    static F: linebloom::StaticAtomicBloomFilter<2> = linebloom::StaticAtomicBloomFilter::new(7);
+    let mut plain = BloomFilter::new(Params::new(2, 7).unwrap());
+    for h in hashes(9, 20) {
+        assert_eq!(F.insert_hash(h), plain.insert_hash(h));
+    }
+    let mut snapshot = [Block::ZERO; 2];
+    F.write_blocks(&mut snapshot);
+    assert_eq!(&snapshot[..], plain.as_blocks());
+}
