@@ -33,7 +33,10 @@ use core::sync::atomic::{AtomicU32, Ordering};
 struct AtomicBlock32([AtomicU32; 16]);
 
 impl AtomicBlock32 {
-    const ZERO: AtomicBlock32 = AtomicBlock32([const { AtomicU32::new(0) }; 16]);
+    /// A block with every bit clear.
+    const fn new() -> Self {
+        AtomicBlock32([const { AtomicU32::new(0) }; 16])
+    }
 
     /// The 32-bit word and the bit within it that hold bit `field` of plain word `w`.
     #[inline(always)]
@@ -81,7 +84,7 @@ impl<const BLOCKS: usize, H: KeyHasher> StaticAtomicBloomFilter<BLOCKS, H> {
         assert!(k >= 1 && k <= MAX_K, "k must be in 1..=16");
         assert!(BLOCKS >= 1, "a filter needs at least one block");
         StaticAtomicBloomFilter {
-            blocks: [AtomicBlock32::ZERO; BLOCKS],
+            blocks: [const { AtomicBlock32::new() }; BLOCKS],
             k,
             hasher,
         }
