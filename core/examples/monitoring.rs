@@ -10,9 +10,9 @@
 use linebloom::BloomFilter;
 
 fn main() -> Result<(), linebloom::ParamsError> {
-    let (mut capacity, target) = (50_000u64, 0.01);
+    let target = 0.01;
     let mut ids: Vec<u64> = Vec::new();
-    let mut filter = BloomFilter::for_fpr(capacity, target)?;
+    let mut filter = BloomFilter::for_fpr(50_000, target)?;
     let mut rebuilds = 0;
     for batch in 0..8u64 {
         let new_ids = (batch * 20_000..(batch + 1) * 20_000).map(|i| i.wrapping_mul(0x9e37_79b9));
@@ -25,6 +25,8 @@ fn main() -> Result<(), linebloom::ParamsError> {
             filter.estimated_len(),
             filter.estimated_fpr(),
         );
+        // The most keys this filter holds at the target, from its shape alone.
+        let capacity = filter.params().capacity_at(target);
         println!(
             "{:>7} ids: fill {:.3}, estimated keys {:>7.0} of {capacity}, current rate {:.3}% \
              (target {}%)",
@@ -36,12 +38,12 @@ fn main() -> Result<(), linebloom::ParamsError> {
         );
         if keys > capacity as f64 || rate > target {
             // Rebuild with room to grow: twice the current count.
-            capacity = 2 * ids.len() as u64;
-            filter = BloomFilter::for_fpr(capacity, target)?;
+            filter = BloomFilter::for_fpr(2 * ids.len() as u64, target)?;
             filter.extend(ids.iter().copied());
             rebuilds += 1;
             println!(
-                "        rebuilt for {capacity} ids: {} bytes, current rate {:.3}%",
+                "        rebuilt for {} ids: {} bytes, current rate {:.3}%",
+                2 * ids.len(),
                 filter.params().bytes(),
                 100.0 * filter.estimated_fpr()
             );

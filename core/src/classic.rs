@@ -157,6 +157,19 @@ impl ClassicParams {
         for_each_probe(hash, self.bits, self.k, f)
     }
 
+    /// The most distinct keys this shape holds with a predicted rate at most `fpr` (see
+    /// [`crate::Params::capacity_at`]).
+    ///
+    /// ```
+    /// use linebloom::ClassicParams;
+    /// let p = ClassicParams::for_fpr(10_000, 0.01)?;
+    /// assert!(p.capacity_at(0.01) >= 10_000);
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    pub fn capacity_at(&self, fpr: f64) -> u64 {
+        crate::params::largest_meeting(|n| self.expected_fpr(n) <= fpr)
+    }
+
     /// The predicted rate after `n` distinct keys: [`fpr::classic_exact`] plus the 64-bit
     /// hash's floor ([`fpr::hash_floor`]), as [`crate::fpr::blocked`] includes it.
     pub fn expected_fpr(&self, n: u64) -> f64 {

@@ -256,6 +256,13 @@ impl<S: AsRef<[Block]>, H: KeyHasher> CountingBloomFilter<S, H> {
         self.params.expected_counting_fpr(n)
     }
 
+    /// The most distinct keys this filter holds with a predicted rate at most `fpr`
+    /// ([`Params::counting_capacity_at`]): watch [`estimated_len`](Self::estimated_len)
+    /// against it.
+    pub fn capacity_at(&self, fpr: f64) -> u64 {
+        self.params.counting_capacity_at(fpr)
+    }
+
     /// The false-positive rate of this filter as it is now, for a random non-member: per
     /// block, the chance that the query's positions all land on non-zero counters, from
     /// each word's fraction of non-zero counters ([`crate::BloomFilter::estimated_fpr`]'s

@@ -37,7 +37,8 @@
 //! build, so enabling `alloc` anywhere never changes what `BloomFilter` means.
 //! Every type also reports the same monitoring numbers: `fill_ratio`, `estimated_len`
 //! and `estimated_fpr` (the rate as the filter is now), to compare with the target it
-//! was sized for.
+//! was sized for; [`Params::capacity_at`] gives the capacity to compare `estimated_len`
+//! with.
 //!
 //! ## Guide
 //!

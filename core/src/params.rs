@@ -383,12 +383,61 @@ impl Params {
         fpr::blocked(self.blocks as u64, self.k, n)
     }
 
+    /// The most distinct keys this shape holds with a predicted rate
+    /// ([`expected_fpr`](Self::expected_fpr)) at most `fpr`: the capacity to watch
+    /// [`crate::BloomFilter::estimated_len`] against. 0 if even one key exceeds it (or
+    /// `fpr` is not in (0, 1)).
+    ///
+    /// ```
+    /// use linebloom::Params;
+    /// let p = Params::for_fpr(100_000, 0.01)?;
+    /// let capacity = p.capacity_at(0.01);
+    /// assert!(capacity >= 100_000); // sized with headroom (SIZING_MARGIN)
+    /// assert!(p.expected_fpr(capacity) <= 0.01 && p.expected_fpr(capacity + 1) > 0.01);
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    pub fn capacity_at(&self, fpr: f64) -> u64 {
+        largest_meeting(|n| self.expected_fpr(n) <= fpr)
+    }
+
+    /// [`capacity_at`](Self::capacity_at) for a [`crate::CountingBloomFilter`] of this
+    /// shape (its own formula, [`expected_counting_fpr`](Self::expected_counting_fpr)).
+    pub fn counting_capacity_at(&self, fpr: f64) -> u64 {
+        largest_meeting(|n| self.expected_counting_fpr(n) <= fpr)
+    }
+
     /// The exact predicted false-positive rate of a [`crate::CountingBloomFilter`] of this
     /// shape after `n` distinct keys ([`crate::fpr::counting`]: a block holds 128
     /// counters, not 512 bits, so the rate is higher than [`expected_fpr`](Self::expected_fpr)).
     pub fn expected_counting_fpr(&self, n: u64) -> f64 {
         fpr::counting(self.blocks as u64, self.k, n)
     }
+}
+
+/// The largest `n ≥ 1` for which `meets(n)` holds, for a `meets` that holds up to some
+/// point and fails after it (a rate that grows with the key count); 0 if `meets(1)`
+/// fails. Doubling, then bisection: about 130 evaluations at most.
+pub(crate) fn largest_meeting(meets: impl Fn(u64) -> bool) -> u64 {
+    if !meets(1) {
+        return 0;
+    }
+    let (mut lo, mut hi) = (1u64, 2u64);
+    while meets(hi) {
+        if hi == u64::MAX {
+            return u64::MAX;
+        }
+        lo = hi;
+        hi = hi.saturating_mul(2);
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if meets(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// The smallest `blocks` in `lo + 1 ..= hi` with `rate(blocks) ≤ goal`, given that `hi`

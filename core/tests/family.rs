@@ -687,6 +687,19 @@ fn every_filter_reports_count_and_rate_that_measurement_confirms() {
         m.check(n, probes);
     }
 
+    // Each type reports the capacity it was sized for (with the sizing margin's headroom).
+    let sized = n as u64;
+    for (name, capacity) in [
+        ("bloom", bloom.params().capacity_at(0.01)),
+        ("counting", counting.capacity_at(0.01)),
+        ("classic", classic.params().capacity_at(0.01)),
+    ] {
+        assert!(
+            capacity >= sized && capacity < sized + sized / 10,
+            "{name}: capacity {capacity} for {sized} keys sized at 1%"
+        );
+    }
+
     // The counting filter's prediction uses its own formula and agrees with its state.
     let predicted = counting.expected_fpr(n as u64);
     assert!(predicted <= 0.01 && predicted > 0.005, "{predicted}");
