@@ -70,6 +70,9 @@ pub struct Ctx {
     pub progress: bool,
     /// Redis URL for the experiments that can use one (`--redis`).
     pub redis: Option<String>,
+    /// Prefix of every key the lab creates in that Redis (`--redis-prefix`); `None`
+    /// picks `linebloom:<run id>:` (see `penetration::namespace`).
+    pub redis_prefix: Option<String>,
 }
 
 impl Ctx {

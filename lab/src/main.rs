@@ -49,6 +49,10 @@ struct RunArgs {
     /// Redis server for the penetration experiment's Redis schemes (redis://127.0.0.1:PORT).
     #[arg(long)]
     redis: Option<String>,
+    /// Prefix of every key the lab creates in that Redis; they are all removed at the
+    /// end, and a prefix that already has keys is refused [default: linebloom:<run id>:].
+    #[arg(long)]
+    redis_prefix: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -121,6 +125,7 @@ fn ctx(args: &RunArgs, default_out: &str) -> anyhow::Result<Ctx> {
         kernel,
         progress: !args.no_progress,
         redis: args.redis.clone(),
+        redis_prefix: args.redis_prefix.clone(),
     })
 }
 
@@ -172,6 +177,7 @@ fn main_inner() -> anyhow::Result<()> {
                 kernel: linebloom::arch::detect(),
                 progress: false,
                 redis: None,
+                redis_prefix: None,
             };
             for e in experiments {
                 (e.plot)(&ctx)?;

@@ -23,6 +23,7 @@ fn tiny_ctx(dir: &Path) -> Ctx {
         kernel: linebloom::arch::detect(),
         progress: false,
         redis: None,
+        redis_prefix: None,
     }
 }
 

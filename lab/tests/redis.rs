@@ -12,6 +12,7 @@ use linebloom::{BloomFilter, Params};
 use linebloom_lab::penetration::cache::LocalCache;
 use linebloom_lab::penetration::db::Db;
 use linebloom_lab::penetration::guard::{Guard, InRedis};
+use linebloom_lab::penetration::namespace::Namespace;
 use linebloom_lab::penetration::redis_filter::{RedisFilter, RedisFilterError};
 use linebloom_lab::penetration::{self, Outcome, connect, serve};
 use std::path::{Path, PathBuf};
@@ -323,8 +324,11 @@ fn side_by_side_with_redisbloom() {
         kernel: linebloom::arch::detect(),
         progress: false,
         redis: Some(server.url()),
+        redis_prefix: None,
     };
-    let rows = penetration::side_by_side(&server.url(), 50_000, &ctx).unwrap();
+    let ns = Namespace::claim(&server.url(), "sbs-test:").unwrap();
+    let rows = penetration::side_by_side(&server.url(), &ns, 50_000, &ctx).unwrap();
+    drop(ns);
     for r in &rows {
         println!(
             "{}: {} bytes, FPR {:.5}, {:.0} queries/s, {:.0} inserts/s",
@@ -347,8 +351,12 @@ fn side_by_side_with_redisbloom() {
     // Both sized for 1%: each must measure below 2% on 1e5 probes (binomial 5σ ≈ 0.16%).
     assert!(lb.fpr < 0.02 && rb.fpr < 0.02, "{} {}", lb.fpr, rb.fpr);
 
-    // And the whole scenario with every Redis scheme, at tiny scale.
+    // And the whole scenario with every Redis scheme, at tiny scale, in a server that
+    // holds a user's keys, some of them named like the lab's keys of earlier versions.
+    let mut con = connect(&server.url()).unwrap();
+    let foreign = foreign_keys(&mut con);
     penetration::run(&ctx).unwrap();
+    assert_untouched(&mut con, &foreign);
     penetration::plot(&ctx).unwrap();
     let data: Vec<penetration::Row> =
         linebloom_lab::csvio::read(&tmp.path().join("penetration/data.csv")).unwrap();
@@ -368,4 +376,101 @@ fn side_by_side_with_redisbloom() {
     );
     let summary = penetration::summary(&ctx).unwrap();
     assert!(summary.table.contains("Side by side"));
+}
+
+/// Writes a user's keys: strings, a hash, a key with a TTL, keys named like the lab's keys
+/// of earlier versions (`lbfilter`, `lbbf`, `lbcache:*`), and one under another
+/// `linebloom:` run's prefix. Returns (key, DUMP of its value).
+fn foreign_keys(con: &mut redis::Connection) -> Vec<(String, Vec<u8>)> {
+    let mut pipe = redis::pipe();
+    for key in [
+        "user:1",
+        "lbfilter",
+        "lbfilter:meta",
+        "lbbf",
+        "lbclassic",
+        "lbcache:inredis:5",
+        "linebloom:other-run:filter:meta",
+        "linebloom:",
+    ] {
+        pipe.cmd("SET")
+            .arg(key)
+            .arg(format!("value of {key}"))
+            .ignore();
+    }
+    pipe.cmd("HSET")
+        .arg("user:2")
+        .arg("name")
+        .arg("ada")
+        .ignore();
+    pipe.cmd("SET")
+        .arg("session:9")
+        .arg("x")
+        .arg("EX")
+        .arg(3600)
+        .ignore();
+    pipe.query::<()>(con).unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS").arg("*").query(con).unwrap();
+    keys.into_iter()
+        .map(|k| {
+            let dump: Vec<u8> = redis::cmd("DUMP").arg(&k).query(con).unwrap();
+            (k, dump)
+        })
+        .collect()
+}
+
+/// Exactly the `foreign` keys are in the server, with the same values.
+fn assert_untouched(con: &mut redis::Connection, foreign: &[(String, Vec<u8>)]) {
+    let mut now: Vec<String> = redis::cmd("KEYS").arg("*").query(con).unwrap();
+    now.sort();
+    let mut before: Vec<String> = foreign.iter().map(|(k, _)| k.clone()).collect();
+    before.sort();
+    assert_eq!(now, before, "keys left behind, or foreign keys removed");
+    for (k, dump) in foreign {
+        let d: Vec<u8> = redis::cmd("DUMP").arg(k).query(con).unwrap();
+        assert_eq!(&d, dump, "foreign key {k} changed");
+    }
+}
+
+#[test]
+fn the_lab_touches_only_its_own_prefix_and_removes_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(server) = Server::start(tmp.path(), false, false) else {
+        return;
+    };
+    let mut con = connect(&server.url()).unwrap();
+    let foreign = foreign_keys(&mut con);
+    // A prefix with glob characters matches only itself.
+    let mut ns = Namespace::claim(&server.url(), "run[1]*:").unwrap();
+    RedisFilter::store(&mut con, &ns.key("filter"), &filter_with(1_000), 4).unwrap();
+    assert!(ns.keys().unwrap().len() > 2);
+    // A second claim of a prefix in use is refused, and clears nothing.
+    let err = Namespace::claim(&server.url(), "run[1]*:")
+        .err()
+        .expect("in use");
+    assert!(err.to_string().contains("already has"), "{err}");
+    assert!(ns.keys().unwrap().len() > 2);
+    assert!(ns.clear().unwrap() > 2);
+    assert_untouched(&mut con, &foreign);
+    // An empty prefix would match every key: refused.
+    assert!(Namespace::claim(&server.url(), "").is_err());
+    // Dropped without `clear` (an error path): its keys go too.
+    {
+        let ns = Namespace::claim(&server.url(), "dropped:").unwrap();
+        RedisFilter::store(&mut con, &ns.key("f"), &filter_with(1_000), 4).unwrap();
+    }
+    assert_untouched(&mut con, &foreign);
+    // A run given a prefix in use is refused before it writes anything.
+    let ctx = linebloom_lab::Ctx {
+        out: tmp.path().to_path_buf(),
+        scale: linebloom_lab::Scale::Tiny,
+        seed: 1,
+        kernel: linebloom::arch::detect(),
+        progress: false,
+        redis: Some(server.url()),
+        redis_prefix: Some("user:".into()),
+    };
+    let err = penetration::run(&ctx).expect_err("prefix in use");
+    assert!(err.to_string().contains("already has"), "{err}");
+    assert_untouched(&mut con, &foreign);
 }

@@ -19,6 +19,10 @@
 //!   (`BF.EXISTS`/`BF.ADD`, when the server has the module), and the classic
 //!   `SETBIT`/`GETBIT` filter. Each starts from a fresh copy of the same database.
 //!
+//! With `--redis`, every key the run creates starts with one prefix (`--redis-prefix`,
+//! by default `linebloom:<run id>:`), and all of them are removed at the end and on
+//! error; nothing outside the prefix is touched ([`namespace`]).
+//!
 //! Output: `data.csv`, one row per scheme and second (requests, database queries, cache
 //! hits, filter rejections, false positives that reached the database, degraded
 //! requests, false negatives, p50/p99 latency); `plot.svg` (database queries per second)
@@ -28,6 +32,7 @@
 pub mod cache;
 pub mod db;
 pub mod guard;
+pub mod namespace;
 pub mod redis_filter;
 
 use crate::experiments::{Summary, markdown_table};
@@ -37,6 +42,7 @@ use crate::{Ctx, csvio};
 use cache::{Cache, Cached, LocalCache, RedisCache};
 use db::Db;
 use guard::{Guard, InProcess, InRedis, NoGuard, RedisBloom, RedisClassic};
+use namespace::Namespace;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use redis_filter::{DEFAULT_SHARD_BLOCKS, RedisFilter};
 use serde::{Deserialize, Serialize};
@@ -330,10 +336,11 @@ pub fn connect(url: &str) -> anyhow::Result<redis::Connection> {
         .map_err(|e| anyhow::anyhow!("cannot connect to Redis at {url}: {e}"))
 }
 
-/// Does the server at `con` have the RedisBloom module?
-pub fn has_redisbloom(con: &mut redis::Connection) -> bool {
+/// Does the server at `con` have the RedisBloom module? (Asks `BF.INFO` about a key
+/// under `ns` that does not exist: nothing is created.)
+pub fn has_redisbloom(con: &mut redis::Connection, ns: &Namespace) -> bool {
     redis::cmd("BF.INFO")
-        .arg("linebloom:probe-missing")
+        .arg(ns.key("probe-missing"))
         .query::<redis::Value>(con)
         .map_or_else(
             |e| !e.to_string().to_lowercase().contains("unknown command"),
@@ -344,6 +351,22 @@ pub fn has_redisbloom(con: &mut redis::Connection) -> bool {
 /// Measures and writes `data.csv` (and `sidebyside.csv` with `--redis`).
 pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     let (n, secs) = sizes(ctx);
+    // Claimed first, so a prefix in use is refused before anything runs; dropped on an
+    // early return, which removes the run's keys on error too.
+    let mut ns = match &ctx.redis {
+        Some(url) => {
+            let prefix = ctx
+                .redis_prefix
+                .clone()
+                .unwrap_or_else(Namespace::default_prefix);
+            let ns = Namespace::claim(url, &prefix)?;
+            eprintln!(
+                "   Redis keys of this run start with {prefix:?}; all are removed at the end"
+            );
+            Some((url, ns))
+        }
+        None => None,
+    };
     let dir = ctx.dir(NAME)?;
     let work = tempfile_dir(&dir)?;
     let template = work.join("template.sqlite");
@@ -390,66 +413,82 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
         false,
     )?);
 
-    if let Some(url) = &ctx.redis {
-        // With Redis, the cache is Redis for the Redis-held schemes.
-        let cache = |tag: &str| -> anyhow::Result<RedisCache> {
-            Ok(RedisCache::new(
-                connect(url)?,
-                &format!("lbcache:{tag}"),
-                ttl,
-            ))
-        };
-        let mut con = connect(url)?;
-        let mut plain = linebloom::BloomFilter::new(linebloom::Params::for_fpr(n, FPR)?);
-        plain.insert_batch(&(0..n).collect::<Vec<u64>>());
-        let filter = RedisFilter::store(&mut con, "lbfilter", &plain, DEFAULT_SHARD_BLOCKS)?;
-        let mut g = InRedis { filter, con };
-        rows.extend(drive(
-            ctx,
-            "linebloom-in-redis",
-            &mut g,
-            &mut cache("inredis")?,
-            &fresh_db("inredis")?,
-            n,
-            secs,
-            false,
-        )?);
-        let mut probe = connect(url)?;
-        if has_redisbloom(&mut probe) {
-            let mut g = RedisBloom::load(connect(url)?, "lbbf", n, FPR)?;
-            rows.extend(drive(
-                ctx,
-                "redisbloom",
-                &mut g,
-                &mut cache("rb")?,
-                &fresh_db("rb")?,
-                n,
-                secs,
-                false,
-            )?);
-        } else {
-            eprintln!(
-                "   RedisBloom is not loaded in the server at {url}: skipping the redisbloom scheme"
-            );
-        }
-        let mut g = RedisClassic::load(connect(url)?, "lbclassic", n, FPR)?;
-        rows.extend(drive(
-            ctx,
-            "classic-setbit-redis",
-            &mut g,
-            &mut cache("classic")?,
-            &fresh_db("classic")?,
-            n,
-            secs,
-            false,
-        )?);
-        let sbs = side_by_side(url, n.min(200_000), ctx)?;
+    if let Some((url, ns)) = &mut ns {
+        rows.extend(redis_schemes(ctx, url, ns, n, secs, &fresh_db)?);
+        let sbs = side_by_side(url, ns, n.min(200_000), ctx)?;
         csvio::write(&dir.join("sidebyside.csv"), &sbs)?;
+        let removed = ns.clear()?;
+        eprintln!("   removed this run's {removed} Redis keys");
     } else {
         let _ = std::fs::remove_file(dir.join("sidebyside.csv"));
     }
     let _ = std::fs::remove_dir_all(&work);
     csvio::write(&dir.join("data.csv"), &rows)
+}
+
+/// The Redis schemes (linebloom held in Redis, RedisBloom where the server has it, the
+/// classic `SETBIT` filter), each with a Redis cache, every key under `ns`.
+fn redis_schemes(
+    ctx: &Ctx,
+    url: &str,
+    ns: &Namespace,
+    n: u64,
+    secs: u64,
+    fresh_db: &dyn Fn(&str) -> anyhow::Result<Db>,
+) -> anyhow::Result<Vec<Row>> {
+    let ttl = Duration::from_secs(60);
+    let cache = |tag: &str| -> anyhow::Result<RedisCache> {
+        Ok(RedisCache::new(
+            connect(url)?,
+            &ns.key(&format!("cache:{tag}")),
+            ttl,
+        ))
+    };
+    let mut rows = Vec::new();
+    let mut con = connect(url)?;
+    let mut plain = linebloom::BloomFilter::new(linebloom::Params::for_fpr(n, FPR)?);
+    plain.insert_batch(&(0..n).collect::<Vec<u64>>());
+    let filter = RedisFilter::store(&mut con, &ns.key("filter"), &plain, DEFAULT_SHARD_BLOCKS)?;
+    let mut g = InRedis { filter, con };
+    rows.extend(drive(
+        ctx,
+        "linebloom-in-redis",
+        &mut g,
+        &mut cache("inredis")?,
+        &fresh_db("inredis")?,
+        n,
+        secs,
+        false,
+    )?);
+    if has_redisbloom(&mut connect(url)?, ns) {
+        let mut g = RedisBloom::load(connect(url)?, &ns.key("redisbloom"), n, FPR)?;
+        rows.extend(drive(
+            ctx,
+            "redisbloom",
+            &mut g,
+            &mut cache("redisbloom")?,
+            &fresh_db("rb")?,
+            n,
+            secs,
+            false,
+        )?);
+    } else {
+        eprintln!(
+            "   RedisBloom is not loaded in the server at {url}: skipping the redisbloom scheme"
+        );
+    }
+    let mut g = RedisClassic::load(connect(url)?, &ns.key("classic"), n, FPR)?;
+    rows.extend(drive(
+        ctx,
+        "classic-setbit-redis",
+        &mut g,
+        &mut cache("classic")?,
+        &fresh_db("classic")?,
+        n,
+        secs,
+        false,
+    )?);
+    Ok(rows)
 }
 
 /// A scratch folder for the databases, inside the results folder's parent temp space.
@@ -466,15 +505,21 @@ fn tempfile_dir(dir: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
 
 /// The Redis-held linebloom filter against RedisBloom at equal memory: RedisBloom is
 /// reserved for `n` at 1% and reports its size; linebloom gets the same bytes.
-pub fn side_by_side(url: &str, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<SideBySide>> {
+pub fn side_by_side(
+    url: &str,
+    ns: &Namespace,
+    n: u64,
+    ctx: &Ctx,
+) -> anyhow::Result<Vec<SideBySide>> {
     let mut con = connect(url)?;
+    let (rb_key, lb_key) = (ns.key("sbs:redisbloom"), ns.key("sbs:linebloom"));
     let keys: Vec<u64> = (0..n).collect();
     let probes: Vec<u64> = crate::experiments::non_members(ctx, 100_000, 99);
     let mut out = Vec::new();
     let mut bf_bytes = None;
-    if has_redisbloom(&mut con) {
+    if has_redisbloom(&mut con, ns) {
         let t = Instant::now();
-        let rb = RedisBloom::load(connect(url)?, "lbsbs:bf", n, FPR)?;
+        let rb = RedisBloom::load(connect(url)?, &rb_key, n, FPR)?;
         let insert_rate = n as f64 / t.elapsed().as_secs_f64();
         let bytes = rb.bytes;
         bf_bytes = Some(bytes);
@@ -482,7 +527,7 @@ pub fn side_by_side(url: &str, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<SideBySi
         let mut fp = 0u64;
         for chunk in probes.chunks(1000) {
             let r: Vec<bool> = redis::cmd("BF.MEXISTS")
-                .arg("lbsbs:bf")
+                .arg(&rb_key)
                 .arg(chunk)
                 .query(&mut con)?;
             fp += r.iter().filter(|&&x| x).count() as u64;
@@ -502,7 +547,7 @@ pub fn side_by_side(url: &str, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<SideBySi
         Some(b) => linebloom::Params::for_bits_per_key(n, b as f64 * 8.0 / n as f64)?,
         None => linebloom::Params::for_fpr(n, FPR)?,
     };
-    let f = RedisFilter::create(&mut con, "lbsbs:lb", params, DEFAULT_SHARD_BLOCKS)?;
+    let f = RedisFilter::create(&mut con, &lb_key, params, DEFAULT_SHARD_BLOCKS)?;
     let t = Instant::now();
     for chunk in keys.chunks(1000) {
         f.insert_many(&mut con, chunk)?;
@@ -527,11 +572,6 @@ pub fn side_by_side(url: &str, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<SideBySi
         query_ops_per_s: q,
         insert_ops_per_s: insert_rate,
     });
-    redis::cmd("DEL")
-        .arg("lbsbs:bf")
-        .arg("lbsbs:lb:meta")
-        .arg("lbsbs:lb:0")
-        .query::<()>(&mut con)?;
     Ok(out)
 }
 
