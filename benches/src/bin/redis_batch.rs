@@ -11,6 +11,7 @@
 //! filter's keys are deleted at the end.
 
 use linebloom::BloomFilter;
+use linebloom_lab::penetration::namespace::Namespace;
 use linebloom_lab::penetration::redis_filter::{DEFAULT_SHARD_BLOCKS, RedisFilter};
 use std::time::Instant;
 
@@ -23,7 +24,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .ok_or("usage: redis_batch redis://127.0.0.1:PORT/")?;
     let mut con = redis::Client::open(url.as_str())?.get_connection()?;
-    let prefix = format!("lbbench:{}", std::process::id());
+    // Every key under one fresh prefix, removed at the end (and on error, by Drop).
+    let mut ns = Namespace::claim(&url, &Namespace::default_prefix())?;
+    let prefix = ns.key("bench");
     let n = 1_000_000u64;
     let mut filter = BloomFilter::for_fpr(n, 0.01)?;
     filter.extend((0..n).map(|i| i * 2));
@@ -122,8 +125,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             insert_medians[0] / insert_medians[c]
         );
     }
-    let mut del = redis::cmd("DEL");
-    del.arg(format!("{prefix}:meta")).arg(format!("{prefix}:0"));
-    del.query::<()>(&mut con)?;
+    ns.clear()?;
     Ok(())
 }
