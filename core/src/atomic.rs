@@ -116,20 +116,22 @@ impl<H: KeyHasher> AtomicBloomFilter<H> {
 
     /// Fraction of bits set (a snapshot while other threads insert).
     pub fn fill_ratio(&self) -> f64 {
-        let ones: u64 = self
-            .blocks
+        self.ones() as f64 / self.params.bits() as f64
+    }
+
+    /// Bits set (a snapshot while other threads insert).
+    fn ones(&self) -> u64 {
+        self.blocks
             .iter()
             .flat_map(|b| &b.0)
             .map(|w| w.load(Ordering::Relaxed).count_ones() as u64)
-            .sum();
-        ones as f64 / self.params.bits() as f64
+            .sum()
     }
 
     /// Estimated number of distinct keys inserted ([`BloomFilter::estimated_len`]'s
     /// estimator, on a snapshot of the bits).
     pub fn estimated_len(&self) -> f64 {
-        let zero = 1.0 - self.fill_ratio();
-        crate::fpr::estimated_keys(zero, self.params.k(), self.params.bits() as f64)
+        self.params.estimated_len(self.ones())
     }
 
     /// The false-positive rate as it is now ([`BloomFilter::estimated_fpr`]'s formula, on

@@ -335,8 +335,8 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// Watch it against the capacity the filter was sized for: past it the rate climbs
     /// above the target, and the filter should be rebuilt larger.
     pub fn estimated_len(&self) -> f64 {
-        let zero = 1.0 - self.fill_ratio();
-        crate::fpr::estimated_keys(zero, self.params.k(), self.params.bits() as f64)
+        self.params
+            .estimated_len(crate::block::count_ones(self.blocks.as_ref()))
     }
 
     /// The false-positive rate of this filter as it is now, for a random non-member.

@@ -170,6 +170,24 @@ impl ClassicParams {
         crate::params::largest_meeting(|n| self.expected_fpr(n) <= fpr)
     }
 
+    /// Estimated number of distinct keys in a classic filter of this shape with `ones`
+    /// of its `m` bits set ([`ClassicBloomFilter::estimated_len`]'s estimator), for bits
+    /// kept elsewhere, such as a Redis string counted with `BITCOUNT`.
+    ///
+    /// ```
+    /// use linebloom::{ClassicBloomFilter, ClassicParams};
+    /// let params = ClassicParams::for_fpr(10_000, 0.01)?;
+    /// let mut f = ClassicBloomFilter::new(params);
+    /// for key in 0..10_000u64 { f.insert(&key); }
+    /// let ones = (f.fill_ratio() * params.bits() as f64).round() as u64;
+    /// assert_eq!(params.estimated_len(ones), f.estimated_len());
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    pub fn estimated_len(&self, ones: u64) -> f64 {
+        let clear = self.bits.saturating_sub(ones) as f64 / self.bits as f64;
+        fpr::estimated_keys(clear, self.k, self.bits as f64)
+    }
+
     /// The predicted rate after `n` distinct keys: [`fpr::classic_exact`] plus the 64-bit
     /// hash's floor ([`fpr::hash_floor`]), as [`crate::fpr::blocked`] includes it.
     pub fn expected_fpr(&self, n: u64) -> f64 {
@@ -304,11 +322,8 @@ impl<S: AsRef<[Block]>, H: KeyHasher> ClassicBloomFilter<S, H> {
     /// Estimated number of distinct keys inserted, from the fraction of clear bits (see
     /// [`crate::BloomFilter::estimated_len`]).
     pub fn estimated_len(&self) -> f64 {
-        crate::fpr::estimated_keys(
-            1.0 - self.fill_ratio(),
-            self.params.k,
-            self.params.bits as f64,
-        )
+        self.params
+            .estimated_len(crate::block::count_ones(self.blocks.as_ref()))
     }
 
     /// The false-positive rate as it is now, for a random non-member: `fill^k`, exact

@@ -400,6 +400,26 @@ impl Params {
         largest_meeting(|n| self.expected_fpr(n) <= fpr)
     }
 
+    /// Estimated number of distinct keys in a filter of this shape that has `ones` bits
+    /// set: [`crate::BloomFilter::estimated_len`]'s estimator, for blocks kept elsewhere
+    /// (in Redis, where `BITCOUNT` gives `ones`, or in a memory-mapped file).
+    /// `f64::INFINITY` when every bit is set.
+    ///
+    /// ```
+    /// use linebloom::{BloomFilter, Params};
+    /// let params = Params::for_fpr(10_000, 0.01)?;
+    /// let mut f = BloomFilter::new(params);
+    /// f.extend(0..10_000u64);
+    /// let ones = (f.fill_ratio() * params.bits() as f64).round() as u64;
+    /// assert_eq!(params.estimated_len(ones), f.estimated_len());
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    pub fn estimated_len(&self, ones: u64) -> f64 {
+        let bits = self.bits();
+        let clear = bits.saturating_sub(ones) as f64 / bits as f64;
+        fpr::estimated_keys(clear, self.k, bits as f64)
+    }
+
     /// [`capacity_at`](Self::capacity_at) for a [`crate::CountingBloomFilter`] of this
     /// shape (its own formula, [`expected_counting_fpr`](Self::expected_counting_fpr)).
     pub fn counting_capacity_at(&self, fpr: f64) -> u64 {

@@ -150,19 +150,21 @@ impl<const BLOCKS: usize, H: KeyHasher> StaticAtomicBloomFilter<BLOCKS, H> {
 
     /// Fraction of bits set (a snapshot).
     pub fn fill_ratio(&self) -> f64 {
-        let ones: u64 = self
-            .blocks
+        self.ones() as f64 / (BLOCKS as f64 * Block::BITS as f64)
+    }
+
+    /// Bits set (a snapshot while other threads insert).
+    fn ones(&self) -> u64 {
+        self.blocks
             .iter()
             .map(|b| b.load().count_ones() as u64)
-            .sum();
-        ones as f64 / (BLOCKS as f64 * Block::BITS as f64)
+            .sum()
     }
 
     /// Estimated number of distinct keys inserted ([`crate::BloomFilter::estimated_len`]'s
     /// estimator).
     pub fn estimated_len(&self) -> f64 {
-        let bits = BLOCKS as f64 * Block::BITS as f64;
-        crate::fpr::estimated_keys(1.0 - self.fill_ratio(), self.k, bits)
+        self.params().estimated_len(self.ones())
     }
 
     /// The false-positive rate as it is now ([`crate::BloomFilter::estimated_fpr`]'s

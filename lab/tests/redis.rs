@@ -168,6 +168,35 @@ fn loading_and_reading_back_give_the_same_answers() {
 }
 
 #[test]
+fn the_capacity_monitor_reads_the_same_bits_as_the_filter() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(server) = Server::start(tmp.path(), false, false) else {
+        return;
+    };
+    let mut con = connect(&server.url()).unwrap();
+    let mut local = filter_with(20_000);
+    // Several shards, so the BITCOUNTs are summed.
+    let rf = RedisFilter::store(&mut con, "m", &local, 100).unwrap();
+    let c = rf.capacity(&mut con, 0.01).unwrap();
+    // The same bits give exactly the in-process estimates.
+    assert_eq!(c.fill_ratio, Some(local.fill_ratio()));
+    assert_eq!(c.estimated_len, local.estimated_len());
+    assert_eq!(c.capacity, local.params().capacity_at(0.01));
+    assert!(c.capacity >= 20_000);
+    // Estimate within 2% of the 20,000 keys (its relative error here is about 0.3%).
+    assert!((c.estimated_len / 20_000.0 - 1.0).abs() < 0.02, "{c:?}");
+    assert!(!c.over_target(), "{c:?}");
+    // Three times the keys it was sized for: the alarm goes off.
+    let extra: Vec<u64> = (20_000..60_000).collect();
+    rf.insert_many(&mut con, &extra).unwrap();
+    local.insert_batch(&extra);
+    let c = rf.capacity(&mut con, 0.01).unwrap();
+    assert_eq!(c.estimated_len, local.estimated_len());
+    assert!((c.estimated_len / 60_000.0 - 1.0).abs() < 0.02, "{c:?}");
+    assert!(c.over_target() && c.estimated_fpr.unwrap() > 0.05, "{c:?}");
+}
+
+#[test]
 fn concurrent_clients_lose_no_insert() {
     let tmp = tempfile::tempdir().unwrap();
     let Some(server) = Server::start(tmp.path(), false, false) else {
@@ -374,8 +403,40 @@ fn side_by_side_with_redisbloom() {
         data.iter().all(|r| r.false_negatives == 0),
         "a filter rejected a valid id"
     );
+    // Every filter scheme recorded its capacity monitor each second; the in-process and
+    // Redis-held linebloom filters, loaded with their n keys, report about n.
+    for s in [
+        "linebloom-in-process",
+        "linebloom-in-redis",
+        "redisbloom",
+        "classic-setbit-redis",
+    ] {
+        let rows: Vec<_> = data.iter().filter(|r| r.scheme == s).collect();
+        assert!(
+            rows.iter()
+                .all(|r| r.capacity.is_some() && r.estimated_len.is_some()),
+            "{s}"
+        );
+    }
+    // The scenario adds one product every 500 requests, so a scheme holds between
+    // 20,000 and 20,000 + requests/500 keys; the estimates (relative error about 0.3%
+    // here) must fall within 3% of that range.
+    for s in ["linebloom-in-process", "linebloom-in-redis"] {
+        let mut requests = 0;
+        for r in data.iter().filter(|r| r.scheme == s) {
+            requests += r.requests;
+            let (low, high) = (20_000.0, 20_000.0 + (requests / 500) as f64);
+            let n = r.estimated_len.unwrap();
+            assert!(
+                n > 0.97 * low && n < 1.03 * high,
+                "{s}: {n} not in [{low}, {high}]"
+            );
+            assert!(r.fill_ratio.is_some() && r.estimated_fpr.is_some());
+        }
+    }
     let summary = penetration::summary(&ctx).unwrap();
     assert!(summary.table.contains("Side by side"));
+    assert!(summary.table.contains("Capacity monitor"));
 }
 
 /// Writes a user's keys: strings, a hash, a key with a TTL, keys named like the lab's keys

@@ -8,6 +8,35 @@
 use super::redis_filter::RedisFilter;
 use linebloom::{ClassicParams, CountingBloomFilter, KeyHasher, Params, Xxh3};
 
+/// A filter's load, read from its bits: what a service watches to decide when to
+/// rebuild larger (the seeds' capacity monitoring).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Capacity {
+    /// Fraction of bits (counting filter: counters) that are set; `None` where the
+    /// filter does not expose its bits (RedisBloom).
+    pub fill_ratio: Option<f64>,
+    /// Estimated distinct keys inserted.
+    pub estimated_len: f64,
+    /// The most keys the filter holds at the target rate.
+    pub capacity: u64,
+    /// The false-positive rate the filter gives now, estimated from its bits; `None`
+    /// where they are not visible.
+    pub estimated_fpr: Option<f64>,
+    /// The rate the filter was sized for.
+    pub target_fpr: f64,
+}
+
+impl Capacity {
+    /// The alarm: the estimated rate is above the target, or, where the rate is not
+    /// visible, the estimated count is above the capacity.
+    pub fn over_target(&self) -> bool {
+        match self.estimated_fpr {
+            Some(p) => p > self.target_fpr,
+            None => self.estimated_len > self.capacity as f64,
+        }
+    }
+}
+
 /// A filter in front of the cache.
 pub trait Guard {
     /// Scheme name.
@@ -25,6 +54,12 @@ pub trait Guard {
     /// Does a "certainly absent" answer come from a filter (else: the scheme has none)?
     fn filters(&self) -> bool {
         true
+    }
+    /// The filter's load against the target rate `target`; `None` for schemes without a
+    /// filter.
+    fn capacity(&mut self, target: f64) -> Option<anyhow::Result<Capacity>> {
+        let _ = target;
+        None
     }
 }
 
@@ -81,6 +116,15 @@ impl Guard for InProcess {
     fn bytes(&self) -> usize {
         self.0.params().bytes()
     }
+    fn capacity(&mut self, target: f64) -> Option<anyhow::Result<Capacity>> {
+        Some(Ok(Capacity {
+            fill_ratio: Some(self.0.fill_ratio()),
+            estimated_len: self.0.estimated_len(),
+            capacity: self.0.params().counting_capacity_at(target),
+            estimated_fpr: Some(self.0.estimated_fpr()),
+            target_fpr: target,
+        }))
+    }
 }
 
 /// linebloom's blocked filter held in Redis ([`RedisFilter`]). Deletes are not applied:
@@ -107,6 +151,13 @@ impl Guard for InRedis {
     }
     fn bytes(&self) -> usize {
         self.filter.bytes()
+    }
+    fn capacity(&mut self, target: f64) -> Option<anyhow::Result<Capacity>> {
+        Some(
+            self.filter
+                .capacity(&mut self.con, target)
+                .map_err(Into::into),
+        )
     }
 }
 
@@ -148,13 +199,18 @@ impl RedisBloom {
 
     /// Bytes RedisBloom reports for the filter (`BF.INFO key SIZE`).
     pub fn size(&mut self) -> anyhow::Result<usize> {
-        let v: Vec<usize> = redis::cmd("BF.INFO")
+        Ok(self.info("SIZE")? as usize)
+    }
+
+    /// One numeric field of `BF.INFO` (`SIZE`, `CAPACITY`, `ITEMS`, …).
+    fn info(&mut self, field: &str) -> anyhow::Result<u64> {
+        let v: Vec<u64> = redis::cmd("BF.INFO")
             .arg(&self.key)
-            .arg("SIZE")
+            .arg(field)
             .query(&mut self.con)?;
         v.first()
             .copied()
-            .ok_or_else(|| anyhow::anyhow!("BF.INFO returned nothing"))
+            .ok_or_else(|| anyhow::anyhow!("BF.INFO {field} returned nothing"))
     }
 }
 
@@ -180,6 +236,20 @@ impl Guard for RedisBloom {
     }
     fn bytes(&self) -> usize {
         self.bytes
+    }
+    /// From `BF.INFO`: items inserted against the capacity of every layer. RedisBloom
+    /// does not expose its bits, so there is no fill ratio or estimated rate.
+    fn capacity(&mut self, target: f64) -> Option<anyhow::Result<Capacity>> {
+        let mut info = || -> anyhow::Result<Capacity> {
+            Ok(Capacity {
+                fill_ratio: None,
+                estimated_len: self.info("ITEMS")? as f64,
+                capacity: self.info("CAPACITY")?,
+                estimated_fpr: None,
+                target_fpr: target,
+            })
+        };
+        Some(info())
     }
 }
 
@@ -253,5 +323,21 @@ impl Guard for RedisClassic {
     }
     fn bytes(&self) -> usize {
         self.params.bits().div_ceil(8) as usize
+    }
+    /// From `BITCOUNT` of the bit string: the fill, the estimated count, and the rate
+    /// `fill^k` (exact for the classic scheme given its bits).
+    fn capacity(&mut self, target: f64) -> Option<anyhow::Result<Capacity>> {
+        let mut count = || -> anyhow::Result<Capacity> {
+            let ones: u64 = redis::cmd("BITCOUNT").arg(&self.key).query(&mut self.con)?;
+            let fill = ones as f64 / self.params.bits() as f64;
+            Ok(Capacity {
+                fill_ratio: Some(fill),
+                estimated_len: self.params.estimated_len(ones),
+                capacity: self.params.capacity_at(target),
+                estimated_fpr: Some(fill.powi(self.params.k() as i32)),
+                target_fpr: target,
+            })
+        };
+        Some(count())
     }
 }

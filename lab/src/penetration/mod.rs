@@ -25,7 +25,8 @@
 //!
 //! Output: `data.csv`, one row per scheme and second (requests, database queries, cache
 //! hits, filter rejections, false positives that reached the database, degraded
-//! requests, false negatives, p50/p99 latency); `plot.svg` (database queries per second)
+//! requests, false negatives, p50/p99 latency, and the filter's capacity monitor: fill
+//! ratio, estimated keys, capacity at the target rate, estimated rate now); `plot.svg` (database queries per second)
 //! and `requests.svg` (requests per second); with `--redis` also `sidebyside.csv`: the
 //! Redis-held linebloom filter against RedisBloom at equal memory.
 
@@ -89,6 +90,19 @@ pub struct Row {
     pub p99_us: f64,
     /// Filter memory in bytes.
     pub filter_bytes: u64,
+    /// The filter's fill ratio at the end of this second (empty: no filter, or its bits
+    /// are not visible, as in RedisBloom).
+    #[serde(default)]
+    pub fill_ratio: Option<f64>,
+    /// Its estimated count of keys at the end of this second.
+    #[serde(default)]
+    pub estimated_len: Option<f64>,
+    /// The most keys it holds at the target rate ([`FPR`]).
+    #[serde(default)]
+    pub capacity: Option<u64>,
+    /// The rate it gives now, estimated from its bits.
+    #[serde(default)]
+    pub estimated_fpr: Option<f64>,
 }
 
 /// One side-by-side row (Redis-held linebloom vs RedisBloom at equal memory).
@@ -189,6 +203,10 @@ fn drive(
         p50_us: 0.0,
         p99_us: 0.0,
         filter_bytes,
+        fill_ratio: None,
+        estimated_len: None,
+        capacity: None,
+        estimated_fpr: None,
     };
     let mut cur = row(0, 0.0);
     let bar = crate::progress::bar(ctx, secs, scheme);
@@ -203,6 +221,7 @@ fn drive(
             cur.p50_us = quantile(&lat, 0.5);
             cur.p99_us = quantile(&lat, 0.99);
             lat.clear();
+            sample_capacity(guard, &mut cur);
             rows.push(std::mem::replace(&mut cur, row(second, 0.0)));
             bar.set_position(second as u64);
         }
@@ -259,11 +278,27 @@ fn drive(
     }
     cur.p50_us = quantile(&lat, 0.5);
     cur.p99_us = quantile(&lat, 0.99);
+    sample_capacity(guard, &mut cur);
     rows.push(cur);
     bar.finish_and_clear();
     let cache_label = cache.name().to_string();
     rows.iter_mut().for_each(|r| r.cache = cache_label.clone());
     Ok(rows)
+}
+
+/// Records the guard's capacity monitor in `row` (once a second, outside any request's
+/// latency). A monitor that cannot read the filter leaves the fields empty and warns.
+fn sample_capacity(guard: &mut dyn Guard, row: &mut Row) {
+    match guard.capacity(FPR) {
+        None => {}
+        Some(Ok(c)) => {
+            row.fill_ratio = c.fill_ratio;
+            row.estimated_len = Some(c.estimated_len);
+            row.capacity = Some(c.capacity);
+            row.estimated_fpr = c.estimated_fpr;
+        }
+        Some(Err(e)) => eprintln!("warning: capacity monitor of {}: {e:#}", guard.name()),
+    }
 }
 
 /// How one request was answered.
@@ -716,6 +751,49 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         ],
         &table,
     );
+    let monitored: Vec<Vec<String>> = schemes
+        .iter()
+        .filter_map(|s| {
+            rows.iter()
+                .rfind(|r| &r.scheme == s && r.capacity.is_some())
+        })
+        .map(|r| {
+            let alarm = match r.estimated_fpr {
+                Some(p) => p > FPR,
+                None => r.estimated_len.unwrap_or(0.0) > r.capacity.unwrap_or(0) as f64,
+            };
+            vec![
+                r.scheme.clone(),
+                r.fill_ratio.map_or("—".into(), |f| format!("{f:.3}")),
+                format!(
+                    "{:.0} / {}",
+                    r.estimated_len.unwrap_or(f64::NAN),
+                    r.capacity.unwrap_or(0)
+                ),
+                r.estimated_fpr.map_or("—".into(), |p| format!("{:.4}", p)),
+                format!("{FPR}"),
+                if alarm { "**over target**" } else { "ok" }.into(),
+            ]
+        })
+        .collect();
+    if !monitored.is_empty() {
+        text.push_str(
+            "\nCapacity monitor at the end of each scheme's run (sampled once a second into \
+             `data.csv`; the in-process filter is a counting filter, RedisBloom shows only \
+             its item count against its capacity):\n\n",
+        );
+        text.push_str(&markdown_table(
+            &[
+                "scheme",
+                "fill ratio",
+                "estimated keys / capacity",
+                "estimated FPR now",
+                "target",
+                "alarm",
+            ],
+            &monitored,
+        ));
+    }
     let sbs_path = ctx.out.join(NAME).join("sidebyside.csv");
     if sbs_path.exists() {
         let sbs: Vec<SideBySide> = csvio::read(&sbs_path)?;
