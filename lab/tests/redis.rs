@@ -145,7 +145,7 @@ fn loading_and_reading_back_give_the_same_answers() {
     let mut con = connect(&server.url()).unwrap();
     let f = filter_with(20_000);
     // Small shards, so the filter spans several keys.
-    let rf = RedisFilter::store(&mut con, "t", &f, 64).unwrap();
+    let mut rf = RedisFilter::store(&mut con, "t", &f, 64).unwrap();
     let back = rf.load(&mut con).unwrap();
     assert_eq!(back, f);
     let probes: Vec<u64> = (0..40_000).collect();
@@ -176,7 +176,7 @@ fn the_capacity_monitor_reads_the_same_bits_as_the_filter() {
     let mut con = connect(&server.url()).unwrap();
     let mut local = filter_with(20_000);
     // Several shards, so the BITCOUNTs are summed.
-    let rf = RedisFilter::store(&mut con, "m", &local, 100).unwrap();
+    let mut rf = RedisFilter::store(&mut con, "m", &local, 100).unwrap();
     let c = rf.capacity(&mut con, 0.01).unwrap();
     // The same bits give exactly the in-process estimates.
     assert_eq!(c.fill_ratio, Some(local.fill_ratio()));
@@ -210,7 +210,7 @@ fn concurrent_clients_lose_no_insert() {
             let url = server.url();
             s.spawn(move || {
                 let mut con = connect(&url).unwrap();
-                let f = RedisFilter::open(&mut con, "c").unwrap();
+                let mut f = RedisFilter::open(&mut con, "c").unwrap();
                 let keys: Vec<u64> = (0..2_000).map(|i| t * 1_000_000 + i).collect();
                 for chunk in keys.chunks(100) {
                     f.insert_many(&mut con, chunk).unwrap();
@@ -218,7 +218,7 @@ fn concurrent_clients_lose_no_insert() {
             });
         }
     });
-    let f = RedisFilter::open(&mut con, "c").unwrap();
+    let mut f = RedisFilter::open(&mut con, "c").unwrap();
     for t in 0..8u64 {
         let keys: Vec<u64> = (0..2_000).map(|i| t * 1_000_000 + i).collect();
         assert!(
@@ -236,7 +236,7 @@ fn the_filter_survives_a_restart_with_persistence() {
     };
     let mut con = connect(&server.url()).unwrap();
     let f = filter_with(10_000);
-    let rf = RedisFilter::store(&mut con, "p", &f, 50).unwrap();
+    let mut rf = RedisFilter::store(&mut con, "p", &f, 50).unwrap();
     rf.insert_many(&mut con, &[777_777, 888_888]).unwrap();
     let probes: Vec<u64> = (0..30_000).chain([777_777, 888_888]).collect();
     let before = rf.contains_many(&mut con, &probes).unwrap();
@@ -246,7 +246,7 @@ fn the_filter_survives_a_restart_with_persistence() {
         return;
     };
     let mut con = connect(&server.url()).unwrap();
-    let rf = RedisFilter::open(&mut con, "p").expect("filter is back after the restart");
+    let mut rf = RedisFilter::open(&mut con, "p").expect("filter is back after the restart");
     assert_eq!(rf.contains_many(&mut con, &probes).unwrap(), before);
 }
 
@@ -303,10 +303,10 @@ fn bad_keys_give_clear_errors() {
     let err = RedisFilter::open(&mut con, "w").err().expect("wrong type");
     assert!(matches!(err, RedisFilterError::WrongType(_)), "{err}");
     // Truncated payload: the open check and the per-key check both refuse.
-    let rf = RedisFilter::store(&mut con, "t", &filter_with(5_000), 1 << 20).unwrap();
-    let full: Vec<u8> = redis::cmd("GET").arg("t:0").query(&mut con).unwrap();
+    let mut rf = RedisFilter::store(&mut con, "t", &filter_with(5_000), 1 << 20).unwrap();
+    let full: Vec<u8> = redis::cmd("GET").arg("t:1:0").query(&mut con).unwrap();
     redis::cmd("SET")
-        .arg("t:0")
+        .arg("t:1:0")
         .arg(&full[..full.len() / 2])
         .query::<()>(&mut con)
         .unwrap();
@@ -326,7 +326,10 @@ fn bad_keys_give_clear_errors() {
         "{err}"
     );
     // The shard deleted under a live handle: an error, not "absent".
-    redis::cmd("DEL").arg("t:0").query::<()>(&mut con).unwrap();
+    redis::cmd("DEL")
+        .arg("t:1:0")
+        .query::<()>(&mut con)
+        .unwrap();
     assert!(rf.contains(&mut con, 1).is_err());
     // Bad metadata.
     redis::cmd("SET")
@@ -434,6 +437,20 @@ fn side_by_side_with_redisbloom() {
             assert!(r.fill_ratio.is_some() && r.estimated_fpr.is_some());
         }
     }
+    // The Redis-held filter was rebuilt at each of the three phase changes, with no
+    // false negative (checked above); no other scheme rebuilds.
+    for s in ["linebloom-in-redis", "linebloom-in-process", "redisbloom"] {
+        let rebuilds: u64 = data
+            .iter()
+            .filter(|r| r.scheme == s)
+            .map(|r| r.rebuilds)
+            .sum();
+        assert_eq!(
+            rebuilds,
+            if s == "linebloom-in-redis" { 3 } else { 0 },
+            "{s}"
+        );
+    }
     let summary = penetration::summary(&ctx).unwrap();
     assert!(summary.table.contains("Side by side"));
     assert!(summary.table.contains("Capacity monitor"));
@@ -534,4 +551,126 @@ fn the_lab_touches_only_its_own_prefix_and_removes_it() {
     let err = penetration::run(&ctx).expect_err("prefix in use");
     assert!(err.to_string().contains("already has"), "{err}");
     assert_untouched(&mut con, &foreign);
+}
+
+/// Rebuilds and rotations while other clients query and insert: every key the
+/// "database" holds is answered "present" throughout (R4: zero false "absent"), and
+/// only the live generation's keys remain afterwards.
+#[test]
+fn rebuilds_and_rotations_leave_no_gap() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(server) = Server::start(tmp.path(), false, false) else {
+        return;
+    };
+    let url = server.url();
+    let mut con = connect(&url).unwrap();
+    let base = 20_000u64;
+    // Small shards, so a generation spans several keys.
+    let mut rf = RedisFilter::store(&mut con, "r", &filter_with(base), 64).unwrap();
+    // The "database": products 0..base, and the writer's products NEW..NEW+acked. The
+    // writer inserts into the filter first, then acknowledges (the database insert).
+    const NEW: u64 = 1 << 40;
+    let acked = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let (queries, false_absent) = (AtomicU64::new(0), AtomicU64::new(0));
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut con = connect(&url).unwrap();
+            let mut f = RedisFilter::open(&mut con, "r").unwrap();
+            let mut next = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let batch: Vec<u64> = (next..next + 50).map(|i| NEW + i).collect();
+                f.insert_many(&mut con, &batch).unwrap();
+                next += 50;
+                acked.store(next, Ordering::Release);
+            }
+        });
+        for reader in 0..2u64 {
+            let (url, stop, acked) = (&url, &stop, &acked);
+            let (queries, false_absent) = (&queries, &false_absent);
+            s.spawn(move || {
+                let mut con = connect(url).unwrap();
+                let mut f = RedisFilter::open(&mut con, "r").unwrap();
+                let mut i = reader;
+                while !stop.load(Ordering::Relaxed) {
+                    let done = acked.load(Ordering::Acquire);
+                    // Old products and every acknowledged new one.
+                    let mut batch: Vec<u64> =
+                        (0..100).map(|j| (i * 7919 + j * 131) % base).collect();
+                    batch.extend((0..done.min(100)).map(|j| NEW + (i * 31 + j * 17) % done));
+                    let answers = f.contains_many(&mut con, &batch).unwrap();
+                    let missed = answers.iter().filter(|&&a| !a).count() as u64;
+                    false_absent.fetch_add(missed, Ordering::Relaxed);
+                    queries.fetch_add(batch.len() as u64, Ordering::Relaxed);
+                    i += 2;
+                }
+            });
+        }
+        // Same shape (clears deleted keys), then rotation to larger and back to the same.
+        for round in 0..6u64 {
+            std::thread::sleep(Duration::from_millis(100));
+            let keys_now = base + acked.load(Ordering::Acquire);
+            let params = if round % 2 == 0 {
+                rf.params()
+            } else {
+                Params::for_fpr(4 * keys_now, 0.01).unwrap()
+            };
+            let rebuilt = rf
+                .rebuild(&mut con, params, Duration::from_millis(20), || {
+                    let done = acked.load(Ordering::Acquire);
+                    Ok::<_, String>((0..base).chain((0..done).map(|i| NEW + i)))
+                })
+                .unwrap();
+            assert_eq!(rebuilt.generation.number, round + 2);
+            assert_eq!(rebuilt.generation.params, params);
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+    let (q, missed) = (queries.into_inner(), false_absent.into_inner());
+    println!("{q} queries during 6 rebuilds, {missed} false absent");
+    assert!(q > 10_000, "the readers ran only {q} queries");
+    assert_eq!(missed, 0, "false \"absent\" during a rebuild");
+    // Everything acknowledged is in the final generation.
+    let done = acked.into_inner();
+    let all: Vec<u64> = (0..base).chain((0..done).map(|i| NEW + i)).collect();
+    assert!(rf.contains_many(&mut con, &all).unwrap().iter().all(|&a| a));
+    // Only the meta and the live generation's shards are left.
+    let mut keys: Vec<String> = redis::cmd("KEYS").arg("r:*").query(&mut con).unwrap();
+    keys.sort();
+    let live = rf.generation();
+    let shards = (live.params.blocks() as u64).div_ceil(live.shard_blocks);
+    let mut expected: Vec<String> = (0..shards)
+        .map(|s| format!("r:{}:{s}", live.number))
+        .chain(["r:meta".to_string()])
+        .collect();
+    expected.sort();
+    assert_eq!(keys, expected);
+}
+
+#[test]
+fn a_failed_rebuild_leaves_the_live_generation_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(server) = Server::start(tmp.path(), false, false) else {
+        return;
+    };
+    let mut con = connect(&server.url()).unwrap();
+    let f = filter_with(5_000);
+    let mut rf = RedisFilter::store(&mut con, "a", &f, 32).unwrap();
+    let bigger = Params::for_fpr(50_000, 0.01).unwrap();
+    let err = rf
+        .rebuild(&mut con, bigger, Duration::ZERO, || {
+            Err::<Vec<u64>, _>("the database is down")
+        })
+        .expect_err("source failed");
+    assert!(err.to_string().contains("database is down"), "{err}");
+    assert_eq!(rf.generation().number, 1);
+    let mut other = RedisFilter::open(&mut con, "a").unwrap();
+    assert_eq!(other.generation().number, 1);
+    assert_eq!(other.load(&mut con).unwrap(), f);
+    // The half-built generation is gone; inserts go to generation 1 only again.
+    let leftovers: Vec<String> = redis::cmd("KEYS").arg("a:2:*").query(&mut con).unwrap();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    rf.insert_many(&mut con, &[99_999_999]).unwrap();
+    assert!(other.contains(&mut con, 99_999_999).unwrap());
 }

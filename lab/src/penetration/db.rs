@@ -74,4 +74,16 @@ impl Db {
         stmt.execute(params![id as i64])?;
         Ok(())
     }
+
+    /// Every product id, in order: the source a filter is rebuilt from.
+    pub fn ids(&self) -> anyhow::Result<Vec<u64>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id FROM products ORDER BY id")?;
+        let ids = stmt
+            .query_map([], |r| r.get::<_, i64>(0))?
+            .map(|id| Ok(id? as u64))
+            .collect::<anyhow::Result<Vec<u64>>>()?;
+        Ok(ids)
+    }
 }

@@ -37,6 +37,17 @@ impl Capacity {
     }
 }
 
+/// What a rebuild did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rebuild {
+    /// Keys read from the database.
+    pub keys: u64,
+    /// Did it move to a larger filter (rotation) rather than the same shape?
+    pub grew: bool,
+    /// Time it took.
+    pub took: std::time::Duration,
+}
+
 /// A filter in front of the cache.
 pub trait Guard {
     /// Scheme name.
@@ -54,6 +65,13 @@ pub trait Guard {
     /// Does a "certainly absent" answer come from a filter (else: the scheme has none)?
     fn filters(&self) -> bool {
         true
+    }
+    /// Rebuilds the filter from the database `db` where the scheme can (clearing deleted
+    /// keys, and rotating to a larger filter when it is over its target rate); `None`
+    /// where it cannot.
+    fn rebuild(&mut self, db: &super::db::Db, target: f64) -> Option<anyhow::Result<Rebuild>> {
+        let _ = (db, target);
+        None
     }
     /// The filter's load against the target rate `target`; `None` for schemes without a
     /// filter.
@@ -158,6 +176,32 @@ impl Guard for InRedis {
                 .capacity(&mut self.con, target)
                 .map_err(Into::into),
         )
+    }
+    /// A new generation from the database, switched to without a gap
+    /// ([`RedisFilter::rebuild`]); twice the database's size when the capacity monitor
+    /// is over the target, else the same shape.
+    fn rebuild(&mut self, db: &super::db::Db, target: f64) -> Option<anyhow::Result<Rebuild>> {
+        let mut run = || -> anyhow::Result<Rebuild> {
+            let ids = db.ids()?;
+            let over = self.filter.capacity(&mut self.con, target)?.over_target();
+            let params = if over {
+                Params::for_fpr(2 * ids.len() as u64, target)?
+            } else {
+                self.filter.params()
+            };
+            // One process: its inserts go through this handle, so no grace is needed.
+            let done =
+                self.filter
+                    .rebuild(&mut self.con, params, std::time::Duration::ZERO, || {
+                        Ok::<_, String>(ids)
+                    })?;
+            Ok(Rebuild {
+                keys: done.keys,
+                grew: over,
+                took: done.took,
+            })
+        };
+        Some(run())
     }
 }
 

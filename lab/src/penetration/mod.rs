@@ -103,6 +103,10 @@ pub struct Row {
     /// The rate it gives now, estimated from its bits.
     #[serde(default)]
     pub estimated_fpr: Option<f64>,
+    /// Rebuilds from the database during this second (the Redis-held linebloom filter
+    /// is rebuilt at each attack phase change; see [`guard::Guard::rebuild`]).
+    #[serde(default)]
+    pub rebuilds: u64,
 }
 
 /// One side-by-side row (Redis-held linebloom vs RedisBloom at equal memory).
@@ -207,10 +211,12 @@ fn drive(
         estimated_len: None,
         capacity: None,
         estimated_fpr: None,
+        rebuilds: 0,
     };
     let mut cur = row(0, 0.0);
     let bar = crate::progress::bar(ctx, secs, scheme);
     let mut i: u64 = 0;
+    let mut phase = attack_share(Duration::ZERO, total);
     loop {
         let elapsed = start.elapsed();
         if elapsed >= total {
@@ -225,7 +231,17 @@ fn drive(
             rows.push(std::mem::replace(&mut cur, row(second, 0.0)));
             bar.set_position(second as u64);
         }
-        cur.attack_share = attack_share(elapsed, total);
+        let share = attack_share(elapsed, total);
+        if share != phase {
+            phase = share;
+            // A new attack phase: the periodic rebuild, where the scheme has one.
+            match guard.rebuild(db, FPR) {
+                None => {}
+                Some(Ok(_)) => cur.rebuilds += 1,
+                Some(Err(e)) => eprintln!("warning: rebuild of {scheme} failed: {e:#}"),
+            }
+        }
+        cur.attack_share = share;
         i += 1;
         // Live changes: adds go to the guard first, then the database.
         if i.is_multiple_of(500) {
@@ -582,7 +598,7 @@ pub fn side_by_side(
         Some(b) => linebloom::Params::for_bits_per_key(n, b as f64 * 8.0 / n as f64)?,
         None => linebloom::Params::for_fpr(n, FPR)?,
     };
-    let f = RedisFilter::create(&mut con, &lb_key, params, DEFAULT_SHARD_BLOCKS)?;
+    let mut f = RedisFilter::create(&mut con, &lb_key, params, DEFAULT_SHARD_BLOCKS)?;
     let t = Instant::now();
     for chunk in keys.chunks(1000) {
         f.insert_many(&mut con, chunk)?;
@@ -780,7 +796,9 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         text.push_str(
             "\nCapacity monitor at the end of each scheme's run (sampled once a second into \
              `data.csv`; the in-process filter is a counting filter, RedisBloom shows only \
-             its item count against its capacity):\n\n",
+             its item count against its capacity). The Redis-held linebloom filter is \
+             rebuilt from the database at each attack phase change, into a new generation \
+             switched to without a gap, larger when the monitor is over target:\n\n",
         );
         text.push_str(&markdown_table(
             &[
@@ -790,6 +808,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
                 "estimated FPR now",
                 "target",
                 "alarm",
+                "rebuilds",
             ],
             &monitored,
         ));

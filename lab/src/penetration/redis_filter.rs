@@ -1,26 +1,66 @@
-//! A linebloom blocked filter held in Redis.
+//! A linebloom blocked filter held in Redis, with rebuild and rotation without a gap.
 //!
-//! The payload (blocks as little-endian `[u64; 8]`, exactly the binary format's
-//! payload) is split over string keys `<prefix>:<shard>` of at most `shard_blocks` blocks
-//! each, so no key approaches Redis's 512 MB string limit and shards can live on
-//! different cluster nodes. `<prefix>:meta` holds `linebloom-v1 <blocks> <k> <seed>
-//! <shard_blocks>`, so a reader checks it is talking to the filter it expects.
+//! # Keys
 //!
-//! * **Insert** is one atomic `BITFIELD <shard> SET u1 <off> 1 …` with the key's bits,
-//!   where bit `j` of block `b` has Redis offset `512·b' + (j ^ 7)` (`b'` the block's index
-//!   within its shard; [`linebloom::hash::redis_bit_offset`]).
-//! * **Query** is one `GETRANGE` of the block's 64 bytes, tested with the core's own
-//!   [`Block::contains_mask`].
+//! * `<prefix>:meta` names the live *generation* and its shape:
+//!   `linebloom-v2 <generation> <blocks> <k> <seed> <shard_blocks>`, followed during a rebuild by
+//!   ` next <generation> <blocks> <k> <seed> <shard_blocks>`: the generation being built.
+//! * `<prefix>:<generation>:<shard>` holds the payload of one generation (blocks as
+//!   little-endian `[u64; 8]`, exactly the binary format's payload), split in shards of
+//!   at most `shard_blocks` blocks, so no key approaches Redis's 512 MB string limit and
+//!   shards can live on different cluster nodes.
 //!
-//! Both are one round trip and atomic per key; batches are pipelined. Hashing and the bit
-//! pattern come from the core ([`linebloom::hash::location`]): nothing is re-implemented.
+//! # Operations
 //!
-//! A query that cannot check its block (server down, missing or truncated key, wrong
-//! type) is an error, never "absent".
+//! * **Query**: one pipeline of a `GETRANGE` of each key's 64-byte block, then a `GET`
+//!   of the meta; each block is tested with the core's own [`Block::contains_mask`]. If
+//!   the meta names another live generation than the one read (a rebuild switched
+//!   meanwhile), the answers are thrown away and the batch is asked again. So a query
+//!   never answers from a generation that is being built or has been retired.
+//! * **Insert**: one pipeline of an atomic `BITFIELD … SET u1 <offset> 1 …` per key,
+//!   then a `GET` of the meta. During a rebuild the bits go to both generations, so
+//!   nothing added while the new generation is built is missing from it. If the meta
+//!   changed, the handle takes the new one and writes again. Bit `j` of block `b` has
+//!   Redis offset `512·b' + (j ^ 7)` (`b'` the block's index within its shard;
+//!   [`linebloom::hash::redis_bit_offset`]).
+//!
+//! Why no Lua, where the seed texts used a script: `BITFIELD` sets a key's bits
+//! atomically on its own, and the trailing meta read is what makes a batch safe against
+//! a rebuild, so neither path needs a script. The script forms were measured, and lost
+//! (`benches` binary `redis_batch`, batches of 1000): testing the blocks server-side
+//! ran at 0.47–0.59× the pipelined `GETRANGE`s, since Lua's per-key `redis.call` costs
+//! more than the parsing it saves; a script that checks the meta and then sets the bits
+//! ([`INSERT_SCRIPT`]) ran at about half the speed of the pipelined `BITFIELD`s.
+//!
+//! # Rebuild and rotation ([`RedisFilter::rebuild`])
+//!
+//! A plain filter cannot delete, and fills up as keys are added. The answer is a new
+//! generation built from the source of truth (the database), of the same or a larger
+//! shape, then switched to atomically:
+//!
+//! 1. create the next generation's zeroed shards, and publish `… next <generation+1> …` in the
+//!    meta: from then on every insert goes to both generations;
+//! 2. wait `grace` (the longest a writer may take between its filter insert and its
+//!    database insert), then read every key from the source;
+//! 3. build that generation in process, and `BITOP OR` it into the next shards (which
+//!    already hold the inserts made since step 1);
+//! 4. switch the meta to the new generation alone (compare-and-set);
+//! 5. remove the old generation's shards.
+//!
+//! Queries are answered from the complete old generation until step 4, and from the new
+//! one after it; `lab/tests/redis.rs` hammers queries and inserts from other clients
+//! through rebuilds and rotations and counts zero false "absent". A key is only missed
+//! if a writer took longer than `grace` between its filter insert and its database
+//! insert across step 1 (its insert then reached only the old generation, and its
+//! database row was not yet there when the source was read).
+//!
+//! A query or insert that cannot check its block (server down, missing or truncated
+//! key, wrong type) is an error, never "absent".
 
 use super::guard::Capacity;
 use linebloom::hash::{location, redis_bit_offset};
 use linebloom::{Block, Blocks, BloomFilter, IntFold, Params};
+use std::time::Duration;
 
 /// Why the Redis-held filter could not answer.
 #[derive(Debug)]
@@ -40,6 +80,11 @@ pub enum RedisFilterError {
     },
     /// The stored metadata does not describe a filter this code can use.
     BadMeta(String),
+    /// The filter kept changing generation under this handle (more than
+    /// [`MAX_RETRIES`] times in one call).
+    Stale(String),
+    /// A rebuild's source of keys failed.
+    Source(String),
     /// Connection or protocol failure.
     Redis(redis::RedisError),
 }
@@ -60,6 +105,11 @@ impl std::fmt::Display for RedisFilterError {
                 )
             }
             RedisFilterError::BadMeta(m) => write!(f, "bad filter metadata: {m}"),
+            RedisFilterError::Stale(p) => write!(
+                f,
+                "filter {p} changed generation {MAX_RETRIES} times during one call"
+            ),
+            RedisFilterError::Source(e) => write!(f, "rebuild source failed: {e}"),
             RedisFilterError::Redis(e) => write!(f, "redis: {e}"),
         }
     }
@@ -75,9 +125,64 @@ fn classify(e: redis::RedisError, key: &str) -> RedisFilterError {
     }
 }
 
-/// The batch query script: `KEYS` are the shard keys, `ARGV` pairs of (1-based shard
-/// index, byte offset of the block). Returns every block's 64 bytes, concatenated; a
-/// missing or short shard is an error reply, never a short answer.
+/// Is this the scripts' "the meta changed" refusal?
+fn is_stale(e: &redis::RedisError) -> bool {
+    e.code() == Some("STALE") || e.to_string().contains("STALE")
+}
+
+/// How many times one call re-reads a changed meta before it gives up.
+pub const MAX_RETRIES: usize = 16;
+
+/// Default shard size: 2^20 blocks = 64 MiB per key.
+pub const DEFAULT_SHARD_BLOCKS: u64 = 1 << 20;
+
+/// The insert script, kept for the comparison in `benches` `redis_batch` (the filter
+/// inserts with a pipeline; see the module docs). `KEYS[1]` is the meta, `KEYS[2..]` shard keys; `ARGV[1]` the meta
+/// the client computed against, then groups of (index into `KEYS`, count, that many
+/// bit offsets). Refuses with `STALE` if the meta changed; else sets every bit with one
+/// `BITFIELD` per group (1000 offsets per call, under Lua's `unpack` limit).
+pub const INSERT_SCRIPT: &str = r#"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+    return redis.error_reply('STALE the filter changed generation; re-read its meta')
+end
+local i = 2
+while i <= #ARGV do
+    local key = KEYS[tonumber(ARGV[i])]
+    local left = tonumber(ARGV[i + 1])
+    local at = i + 2
+    while left > 0 do
+        local step = math.min(left, 1000)
+        local args = {}
+        for j = 0, step - 1 do
+            local o = #args
+            args[o + 1] = 'SET'
+            args[o + 2] = 'u1'
+            args[o + 3] = ARGV[at + j]
+            args[o + 4] = 1
+        end
+        redis.call('BITFIELD', key, unpack(args))
+        at = at + step
+        left = left - step
+    end
+    i = at
+end
+return 1
+"#;
+
+/// Compare-and-set of the meta: `KEYS[1]` the meta, `ARGV[1]` the expected value,
+/// `ARGV[2]` the new one. Refuses with `STALE` if the meta is not the expected one.
+pub const SWAP_META: &str = r#"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+    return redis.error_reply('STALE the filter meta changed during the rebuild')
+end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+"#;
+
+/// The batch query script used only for the comparison in `benches` `redis_batch`:
+/// `KEYS` are the shard keys, `ARGV` pairs of (1-based shard index, byte offset of the
+/// block). Returns every block's 64 bytes, concatenated; a missing or short shard is an
+/// error reply, never a short answer.
 pub const FETCH_BLOCKS: &str = r#"
 local out = {}
 for i = 1, #ARGV, 2 do
@@ -92,67 +197,151 @@ end
 return table.concat(out)
 "#;
 
-/// Appends `SET u1 <offset> 1` to a `BITFIELD` command for every bit of `mask` in block
-/// `b` of its shard.
-fn set_bits(cmd: &mut redis::Cmd, b: u64, mask: &Block) {
-    for (w, word) in mask.0.iter().enumerate() {
-        let mut bits = *word;
-        while bits != 0 {
-            let j = (w * 64) as u32 + bits.trailing_zeros();
-            cmd.arg("SET").arg("u1").arg(redis_bit_offset(b, j)).arg(1);
-            bits &= bits - 1;
+/// One generation: its number and shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Generation {
+    /// Generation number (1 for a filter just stored; +1 per rebuild).
+    pub number: u64,
+    /// Its shape.
+    pub params: Params,
+    /// Its hasher's seed (`IntFold`).
+    pub seed: u64,
+    /// Blocks per shard key.
+    pub shard_blocks: u64,
+}
+
+impl Generation {
+    fn shards(&self) -> u64 {
+        (self.params.blocks() as u64).div_ceil(self.shard_blocks)
+    }
+
+    fn shard_len(&self, shard: u64) -> u64 {
+        (self.params.blocks() as u64 - shard * self.shard_blocks).min(self.shard_blocks)
+    }
+
+    fn fields(&self) -> String {
+        format!(
+            "{} {} {} {} {}",
+            self.number,
+            self.params.blocks(),
+            self.params.k(),
+            self.seed,
+            self.shard_blocks
+        )
+    }
+
+    fn parse(f: &[&str], meta: &str) -> Result<Generation, RedisFilterError> {
+        let bad = || RedisFilterError::BadMeta(meta.to_string());
+        let num = |s: &str| s.parse::<u64>().map_err(|_| bad());
+        let (number, blocks, k, seed, shard_blocks) =
+            (num(f[0])?, num(f[1])?, num(f[2])?, num(f[3])?, num(f[4])?);
+        if shard_blocks == 0 || k > u32::MAX as u64 {
+            return Err(bad());
+        }
+        let params = Params::new(blocks, k as u32)
+            .map_err(|e| RedisFilterError::BadMeta(format!("{meta}: {e}")))?;
+        Ok(Generation {
+            number,
+            params,
+            seed,
+            shard_blocks,
+        })
+    }
+}
+
+/// What the meta says: the live generation, and the one being built, if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Meta {
+    live: Generation,
+    next: Option<Generation>,
+}
+
+impl Meta {
+    fn encode(&self) -> String {
+        match &self.next {
+            None => format!("linebloom-v2 {}", self.live.fields()),
+            Some(n) => format!("linebloom-v2 {} next {}", self.live.fields(), n.fields()),
+        }
+    }
+
+    fn decode(meta: &str) -> Result<Meta, RedisFilterError> {
+        let f: Vec<&str> = meta.split(' ').collect();
+        match f.as_slice() {
+            ["linebloom-v2", live @ ..] if live.len() == 5 => Ok(Meta {
+                live: Generation::parse(live, meta)?,
+                next: None,
+            }),
+            ["linebloom-v2", rest @ ..] if rest.len() == 11 && rest[5] == "next" => {
+                let (live, next) = (Generation::parse(&rest[..5], meta)?, &rest[6..]);
+                let next = Generation::parse(next, meta)?;
+                if next.number <= live.number {
+                    return Err(RedisFilterError::BadMeta(meta.to_string()));
+                }
+                Ok(Meta {
+                    live,
+                    next: Some(next),
+                })
+            }
+            _ => Err(RedisFilterError::BadMeta(meta.to_string())),
         }
     }
 }
 
-/// Default shard size: 2^20 blocks = 64 MiB per key.
-pub const DEFAULT_SHARD_BLOCKS: u64 = 1 << 20;
+/// What a rebuild did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rebuilt {
+    /// The generation now live.
+    pub generation: Generation,
+    /// Keys read from the source.
+    pub keys: u64,
+    /// Time from the start of the rebuild to the switch.
+    pub took: Duration,
+}
 
 /// A handle on a filter stored in Redis.
 pub struct RedisFilter {
     prefix: String,
-    params: Params,
-    hasher: IntFold,
-    shard_blocks: u64,
+    /// The meta this handle last read, as stored and decoded.
+    meta_text: String,
+    meta: Meta,
 }
 
 impl RedisFilter {
-    /// Writes `filter` into Redis under `prefix` (replacing what was there): metadata,
-    /// then every shard with `SET`, in one `MULTI`/`EXEC` transaction.
+    /// Writes `filter` into Redis under `prefix` as generation 1: every shard with
+    /// `SET`, then the meta, in one `MULTI`/`EXEC` transaction. For a new prefix: a
+    /// live filter is replaced with [`rebuild`](Self::rebuild), never with `store`.
     pub fn store(
         con: &mut redis::Connection,
         prefix: &str,
         filter: &BloomFilter,
         shard_blocks: u64,
     ) -> Result<Self, RedisFilterError> {
-        let params = filter.params();
-        let seed = linebloom::StableHasher::seed(filter.hasher());
+        let live = Generation {
+            number: 1,
+            params: filter.params(),
+            seed: linebloom::StableHasher::seed(filter.hasher()),
+            shard_blocks,
+        };
+        let meta = Meta { live, next: None };
+        let this = RedisFilter {
+            prefix: prefix.into(),
+            meta_text: meta.encode(),
+            meta,
+        };
         let mut pipe = redis::pipe();
         pipe.atomic();
-        let meta = format!(
-            "linebloom-v1 {} {} {} {}",
-            params.blocks(),
-            params.k(),
-            seed,
-            shard_blocks
-        );
-        pipe.cmd("SET")
-            .arg(format!("{prefix}:meta"))
-            .arg(meta)
-            .ignore();
         for (i, shard) in filter.as_blocks().chunks(shard_blocks as usize).enumerate() {
             pipe.cmd("SET")
-                .arg(format!("{prefix}:{i}"))
-                .arg(linebloom::block::blocks_as_bytes(shard).to_vec())
+                .arg(this.shard_key(&live, i as u64))
+                .arg(linebloom::block::blocks_as_bytes(shard))
                 .ignore();
         }
+        pipe.cmd("SET")
+            .arg(this.meta_key())
+            .arg(&this.meta_text)
+            .ignore();
         pipe.query::<()>(con).map_err(|e| classify(e, prefix))?;
-        Ok(RedisFilter {
-            prefix: prefix.into(),
-            params,
-            hasher: *filter.hasher(),
-            shard_blocks,
-        })
+        Ok(this)
     }
 
     /// Creates an empty filter of `params` in Redis (zeroed shards).
@@ -166,41 +355,31 @@ impl RedisFilter {
     }
 
     /// Opens the filter stored under `prefix`, checking its metadata and the length of
-    /// every shard.
+    /// every shard of the live generation.
     pub fn open(con: &mut redis::Connection, prefix: &str) -> Result<Self, RedisFilterError> {
-        let meta_key = format!("{prefix}:meta");
-        let meta: Option<String> = redis::cmd("GET")
-            .arg(&meta_key)
-            .query(con)
-            .map_err(|e| classify(e, &meta_key))?;
-        let meta = meta.ok_or_else(|| RedisFilterError::Missing(meta_key.clone()))?;
-        let f: Vec<&str> = meta.split(' ').collect();
-        if f.len() != 5 || f[0] != "linebloom-v1" {
-            return Err(RedisFilterError::BadMeta(meta.clone()));
-        }
-        let num = |s: &str| {
-            s.parse::<u64>()
-                .map_err(|_| RedisFilterError::BadMeta(meta.clone()))
-        };
-        let (blocks, k, seed, shard_blocks) = (num(f[1])?, num(f[2])?, num(f[3])?, num(f[4])?);
-        if shard_blocks == 0 {
-            return Err(RedisFilterError::BadMeta(meta.clone()));
-        }
-        let params = Params::new(blocks, k as u32)
-            .map_err(|e| RedisFilterError::BadMeta(format!("{meta}: {e}")))?;
-        let this = RedisFilter {
+        let mut this = RedisFilter {
             prefix: prefix.into(),
-            params,
-            hasher: IntFold::with_seed(seed),
-            shard_blocks,
+            meta_text: String::new(),
+            meta: Meta {
+                live: Generation {
+                    number: 0,
+                    params: Params::new(1, 1).expect("a valid shape"),
+                    seed: 0,
+                    shard_blocks: 1,
+                },
+                next: None,
+            },
         };
-        for shard in 0..blocks.div_ceil(shard_blocks) {
-            let key = this.shard_key(shard);
-            let len: usize = redis::cmd("STRLEN")
-                .arg(&key)
-                .query(con)
-                .map_err(|e| classify(e, &key))?;
-            let needed = (this.shard_len(shard) * 64) as usize;
+        this.refresh(con)?;
+        let live = this.meta.live;
+        let mut pipe = redis::pipe();
+        for shard in 0..live.shards() {
+            pipe.cmd("STRLEN").arg(this.shard_key(&live, shard));
+        }
+        let lens: Vec<usize> = pipe.query(con).map_err(|e| classify(e, prefix))?;
+        for (shard, len) in lens.into_iter().enumerate() {
+            let key = this.shard_key(&live, shard as u64);
+            let needed = (live.shard_len(shard as u64) * 64) as usize;
             if len == 0 {
                 return Err(RedisFilterError::Missing(key));
             }
@@ -211,152 +390,269 @@ impl RedisFilter {
         Ok(this)
     }
 
-    fn shard_key(&self, shard: u64) -> String {
-        format!("{}:{shard}", self.prefix)
+    /// Re-reads the meta.
+    fn refresh(&mut self, con: &mut redis::Connection) -> Result<(), RedisFilterError> {
+        let key = self.meta_key();
+        let text: Option<String> = redis::cmd("GET")
+            .arg(&key)
+            .query(con)
+            .map_err(|e| classify(e, &key))?;
+        self.adopt(text)
     }
 
-    fn shard_len(&self, shard: u64) -> u64 {
-        (self.params.blocks() as u64 - shard * self.shard_blocks).min(self.shard_blocks)
+    /// Takes `text` (the meta as just read) as this handle's meta.
+    fn adopt(&mut self, text: Option<String>) -> Result<(), RedisFilterError> {
+        let text = text.ok_or_else(|| RedisFilterError::Missing(self.meta_key()))?;
+        self.meta = Meta::decode(&text)?;
+        self.meta_text = text;
+        Ok(())
     }
 
-    /// The filter's shape.
+    fn meta_key(&self) -> String {
+        format!("{}:meta", self.prefix)
+    }
+
+    fn shard_key(&self, g: &Generation, shard: u64) -> String {
+        format!("{}:{}:{shard}", self.prefix, g.number)
+    }
+
+    /// The live generation's shape.
     pub fn params(&self) -> Params {
-        self.params
+        self.meta.live.params
     }
 
-    /// Bytes of filter payload in Redis.
+    /// The live generation, as this handle last read it.
+    pub fn generation(&self) -> Generation {
+        self.meta.live
+    }
+
+    /// Bytes of filter payload in Redis (live generation).
     pub fn bytes(&self) -> usize {
-        self.params.bytes()
+        self.meta.live.params.bytes()
     }
 
-    /// The key's hash (the same as the in-process filter's).
-    pub fn hash(&self, key: u64) -> u64 {
-        linebloom::Key::hash_key(&key, &self.hasher)
+    /// The key's hash in generation `g`.
+    fn hash(g: &Generation, key: u64) -> u64 {
+        linebloom::Key::hash_key(&key, &IntFold::with_seed(g.seed))
     }
 
-    /// (shard key, block within shard, mask) for a hash.
-    fn place(&self, hash: u64) -> (String, u64, Block) {
-        let loc = location(hash, self.params.blocks(), self.params.k());
+    /// (shard, block within shard, mask) of `key` in generation `g`.
+    fn place(g: &Generation, key: u64) -> (u64, u64, Block) {
+        let loc = location(Self::hash(g, key), g.params.blocks(), g.params.k());
         let b = loc.block as u64;
-        (
-            self.shard_key(b / self.shard_blocks),
-            b % self.shard_blocks,
-            loc.mask,
-        )
+        (b / g.shard_blocks, b % g.shard_blocks, loc.mask)
     }
 
-    fn add_insert(&self, pipe: &mut redis::Pipeline, key: u64) {
-        let (shard, b, mask) = self.place(self.hash(key));
-        let mut cmd = redis::cmd("BITFIELD");
-        cmd.arg(shard);
-        set_bits(&mut cmd, b, &mask);
-        pipe.add_command(cmd);
+    /// Runs `read` (commands that read the live generation's shards) in one pipeline
+    /// followed by a `GET` of the meta, until the live generation was the same at the
+    /// end as the one the reads used; returns the replies before the meta's.
+    ///
+    /// That check suffices: generations only move forward, and a generation's shards
+    /// are removed only after the meta has moved past it. So if the meta still names the
+    /// same live generation after the reads, every read saw that generation whole.
+    fn consistent_read(
+        &mut self,
+        con: &mut redis::Connection,
+        read: impl Fn(&Self, &mut redis::Pipeline),
+    ) -> Result<Vec<redis::Value>, RedisFilterError> {
+        for _ in 0..MAX_RETRIES {
+            let used = self.meta.live.number;
+            let mut pipe = redis::pipe();
+            read(self, &mut pipe);
+            pipe.cmd("GET").arg(self.meta_key());
+            let mut replies: Vec<redis::Value> =
+                pipe.query(con).map_err(|e| classify(e, &self.prefix))?;
+            let meta: Option<String> = match replies.pop() {
+                Some(v) => redis::from_redis_value(&v).map_err(RedisFilterError::Redis)?,
+                None => None,
+            };
+            self.adopt(meta)?;
+            if self.meta.live.number == used {
+                return Ok(replies);
+            }
+        }
+        Err(RedisFilterError::Stale(self.prefix.clone()))
     }
 
-    fn add_query(&self, pipe: &mut redis::Pipeline, key: u64) -> Block {
-        let (shard, b, mask) = self.place(self.hash(key));
-        pipe.cmd("GETRANGE").arg(shard).arg(b * 64).arg(b * 64 + 63);
-        mask
-    }
-
-    /// Inserts keys, one atomic `BITFIELD` each, pipelined.
+    /// Inserts keys into the live generation and, during a rebuild, the next one too:
+    /// one pipeline of a `BITFIELD` per key and generation, then a `GET` of the meta. If
+    /// the meta is still the one the writes were computed against, they reached every
+    /// generation a reader may use; else the handle takes the new meta, removes what
+    /// its writes may have re-created in a generation that is gone, and writes again
+    /// (`BITFIELD SET` is idempotent).
     pub fn insert_many(
-        &self,
+        &mut self,
         con: &mut redis::Connection,
         keys: &[u64],
     ) -> Result<(), RedisFilterError> {
         if keys.is_empty() {
             return Ok(());
         }
-        let mut pipe = redis::pipe();
-        for &k in keys {
-            self.add_insert(&mut pipe, k);
-            pipe.ignore();
+        for _ in 0..MAX_RETRIES {
+            let written: Vec<Generation> = std::iter::once(self.meta.live)
+                .chain(self.meta.next)
+                .collect();
+            let mut pipe = redis::pipe();
+            for g in &written {
+                for &key in keys {
+                    let (shard, b, mask) = Self::place(g, key);
+                    let mut cmd = redis::cmd("BITFIELD");
+                    cmd.arg(self.shard_key(g, shard));
+                    for_each_bit(&mask, |j| {
+                        cmd.arg("SET").arg("u1").arg(redis_bit_offset(b, j)).arg(1);
+                    });
+                    pipe.add_command(cmd).ignore();
+                }
+            }
+            pipe.cmd("GET").arg(self.meta_key());
+            let (meta,): (Option<String>,) =
+                pipe.query(con).map_err(|e| classify(e, &self.prefix))?;
+            if meta.as_deref() == Some(self.meta_text.as_str()) {
+                return Ok(());
+            }
+            self.adopt(meta)?;
+            for g in written {
+                let current = g.number == self.meta.live.number
+                    || self.meta.next.is_some_and(|n| n.number == g.number);
+                if !current {
+                    self.unlink_generation(con, &g)?;
+                }
+            }
         }
-        pipe.query::<()>(con).map_err(|e| classify(e, &self.prefix))
+        Err(RedisFilterError::Stale(self.prefix.clone()))
     }
 
-    /// Tests keys, one `GETRANGE` each, pipelined. An error if any block could not be
-    /// read whole: never "absent" for a key that was not checked.
+    /// [`insert_many`](Self::insert_many) with one call of [`INSERT_SCRIPT`] per batch,
+    /// which checks the meta and then sets the bits, atomically: kept for the
+    /// comparison in `benches` `redis_batch`, where it is slower.
+    pub fn insert_many_scripted(
+        &mut self,
+        con: &mut redis::Connection,
+        keys: &[u64],
+    ) -> Result<(), RedisFilterError> {
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let script = redis::Script::new(INSERT_SCRIPT);
+        for _ in 0..MAX_RETRIES {
+            let mut invocation = script.prepare_invoke();
+            invocation.key(self.meta_key());
+            invocation.arg(&self.meta_text);
+            let mut key_index = 1; // KEYS[1] is the meta
+            for g in std::iter::once(self.meta.live).chain(self.meta.next) {
+                // Offsets grouped by shard, in shard order.
+                let mut per_shard: Vec<(u64, Vec<u64>)> = Vec::new();
+                for &key in keys {
+                    let (shard, b, mask) = Self::place(&g, key);
+                    let at = match per_shard.iter().position(|(s, _)| *s == shard) {
+                        Some(i) => i,
+                        None => {
+                            per_shard.push((shard, Vec::new()));
+                            per_shard.len() - 1
+                        }
+                    };
+                    for_each_bit(&mask, |j| per_shard[at].1.push(redis_bit_offset(b, j)));
+                }
+                for (shard, offsets) in per_shard {
+                    invocation.key(self.shard_key(&g, shard));
+                    key_index += 1;
+                    invocation.arg(key_index).arg(offsets.len()).arg(offsets);
+                }
+            }
+            match invocation.invoke::<()>(con) {
+                Ok(()) => return Ok(()),
+                Err(e) if is_stale(&e) => self.refresh(con)?,
+                Err(e) => return Err(classify(e, &self.prefix)),
+            }
+        }
+        Err(RedisFilterError::Stale(self.prefix.clone()))
+    }
+
+    /// Tests keys against the live generation: one atomic pipeline of the meta and a
+    /// `GETRANGE` per key. An error if any block could not be read whole: never
+    /// "absent" for a key that was not checked.
     pub fn contains_many(
-        &self,
+        &mut self,
         con: &mut redis::Connection,
         keys: &[u64],
     ) -> Result<Vec<bool>, RedisFilterError> {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let mut pipe = redis::pipe();
-        let masks: Vec<Block> = keys.iter().map(|&k| self.add_query(&mut pipe, k)).collect();
-        let lines: Vec<Vec<u8>> = pipe.query(con).map_err(|e| classify(e, &self.prefix))?;
-        masks
-            .iter()
-            .zip(lines)
-            .zip(keys)
-            .map(|((mask, line), &key)| {
-                let (shard, _, _) = self.place(self.hash(key));
-                if line.is_empty() {
-                    return Err(RedisFilterError::Missing(shard));
-                }
-                let bytes: &[u8; 64] =
-                    line.as_slice()
-                        .try_into()
-                        .map_err(|_| RedisFilterError::Truncated {
-                            key: shard,
-                            len: line.len(),
-                            needed: 64,
-                        })?;
-                Ok(Block::from_le_bytes(bytes).contains_mask(mask))
+        let replies = self.consistent_read(con, |this, pipe| {
+            let g = this.meta.live;
+            for &key in keys {
+                let (shard, b, _) = Self::place(&g, key);
+                pipe.cmd("GETRANGE")
+                    .arg(this.shard_key(&g, shard))
+                    .arg(b * 64)
+                    .arg(b * 64 + 63);
+            }
+        })?;
+        let g = self.meta.live;
+        keys.iter()
+            .zip(replies)
+            .map(|(&key, reply)| {
+                let (shard, _, mask) = Self::place(&g, key);
+                let line: Vec<u8> = redis::from_redis_value(&reply)
+                    .map_err(|e| classify(e, &self.shard_key(&g, shard)))?;
+                test_line(&line, &mask, || self.shard_key(&g, shard))
             })
             .collect()
     }
 
-    /// Inserts keys with one `BITFIELD` per shard for the whole batch (every key's bits
-    /// as `SET u1` operations of one command) instead of one `BITFIELD` per key. Atomic
-    /// per shard and batch.
-    ///
-    /// Measured no faster than [`insert_many`](Self::insert_many) (0.93–0.94× on the
-    /// reference machine, `benches` binary `redis_batch`), so the lab uses the pipelined
-    /// form; this one stays for that comparison.
-    pub fn insert_many_merged(
+    /// Tests keys with one `GETRANGE` each, pipelined, without the generation check
+    /// (`benches` `redis_batch` measures what the check costs). Not safe while a rebuild
+    /// switches generations.
+    pub fn contains_many_unchecked(
+        &self,
+        con: &mut redis::Connection,
+        keys: &[u64],
+    ) -> Result<Vec<bool>, RedisFilterError> {
+        let g = self.meta.live;
+        let mut pipe = redis::pipe();
+        for &key in keys {
+            let (shard, b, _) = Self::place(&g, key);
+            pipe.cmd("GETRANGE")
+                .arg(self.shard_key(&g, shard))
+                .arg(b * 64)
+                .arg(b * 64 + 63);
+        }
+        let lines: Vec<Vec<u8>> = pipe.query(con).map_err(|e| classify(e, &self.prefix))?;
+        keys.iter()
+            .zip(lines)
+            .map(|(&key, line)| {
+                let (shard, _, mask) = Self::place(&g, key);
+                test_line(&line, &mask, || self.shard_key(&g, shard))
+            })
+            .collect()
+    }
+
+    /// Inserts keys with one `BITFIELD` each, pipelined, into the live generation only,
+    /// without the generation check (`benches` `redis_batch` compares it with the
+    /// script). Not safe while a rebuild runs.
+    pub fn insert_many_unchecked(
         &self,
         con: &mut redis::Connection,
         keys: &[u64],
     ) -> Result<(), RedisFilterError> {
-        if keys.is_empty() {
-            return Ok(());
-        }
-        let mut per_shard: Vec<(String, redis::Cmd)> = Vec::new();
-        for &key in keys {
-            let (shard, b, mask) = self.place(self.hash(key));
-            let at = match per_shard.iter().position(|(s, _)| *s == shard) {
-                Some(i) => i,
-                None => {
-                    let mut cmd = redis::cmd("BITFIELD");
-                    cmd.arg(&shard);
-                    per_shard.push((shard, cmd));
-                    per_shard.len() - 1
-                }
-            };
-            set_bits(&mut per_shard[at].1, b, &mask);
-        }
+        let g = self.meta.live;
         let mut pipe = redis::pipe();
-        for (_, cmd) in per_shard {
+        for &key in keys {
+            let (shard, b, mask) = Self::place(&g, key);
+            let mut cmd = redis::cmd("BITFIELD");
+            cmd.arg(self.shard_key(&g, shard));
+            for_each_bit(&mask, |j| {
+                cmd.arg("SET").arg("u1").arg(redis_bit_offset(b, j)).arg(1);
+            });
             pipe.add_command(cmd).ignore();
         }
         pipe.query::<()>(con).map_err(|e| classify(e, &self.prefix))
     }
 
-    /// Tests keys with one server-side script call ([`FETCH_BLOCKS`]) instead of one
-    /// pipelined `GETRANGE` each: the script reads every key's 64-byte block and returns
-    /// them as one string, which is tested here with the core's block test, as
-    /// [`contains_many`](Self::contains_many) does. An error if any block could not be
-    /// read whole.
-    ///
-    /// Measured 0.47–0.59× the speed of the pipelined `GETRANGE`s (Lua's per-key
-    /// `redis.call` costs more than the parsing it saves; `benches` binary
-    /// `redis_batch`), so the lab uses [`contains_many`](Self::contains_many); this one
-    /// stays for that comparison.
+    /// Tests keys with one server-side script call ([`FETCH_BLOCKS`]) that returns every
+    /// key's block, without the generation check: kept for the comparison in `benches`
+    /// `redis_batch` (it measured 0.47–0.59× the pipelined `GETRANGE`s).
     pub fn contains_many_scripted(
         &self,
         con: &mut redis::Connection,
@@ -365,12 +661,13 @@ impl RedisFilter {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let mut shards: Vec<String> = Vec::new();
+        let g = self.meta.live;
+        let mut shards: Vec<u64> = Vec::new();
         let mut invocation_args: Vec<u64> = Vec::with_capacity(2 * keys.len());
         let masks: Vec<Block> = keys
             .iter()
             .map(|&k| {
-                let (shard, b, mask) = self.place(self.hash(k));
+                let (shard, b, mask) = Self::place(&g, k);
                 let index = match shards.iter().position(|s| *s == shard) {
                     Some(i) => i,
                     None => {
@@ -385,21 +682,13 @@ impl RedisFilter {
             .collect();
         let script = redis::Script::new(FETCH_BLOCKS);
         let mut invocation = script.prepare_invoke();
-        for shard in &shards {
-            invocation.key(shard);
+        for &shard in &shards {
+            invocation.key(self.shard_key(&g, shard));
         }
         invocation.arg(invocation_args);
-        let lines: Vec<u8> = invocation.invoke(con).map_err(|e| {
-            if e.code().is_none() && e.to_string().contains("truncated") {
-                RedisFilterError::Truncated {
-                    key: self.prefix.clone(),
-                    len: 0,
-                    needed: 64,
-                }
-            } else {
-                classify(e, &self.prefix)
-            }
-        })?;
+        let lines: Vec<u8> = invocation
+            .invoke(con)
+            .map_err(|e| classify(e, &self.prefix))?;
         if lines.len() != 64 * keys.len() {
             return Err(RedisFilterError::Truncated {
                 key: self.prefix.clone(),
@@ -417,61 +706,75 @@ impl RedisFilter {
             .collect())
     }
 
-    /// The filter's load, from one pipelined `BITCOUNT` per shard: the fill, the
-    /// estimated count ([`Params::estimated_len`]), the capacity at `target`, and the
-    /// rate the shape predicts at the estimated count. Cost: the server reads every
-    /// byte of the filter (about 1 ms per 10 MB).
-    pub fn capacity(
-        &self,
-        con: &mut redis::Connection,
-        target: f64,
-    ) -> Result<Capacity, RedisFilterError> {
-        let shards = (self.params.blocks() as u64).div_ceil(self.shard_blocks);
-        let mut pipe = redis::pipe();
-        for shard in 0..shards {
-            pipe.cmd("BITCOUNT").arg(self.shard_key(shard));
-        }
-        let counts: Vec<u64> = pipe.query(con).map_err(|e| classify(e, &self.prefix))?;
-        let ones: u64 = counts.iter().sum();
-        let estimated_len = self.params.estimated_len(ones);
-        let estimated_fpr = if estimated_len.is_finite() {
-            self.params.expected_fpr(estimated_len.round() as u64)
-        } else {
-            1.0
-        };
-        Ok(Capacity {
-            fill_ratio: Some(ones as f64 / self.params.bits() as f64),
-            estimated_len,
-            capacity: self.params.capacity_at(target),
-            estimated_fpr: Some(estimated_fpr),
-            target_fpr: target,
-        })
-    }
-
     /// Inserts one key (one round trip).
-    pub fn insert(&self, con: &mut redis::Connection, key: u64) -> Result<(), RedisFilterError> {
+    pub fn insert(
+        &mut self,
+        con: &mut redis::Connection,
+        key: u64,
+    ) -> Result<(), RedisFilterError> {
         self.insert_many(con, &[key])
     }
 
     /// Tests one key (one round trip).
     pub fn contains(
-        &self,
+        &mut self,
         con: &mut redis::Connection,
         key: u64,
     ) -> Result<bool, RedisFilterError> {
         Ok(self.contains_many(con, &[key])?[0])
     }
 
-    /// Reads the whole filter back into process memory.
-    pub fn load(&self, con: &mut redis::Connection) -> Result<BloomFilter, RedisFilterError> {
-        let mut bytes = Vec::with_capacity(self.params.bytes());
-        for shard in 0..(self.params.blocks() as u64).div_ceil(self.shard_blocks) {
-            let key = self.shard_key(shard);
-            let part: Vec<u8> = redis::cmd("GET")
-                .arg(&key)
-                .query(con)
-                .map_err(|e| classify(e, &key))?;
-            let needed = (self.shard_len(shard) * 64) as usize;
+    /// The live generation's load, from one `BITCOUNT` per shard (read atomically with
+    /// the meta): the fill, the estimated count ([`Params::estimated_len`]), the
+    /// capacity at `target`, and the rate the shape predicts at the estimated count. The
+    /// server reads every byte of the filter (about 1 ms per 10 MB).
+    pub fn capacity(
+        &mut self,
+        con: &mut redis::Connection,
+        target: f64,
+    ) -> Result<Capacity, RedisFilterError> {
+        let replies = self.consistent_read(con, |this, pipe| {
+            let g = this.meta.live;
+            for shard in 0..g.shards() {
+                pipe.cmd("BITCOUNT").arg(this.shard_key(&g, shard));
+            }
+        })?;
+        let mut ones = 0u64;
+        for r in &replies {
+            ones += redis::from_redis_value::<u64>(r).map_err(RedisFilterError::Redis)?;
+        }
+        let params = self.meta.live.params;
+        let estimated_len = params.estimated_len(ones);
+        let estimated_fpr = if estimated_len.is_finite() {
+            params.expected_fpr(estimated_len.round() as u64)
+        } else {
+            1.0
+        };
+        Ok(Capacity {
+            fill_ratio: Some(ones as f64 / params.bits() as f64),
+            estimated_len,
+            capacity: params.capacity_at(target),
+            estimated_fpr: Some(estimated_fpr),
+            target_fpr: target,
+        })
+    }
+
+    /// Reads the live generation back into process memory.
+    pub fn load(&mut self, con: &mut redis::Connection) -> Result<BloomFilter, RedisFilterError> {
+        let replies = self.consistent_read(con, |this, pipe| {
+            let g = this.meta.live;
+            for shard in 0..g.shards() {
+                pipe.cmd("GET").arg(this.shard_key(&g, shard));
+            }
+        })?;
+        let g = self.meta.live;
+        let mut bytes = Vec::with_capacity(g.params.bytes());
+        for (shard, reply) in replies.iter().enumerate() {
+            let key = self.shard_key(&g, shard as u64);
+            let part: Option<Vec<u8>> =
+                redis::from_redis_value(reply).map_err(|e| classify(e, &key))?;
+            let part = part.ok_or_else(|| RedisFilterError::Missing(key.clone()))?;
+            let needed = (g.shard_len(shard as u64) * 64) as usize;
             if part.len() < needed {
                 return Err(RedisFilterError::Truncated {
                     key,
@@ -485,7 +788,241 @@ impl RedisFilter {
             .chunks_exact(64)
             .map(|c| Block::from_le_bytes(c.try_into().expect("64 bytes")))
             .collect();
-        BloomFilter::from_storage_with_hasher(Blocks::from(blocks), self.params.k(), self.hasher)
-            .map_err(|e| RedisFilterError::BadMeta(e.to_string()))
+        BloomFilter::from_storage_with_hasher(
+            Blocks::from(blocks),
+            g.params.k(),
+            IntFold::with_seed(g.seed),
+        )
+        .map_err(|e| RedisFilterError::BadMeta(e.to_string()))
+    }
+
+    /// Swaps the meta from this handle's to `new`, if nobody changed it meanwhile.
+    fn swap_meta(
+        &mut self,
+        con: &mut redis::Connection,
+        new: Meta,
+    ) -> Result<(), RedisFilterError> {
+        let text = new.encode();
+        redis::Script::new(SWAP_META)
+            .key(self.meta_key())
+            .arg(&self.meta_text)
+            .arg(&text)
+            .invoke::<()>(con)
+            .map_err(|e| {
+                if is_stale(&e) {
+                    RedisFilterError::Stale(self.prefix.clone())
+                } else {
+                    classify(e, &self.prefix)
+                }
+            })?;
+        self.meta = new;
+        self.meta_text = text;
+        Ok(())
+    }
+
+    /// Rebuilds the filter from `source` into a new generation of shape `params` (the
+    /// same shape to clear deleted keys, a larger one to rotate a filter that filled up),
+    /// and switches every reader to it with no gap; see the module docs for the steps
+    /// and what `grace` means. `source` is called after inserts start going to both
+    /// generations; it returns every key that must be in the filter (read it from the
+    /// database). On error the rebuild is abandoned and the live generation stays.
+    pub fn rebuild<I, E>(
+        &mut self,
+        con: &mut redis::Connection,
+        params: Params,
+        grace: Duration,
+        source: impl FnOnce() -> Result<I, E>,
+    ) -> Result<Rebuilt, RedisFilterError>
+    where
+        I: IntoIterator<Item = u64>,
+        E: std::fmt::Display,
+    {
+        let start = std::time::Instant::now();
+        self.refresh(con)?;
+        if let Some(next) = self.meta.next {
+            return Err(RedisFilterError::BadMeta(format!(
+                "{}: generation {} is already being built by another rebuild",
+                self.meta_text, next.number
+            )));
+        }
+        let live = self.meta.live;
+        let next = Generation {
+            number: live.number + 1,
+            params,
+            seed: live.seed,
+            shard_blocks: live.shard_blocks,
+        };
+        // 1. Zeroed shards (SETRANGE of the last byte allocates the string as zeros),
+        //    then the meta that sends every insert to both generations.
+        let mut pipe = redis::pipe();
+        for shard in 0..next.shards() {
+            let key = self.shard_key(&next, shard);
+            pipe.cmd("UNLINK").arg(&key).ignore();
+            pipe.cmd("SETRANGE")
+                .arg(&key)
+                .arg(next.shard_len(shard) * 64 - 1)
+                .arg(&[0u8][..])
+                .ignore();
+        }
+        pipe.query::<()>(con)
+            .map_err(|e| classify(e, &self.prefix))?;
+        self.swap_meta(
+            con,
+            Meta {
+                live,
+                next: Some(next),
+            },
+        )?;
+        let result = self.fill_and_switch(con, next, grace, source);
+        if result.is_err() {
+            // Abandon: back to the live generation alone, and free the next one.
+            let _ = self.swap_meta(con, Meta { live, next: None });
+            let _ = self.unlink_generation(con, &next);
+        }
+        let keys = result?;
+        // 5. The old generation is no longer read by anyone who checks the meta.
+        self.unlink_generation(con, &live)?;
+        Ok(Rebuilt {
+            generation: next,
+            keys,
+            took: start.elapsed(),
+        })
+    }
+
+    /// Steps 2–4 of [`rebuild`](Self::rebuild); returns the number of source keys.
+    fn fill_and_switch<I, E>(
+        &mut self,
+        con: &mut redis::Connection,
+        next: Generation,
+        grace: Duration,
+        source: impl FnOnce() -> Result<I, E>,
+    ) -> Result<u64, RedisFilterError>
+    where
+        I: IntoIterator<Item = u64>,
+        E: std::fmt::Display,
+    {
+        std::thread::sleep(grace);
+        let mut built = BloomFilter::with_hasher(next.params, IntFold::with_seed(next.seed));
+        let mut keys = 0u64;
+        for key in source().map_err(|e| RedisFilterError::Source(e.to_string()))? {
+            built.insert(&key);
+            keys += 1;
+        }
+        // 3. OR the built bits into the next shards, which hold the inserts made since
+        //    step 1; a scratch key per shard, removed in the same transaction.
+        for (shard, blocks) in built
+            .as_blocks()
+            .chunks(next.shard_blocks as usize)
+            .enumerate()
+        {
+            let key = self.shard_key(&next, shard as u64);
+            let scratch = format!("{key}:load");
+            redis::pipe()
+                .atomic()
+                .cmd("SET")
+                .arg(&scratch)
+                .arg(linebloom::block::blocks_as_bytes(blocks))
+                .ignore()
+                .cmd("BITOP")
+                .arg("OR")
+                .arg(&key)
+                .arg(&key)
+                .arg(&scratch)
+                .ignore()
+                .cmd("UNLINK")
+                .arg(&scratch)
+                .ignore()
+                .query::<()>(con)
+                .map_err(|e| classify(e, &key))?;
+        }
+        // 4. The switch.
+        self.swap_meta(
+            con,
+            Meta {
+                live: next,
+                next: None,
+            },
+        )?;
+        Ok(keys)
+    }
+
+    fn unlink_generation(
+        &self,
+        con: &mut redis::Connection,
+        g: &Generation,
+    ) -> Result<(), RedisFilterError> {
+        let mut cmd = redis::cmd("UNLINK");
+        for shard in 0..g.shards() {
+            cmd.arg(self.shard_key(g, shard));
+        }
+        cmd.query::<()>(con).map_err(|e| classify(e, &self.prefix))
+    }
+}
+
+/// Calls `f` with the index (0..512) of every set bit of `mask`.
+fn for_each_bit(mask: &Block, mut f: impl FnMut(u32)) {
+    for (w, word) in mask.0.iter().enumerate() {
+        let mut bits = *word;
+        while bits != 0 {
+            f((w * 64) as u32 + bits.trailing_zeros());
+            bits &= bits - 1;
+        }
+    }
+}
+
+/// Tests `mask` against a 64-byte line read from Redis; a short or empty line (missing
+/// or truncated shard) is an error, never "absent".
+fn test_line(
+    line: &[u8],
+    mask: &Block,
+    key: impl Fn() -> String,
+) -> Result<bool, RedisFilterError> {
+    if line.is_empty() {
+        return Err(RedisFilterError::Missing(key()));
+    }
+    let bytes: &[u8; 64] = line.try_into().map_err(|_| RedisFilterError::Truncated {
+        key: key(),
+        len: line.len(),
+        needed: 64,
+    })?;
+    Ok(Block::from_le_bytes(bytes).contains_mask(mask))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meta_round_trips_and_refuses_garbage() {
+        let g = |number, blocks| Generation {
+            number,
+            params: Params::new(blocks, 8).unwrap(),
+            seed: 3,
+            shard_blocks: 100,
+        };
+        for m in [
+            Meta {
+                live: g(1, 10),
+                next: None,
+            },
+            Meta {
+                live: g(4, 10),
+                next: Some(g(5, 40)),
+            },
+        ] {
+            assert_eq!(Meta::decode(&m.encode()).unwrap(), m);
+        }
+        for bad in [
+            "",
+            "linebloom-v1 10 8 3 100",
+            "linebloom-v2 1 10 8 3",
+            "linebloom-v2 1 10 8 3 0",
+            "linebloom-v2 1 0 8 3 100",
+            "linebloom-v2 1 10 8 3 100 next 1 10 8 3 100",
+            "linebloom-v2 2 10 8 3 100 later 3 10 8 3 100",
+            "linebloom-v2 x 10 8 3 100",
+        ] {
+            assert!(Meta::decode(bad).is_err(), "{bad:?}");
+        }
     }
 }
