@@ -44,10 +44,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|i| i.wrapping_mul(0x9e37_79b9) | 1)
         .collect();
 
-    let contenders: [&str; 4] = [
+    let contenders: [&str; 5] = [
         "checked: pipelined GETRANGE, then the meta (the filter's path)",
         "unchecked pipelined GETRANGE",
         "one script call",
+        "checked: BITFIELD_RO GET u1 per bit, one per shard, then the meta",
         "checked (control)",
     ];
     let mut seconds: Vec<Vec<f64>> = vec![Vec::new(); contenders.len()];
@@ -61,6 +62,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let part = match c {
                     1 => rf.contains_many_unchecked(&mut con, batch)?,
                     2 => rf.contains_many_scripted(&mut con, batch)?,
+                    3 => rf.contains_many_bitfield(&mut con, batch)?,
                     _ => rf.contains_many(&mut con, batch)?,
                 };
                 got.extend(part);

@@ -26,11 +26,13 @@
 //!
 //! Why no Lua, where the seed texts used a script: `BITFIELD` sets a key's bits
 //! atomically on its own, and the trailing meta read is what makes a batch safe against
-//! a rebuild, so neither path needs a script. The script forms were measured, and lost
-//! (`benches` binary `redis_batch`, batches of 1000): testing the blocks server-side
-//! ran at 0.47–0.59× the pipelined `GETRANGE`s, since Lua's per-key `redis.call` costs
-//! more than the parsing it saves; a script that checks the meta and then sets the bits
-//! ([`INSERT_SCRIPT`]) ran at about half the speed of the pipelined `BITFIELD`s.
+//! a rebuild, so neither path needs a script. The other forms were measured, and lost
+//! (`benches` binary `redis_batch`, batches of 1000, `results/bench/redis_batch-*.md`):
+//! testing the blocks server-side in Lua ran at about 0.5× the pipelined `GETRANGE`s,
+//! since Lua's per-key `redis.call` costs more than the parsing it saves; one
+//! `BITFIELD_RO` per shard reading every key's bits ran at 0.3×; a script that checks
+//! the meta and then sets the bits ([`INSERT_SCRIPT`]) ran at 0.56–0.70× the pipelined
+//! `BITFIELD`s. The meta check itself costs no more than the control's noise.
 //!
 //! # Rebuild and rotation ([`RedisFilter::rebuild`])
 //!
@@ -599,6 +601,68 @@ impl RedisFilter {
                 test_line(&line, &mask, || self.shard_key(&g, shard))
             })
             .collect()
+    }
+
+    /// Tests keys with one `BITFIELD_RO … GET u1 <offset> …` per shard for the whole
+    /// batch (every key's `k` bits), then the meta, checked as in
+    /// [`contains_many`](Self::contains_many). Kept for the comparison in `benches`
+    /// `redis_batch`, where it ran at about a third of the speed of the `GETRANGE`s:
+    /// parsing `k` offsets per key costs the server more than a 64-byte reply.
+    pub fn contains_many_bitfield(
+        &mut self,
+        con: &mut redis::Connection,
+        keys: &[u64],
+    ) -> Result<Vec<bool>, RedisFilterError> {
+        for _ in 0..MAX_RETRIES {
+            let g = self.meta.live;
+            // Bit offsets per shard, and per key (its shard's slot, its bit count).
+            let mut shards: Vec<(u64, Vec<u64>)> = Vec::new();
+            let mut per_key: Vec<(usize, usize)> = Vec::with_capacity(keys.len());
+            for &key in keys {
+                let (shard, b, mask) = Self::place(&g, key);
+                let at = match shards.iter().position(|(s, _)| *s == shard) {
+                    Some(i) => i,
+                    None => {
+                        shards.push((shard, Vec::new()));
+                        shards.len() - 1
+                    }
+                };
+                for_each_bit(&mask, |j| shards[at].1.push(redis_bit_offset(b, j)));
+                per_key.push((at, mask.count_ones() as usize));
+            }
+            let replies = self.consistent_read(con, |this, pipe| {
+                for (shard, offsets) in &shards {
+                    let cmd = pipe.cmd("BITFIELD_RO").arg(this.shard_key(&g, *shard));
+                    for offset in offsets {
+                        cmd.arg("GET").arg("u1").arg(offset);
+                    }
+                }
+            })?;
+            if self.meta.live.number != g.number {
+                continue; // read a newer generation than the offsets were computed for
+            }
+            let bits: Vec<Vec<u8>> = replies
+                .iter()
+                .map(|r| redis::from_redis_value(r).map_err(RedisFilterError::Redis))
+                .collect::<Result<_, _>>()?;
+            let mut next = vec![0usize; bits.len()];
+            return per_key
+                .iter()
+                .map(|&(at, n)| {
+                    let from = next[at];
+                    next[at] += n;
+                    let got = bits[at].get(from..from + n).ok_or_else(|| {
+                        RedisFilterError::Truncated {
+                            key: self.shard_key(&g, shards[at].0),
+                            len: bits[at].len(),
+                            needed: from + n,
+                        }
+                    })?;
+                    Ok(got.iter().all(|&b| b == 1))
+                })
+                .collect();
+        }
+        Err(RedisFilterError::Stale(self.prefix.clone()))
     }
 
     /// Tests keys with one `GETRANGE` each, pipelined, without the generation check
