@@ -304,9 +304,9 @@ fn bad_keys_give_clear_errors() {
     assert!(matches!(err, RedisFilterError::WrongType(_)), "{err}");
     // Truncated payload: the open check and the per-key check both refuse.
     let mut rf = RedisFilter::store(&mut con, "t", &filter_with(5_000), 1 << 20).unwrap();
-    let full: Vec<u8> = redis::cmd("GET").arg("t:1:0").query(&mut con).unwrap();
+    let full: Vec<u8> = redis::cmd("GET").arg("t:{1:0}").query(&mut con).unwrap();
     redis::cmd("SET")
-        .arg("t:1:0")
+        .arg("t:{1:0}")
         .arg(&full[..full.len() / 2])
         .query::<()>(&mut con)
         .unwrap();
@@ -327,7 +327,7 @@ fn bad_keys_give_clear_errors() {
     );
     // The shard deleted under a live handle: an error, not "absent".
     redis::cmd("DEL")
-        .arg("t:1:0")
+        .arg("t:{1:0}")
         .query::<()>(&mut con)
         .unwrap();
     assert!(rf.contains(&mut con, 1).is_err());
@@ -641,7 +641,7 @@ fn rebuilds_and_rotations_leave_no_gap() {
     let live = rf.generation();
     let shards = (live.params.blocks() as u64).div_ceil(live.shard_blocks);
     let mut expected: Vec<String> = (0..shards)
-        .map(|s| format!("r:{}:{s}", live.number))
+        .map(|s| format!("r:{{{}:{s}}}", live.number))
         .chain(["r:meta".to_string()])
         .collect();
     expected.sort();
@@ -669,7 +669,7 @@ fn a_failed_rebuild_leaves_the_live_generation_alone() {
     assert_eq!(other.generation().number, 1);
     assert_eq!(other.load(&mut con).unwrap(), f);
     // The half-built generation is gone; inserts go to generation 1 only again.
-    let leftovers: Vec<String> = redis::cmd("KEYS").arg("a:2:*").query(&mut con).unwrap();
+    let leftovers: Vec<String> = redis::cmd("KEYS").arg("a:{2:*").query(&mut con).unwrap();
     assert!(leftovers.is_empty(), "{leftovers:?}");
     rf.insert_many(&mut con, &[99_999_999]).unwrap();
     assert!(other.contains(&mut con, 99_999_999).unwrap());

@@ -199,6 +199,58 @@ end
 return table.concat(out)
 "#;
 
+/// Where a [`RedisFilter`] lives: one server ([`redis::Connection`]) or a Redis Cluster
+/// ([`redis::cluster::ClusterConnection`], which splits each pipeline per node).
+pub trait FilterConnection {
+    /// Runs `cmds` as one pipeline and returns one reply per command, in order. An error
+    /// reply fails the call.
+    fn run(&mut self, cmds: Vec<redis::Cmd>) -> redis::RedisResult<Vec<redis::Value>>;
+    /// Does a command appended to a pipeline run after every earlier one? True on one
+    /// server; false on a cluster, where each node runs its part on its own, so the
+    /// meta check then takes a round trip of its own.
+    fn ordered(&self) -> bool;
+    /// The connection for single commands and scripts (a cluster routes each by key).
+    fn single(&mut self) -> &mut dyn redis::ConnectionLike;
+}
+
+impl FilterConnection for redis::Connection {
+    fn run(&mut self, cmds: Vec<redis::Cmd>) -> redis::RedisResult<Vec<redis::Value>> {
+        if cmds.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut pipe = redis::pipe();
+        for cmd in cmds {
+            pipe.add_command(cmd);
+        }
+        pipe.query(self)
+    }
+    fn ordered(&self) -> bool {
+        true
+    }
+    fn single(&mut self) -> &mut dyn redis::ConnectionLike {
+        self
+    }
+}
+
+impl FilterConnection for redis::cluster::ClusterConnection {
+    fn run(&mut self, cmds: Vec<redis::Cmd>) -> redis::RedisResult<Vec<redis::Value>> {
+        if cmds.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut pipe = redis::cluster::cluster_pipe();
+        for cmd in cmds {
+            pipe.add_command(cmd);
+        }
+        pipe.query(self)
+    }
+    fn ordered(&self) -> bool {
+        false
+    }
+    fn single(&mut self) -> &mut dyn redis::ConnectionLike {
+        self
+    }
+}
+
 /// One generation: its number and shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Generation {
@@ -310,10 +362,10 @@ pub struct RedisFilter {
 
 impl RedisFilter {
     /// Writes `filter` into Redis under `prefix` as generation 1: every shard with
-    /// `SET`, then the meta, in one `MULTI`/`EXEC` transaction. For a new prefix: a
-    /// live filter is replaced with [`rebuild`](Self::rebuild), never with `store`.
-    pub fn store(
-        con: &mut redis::Connection,
+    /// `SET`, then, once they are all written, the meta. For a new prefix: a live filter
+    /// is replaced with [`rebuild`](Self::rebuild), never with `store`.
+    pub fn store<C: FilterConnection + ?Sized>(
+        con: &mut C,
         prefix: &str,
         filter: &BloomFilter,
         shard_blocks: u64,
@@ -330,25 +382,23 @@ impl RedisFilter {
             meta_text: meta.encode(),
             meta,
         };
-        let mut pipe = redis::pipe();
-        pipe.atomic();
-        for (i, shard) in filter.as_blocks().chunks(shard_blocks as usize).enumerate() {
-            pipe.cmd("SET")
-                .arg(this.shard_key(&live, i as u64))
-                .arg(linebloom::block::blocks_as_bytes(shard))
-                .ignore();
-        }
-        pipe.cmd("SET")
-            .arg(this.meta_key())
-            .arg(&this.meta_text)
-            .ignore();
-        pipe.query::<()>(con).map_err(|e| classify(e, prefix))?;
+        let shards = filter.as_blocks().chunks(shard_blocks as usize).enumerate();
+        let sets = shards.map(|(i, shard)| {
+            let mut set = redis::cmd("SET");
+            set.arg(this.shard_key(&live, i as u64))
+                .arg(linebloom::block::blocks_as_bytes(shard));
+            set
+        });
+        con.run(sets.collect()).map_err(|e| classify(e, prefix))?;
+        let mut set = redis::cmd("SET");
+        set.arg(this.meta_key()).arg(&this.meta_text);
+        con.run(vec![set]).map_err(|e| classify(e, prefix))?;
         Ok(this)
     }
 
     /// Creates an empty filter of `params` in Redis (zeroed shards).
-    pub fn create(
-        con: &mut redis::Connection,
+    pub fn create<C: FilterConnection + ?Sized>(
+        con: &mut C,
         prefix: &str,
         params: Params,
         shard_blocks: u64,
@@ -358,7 +408,10 @@ impl RedisFilter {
 
     /// Opens the filter stored under `prefix`, checking its metadata and the length of
     /// every shard of the live generation.
-    pub fn open(con: &mut redis::Connection, prefix: &str) -> Result<Self, RedisFilterError> {
+    pub fn open<C: FilterConnection + ?Sized>(
+        con: &mut C,
+        prefix: &str,
+    ) -> Result<Self, RedisFilterError> {
         let mut this = RedisFilter {
             prefix: prefix.into(),
             meta_text: String::new(),
@@ -374,12 +427,16 @@ impl RedisFilter {
         };
         this.refresh(con)?;
         let live = this.meta.live;
-        let mut pipe = redis::pipe();
-        for shard in 0..live.shards() {
-            pipe.cmd("STRLEN").arg(this.shard_key(&live, shard));
-        }
-        let lens: Vec<usize> = pipe.query(con).map_err(|e| classify(e, prefix))?;
-        for (shard, len) in lens.into_iter().enumerate() {
+        let strlens = (0..live.shards()).map(|shard| {
+            let mut strlen = redis::cmd("STRLEN");
+            strlen.arg(this.shard_key(&live, shard));
+            strlen
+        });
+        let replies = con
+            .run(strlens.collect())
+            .map_err(|e| classify(e, prefix))?;
+        for (shard, reply) in replies.iter().enumerate() {
+            let len: usize = redis::from_redis_value(reply).map_err(RedisFilterError::Redis)?;
             let key = this.shard_key(&live, shard as u64);
             let needed = (live.shard_len(shard as u64) * 64) as usize;
             if len == 0 {
@@ -393,11 +450,14 @@ impl RedisFilter {
     }
 
     /// Re-reads the meta.
-    fn refresh(&mut self, con: &mut redis::Connection) -> Result<(), RedisFilterError> {
+    fn refresh<C: FilterConnection + ?Sized>(
+        &mut self,
+        con: &mut C,
+    ) -> Result<(), RedisFilterError> {
         let key = self.meta_key();
         let text: Option<String> = redis::cmd("GET")
             .arg(&key)
-            .query(con)
+            .query(con.single())
             .map_err(|e| classify(e, &key))?;
         self.adopt(text)
     }
@@ -414,8 +474,10 @@ impl RedisFilter {
         format!("{}:meta", self.prefix)
     }
 
+    /// `<prefix>:{<generation>:<shard>}`: the hash tag spreads a filter's shards over
+    /// a cluster's slots, and keeps a shard's scratch key (`…:load`) in its slot.
     fn shard_key(&self, g: &Generation, shard: u64) -> String {
-        format!("{}:{}:{shard}", self.prefix, g.number)
+        format!("{}:{{{}:{shard}}}", self.prefix, g.number)
     }
 
     /// The live generation's shape.
@@ -452,22 +514,16 @@ impl RedisFilter {
     /// That check suffices: generations only move forward, and a generation's shards
     /// are removed only after the meta has moved past it. So if the meta still names the
     /// same live generation after the reads, every read saw that generation whole.
-    fn consistent_read(
+    fn consistent_read<C: FilterConnection + ?Sized>(
         &mut self,
-        con: &mut redis::Connection,
-        read: impl Fn(&Self, &mut redis::Pipeline),
+        con: &mut C,
+        read: impl Fn(&Self, &mut Vec<redis::Cmd>),
     ) -> Result<Vec<redis::Value>, RedisFilterError> {
         for _ in 0..MAX_RETRIES {
             let used = self.meta.live.number;
-            let mut pipe = redis::pipe();
-            read(self, &mut pipe);
-            pipe.cmd("GET").arg(self.meta_key());
-            let mut replies: Vec<redis::Value> =
-                pipe.query(con).map_err(|e| classify(e, &self.prefix))?;
-            let meta: Option<String> = match replies.pop() {
-                Some(v) => redis::from_redis_value(&v).map_err(RedisFilterError::Redis)?,
-                None => None,
-            };
+            let mut cmds = Vec::new();
+            read(self, &mut cmds);
+            let (replies, meta) = self.then_meta(con, cmds)?;
             self.adopt(meta)?;
             if self.meta.live.number == used {
                 return Ok(replies);
@@ -476,15 +532,41 @@ impl RedisFilter {
         Err(RedisFilterError::Stale(self.prefix.clone()))
     }
 
+    /// Runs `cmds`, then a `GET` of the meta that runs after all of them: in the same
+    /// pipeline on one server, in a round trip of its own on a cluster.
+    fn then_meta<C: FilterConnection + ?Sized>(
+        &self,
+        con: &mut C,
+        mut cmds: Vec<redis::Cmd>,
+    ) -> Result<(Vec<redis::Value>, Option<String>), RedisFilterError> {
+        let fail = |e| classify(e, &self.prefix);
+        let mut get = redis::cmd("GET");
+        get.arg(self.meta_key());
+        let (replies, meta) = if con.ordered() {
+            cmds.push(get);
+            let mut replies = con.run(cmds).map_err(fail)?;
+            let meta = replies.pop();
+            (replies, meta)
+        } else {
+            let replies = con.run(cmds).map_err(fail)?;
+            (replies, con.run(vec![get]).map_err(fail)?.pop())
+        };
+        let meta = match meta {
+            Some(v) => redis::from_redis_value(&v).map_err(RedisFilterError::Redis)?,
+            None => None,
+        };
+        Ok((replies, meta))
+    }
+
     /// Inserts keys into the live generation and, during a rebuild, the next one too:
     /// one pipeline of a `BITFIELD` per key and generation, then a `GET` of the meta. If
     /// the meta is still the one the writes were computed against, they reached every
     /// generation a reader may use; else the handle takes the new meta, removes what
     /// its writes may have re-created in a generation that is gone, and writes again
     /// (`BITFIELD SET` is idempotent).
-    pub fn insert_many(
+    pub fn insert_many<C: FilterConnection + ?Sized>(
         &mut self,
-        con: &mut redis::Connection,
+        con: &mut C,
         keys: &[u64],
     ) -> Result<(), RedisFilterError> {
         if keys.is_empty() {
@@ -494,7 +576,7 @@ impl RedisFilter {
             let written: Vec<Generation> = std::iter::once(self.meta.live)
                 .chain(self.meta.next)
                 .collect();
-            let mut pipe = redis::pipe();
+            let mut cmds = Vec::with_capacity(keys.len() * written.len());
             for g in &written {
                 for &key in keys {
                     let (shard, b, mask) = Self::place(g, key);
@@ -503,12 +585,10 @@ impl RedisFilter {
                     for_each_bit(&mask, |j| {
                         cmd.arg("SET").arg("u1").arg(redis_bit_offset(b, j)).arg(1);
                     });
-                    pipe.add_command(cmd).ignore();
+                    cmds.push(cmd);
                 }
             }
-            pipe.cmd("GET").arg(self.meta_key());
-            let (meta,): (Option<String>,) =
-                pipe.query(con).map_err(|e| classify(e, &self.prefix))?;
+            let (_, meta) = self.then_meta(con, cmds)?;
             if meta.as_deref() == Some(self.meta_text.as_str()) {
                 return Ok(());
             }
@@ -573,22 +653,24 @@ impl RedisFilter {
     /// Tests keys against the live generation: one atomic pipeline of the meta and a
     /// `GETRANGE` per key. An error if any block could not be read whole: never
     /// "absent" for a key that was not checked.
-    pub fn contains_many(
+    pub fn contains_many<C: FilterConnection + ?Sized>(
         &mut self,
-        con: &mut redis::Connection,
+        con: &mut C,
         keys: &[u64],
     ) -> Result<Vec<bool>, RedisFilterError> {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let replies = self.consistent_read(con, |this, pipe| {
+        let replies = self.consistent_read(con, |this, cmds| {
             let g = this.meta.live;
             for &key in keys {
                 let (shard, b, _) = Self::place(&g, key);
-                pipe.cmd("GETRANGE")
+                let mut getrange = redis::cmd("GETRANGE");
+                getrange
                     .arg(this.shard_key(&g, shard))
                     .arg(b * 64)
                     .arg(b * 64 + 63);
+                cmds.push(getrange);
             }
         })?;
         let g = self.meta.live;
@@ -630,12 +712,14 @@ impl RedisFilter {
                 for_each_bit(&mask, |j| shards[at].1.push(redis_bit_offset(b, j)));
                 per_key.push((at, mask.count_ones() as usize));
             }
-            let replies = self.consistent_read(con, |this, pipe| {
+            let replies = self.consistent_read(con, |this, cmds| {
                 for (shard, offsets) in &shards {
-                    let cmd = pipe.cmd("BITFIELD_RO").arg(this.shard_key(&g, *shard));
+                    let mut cmd = redis::cmd("BITFIELD_RO");
+                    cmd.arg(this.shard_key(&g, *shard));
                     for offset in offsets {
                         cmd.arg("GET").arg("u1").arg(offset);
                     }
+                    cmds.push(cmd);
                 }
             })?;
             if self.meta.live.number != g.number {
@@ -771,18 +855,18 @@ impl RedisFilter {
     }
 
     /// Inserts one key (one round trip).
-    pub fn insert(
+    pub fn insert<C: FilterConnection + ?Sized>(
         &mut self,
-        con: &mut redis::Connection,
+        con: &mut C,
         key: u64,
     ) -> Result<(), RedisFilterError> {
         self.insert_many(con, &[key])
     }
 
     /// Tests one key (one round trip).
-    pub fn contains(
+    pub fn contains<C: FilterConnection + ?Sized>(
         &mut self,
-        con: &mut redis::Connection,
+        con: &mut C,
         key: u64,
     ) -> Result<bool, RedisFilterError> {
         Ok(self.contains_many(con, &[key])?[0])
@@ -792,15 +876,17 @@ impl RedisFilter {
     /// the meta): the fill, the estimated count ([`Params::estimated_len`]), the
     /// capacity at `target`, and the rate the shape predicts at the estimated count. The
     /// server reads every byte of the filter (about 1 ms per 10 MB).
-    pub fn capacity(
+    pub fn capacity<C: FilterConnection + ?Sized>(
         &mut self,
-        con: &mut redis::Connection,
+        con: &mut C,
         target: f64,
     ) -> Result<Capacity, RedisFilterError> {
-        let replies = self.consistent_read(con, |this, pipe| {
+        let replies = self.consistent_read(con, |this, cmds| {
             let g = this.meta.live;
             for shard in 0..g.shards() {
-                pipe.cmd("BITCOUNT").arg(this.shard_key(&g, shard));
+                let mut bitcount = redis::cmd("BITCOUNT");
+                bitcount.arg(this.shard_key(&g, shard));
+                cmds.push(bitcount);
             }
         })?;
         let mut ones = 0u64;
@@ -824,11 +910,16 @@ impl RedisFilter {
     }
 
     /// Reads the live generation back into process memory.
-    pub fn load(&mut self, con: &mut redis::Connection) -> Result<BloomFilter, RedisFilterError> {
-        let replies = self.consistent_read(con, |this, pipe| {
+    pub fn load<C: FilterConnection + ?Sized>(
+        &mut self,
+        con: &mut C,
+    ) -> Result<BloomFilter, RedisFilterError> {
+        let replies = self.consistent_read(con, |this, cmds| {
             let g = this.meta.live;
             for shard in 0..g.shards() {
-                pipe.cmd("GET").arg(this.shard_key(&g, shard));
+                let mut get = redis::cmd("GET");
+                get.arg(this.shard_key(&g, shard));
+                cmds.push(get);
             }
         })?;
         let g = self.meta.live;
@@ -861,9 +952,9 @@ impl RedisFilter {
     }
 
     /// Swaps the meta from this handle's to `new`, if nobody changed it meanwhile.
-    fn swap_meta(
+    fn swap_meta<C: FilterConnection + ?Sized>(
         &mut self,
-        con: &mut redis::Connection,
+        con: &mut C,
         new: Meta,
     ) -> Result<(), RedisFilterError> {
         let text = new.encode();
@@ -871,7 +962,7 @@ impl RedisFilter {
             .key(self.meta_key())
             .arg(&self.meta_text)
             .arg(&text)
-            .invoke::<()>(con)
+            .invoke::<()>(con.single())
             .map_err(|e| {
                 if is_stale(&e) {
                     RedisFilterError::Stale(self.prefix.clone())
@@ -890,9 +981,9 @@ impl RedisFilter {
     /// and what `grace` means. `source` is called after inserts start going to both
     /// generations; it returns every key that must be in the filter (read it from the
     /// database). On error the rebuild is abandoned and the live generation stays.
-    pub fn rebuild<I, E>(
+    pub fn rebuild<C: FilterConnection + ?Sized, I, E>(
         &mut self,
-        con: &mut redis::Connection,
+        con: &mut C,
         params: Params,
         grace: Duration,
         source: impl FnOnce() -> Result<I, E>,
@@ -918,18 +1009,18 @@ impl RedisFilter {
         };
         // 1. Zeroed shards (SETRANGE of the last byte allocates the string as zeros),
         //    then the meta that sends every insert to both generations.
-        let mut pipe = redis::pipe();
+        let mut cmds = Vec::new();
         for shard in 0..next.shards() {
             let key = self.shard_key(&next, shard);
-            pipe.cmd("UNLINK").arg(&key).ignore();
-            pipe.cmd("SETRANGE")
+            let (mut unlink, mut zeros) = (redis::cmd("UNLINK"), redis::cmd("SETRANGE"));
+            unlink.arg(&key);
+            zeros
                 .arg(&key)
                 .arg(next.shard_len(shard) * 64 - 1)
-                .arg(&[0u8][..])
-                .ignore();
+                .arg(&[0u8][..]);
+            cmds.extend([unlink, zeros]);
         }
-        pipe.query::<()>(con)
-            .map_err(|e| classify(e, &self.prefix))?;
+        con.run(cmds).map_err(|e| classify(e, &self.prefix))?;
         self.swap_meta(
             con,
             Meta {
@@ -954,9 +1045,9 @@ impl RedisFilter {
     }
 
     /// Steps 2–4 of [`rebuild`](Self::rebuild); returns the number of source keys.
-    fn fill_and_switch<I, E>(
+    fn fill_and_switch<C: FilterConnection + ?Sized, I, E>(
         &mut self,
-        con: &mut redis::Connection,
+        con: &mut C,
         next: Generation,
         grace: Duration,
         source: impl FnOnce() -> Result<I, E>,
@@ -973,7 +1064,7 @@ impl RedisFilter {
             keys += 1;
         }
         // 3. OR the built bits into the next shards, which hold the inserts made since
-        //    step 1; a scratch key per shard, removed in the same transaction.
+        //    step 1, through a scratch key in the shard's slot (same node, run in order).
         for (shard, blocks) in built
             .as_blocks()
             .chunks(next.shard_blocks as usize)
@@ -981,22 +1072,13 @@ impl RedisFilter {
         {
             let key = self.shard_key(&next, shard as u64);
             let scratch = format!("{key}:load");
-            redis::pipe()
-                .atomic()
-                .cmd("SET")
-                .arg(&scratch)
-                .arg(linebloom::block::blocks_as_bytes(blocks))
-                .ignore()
-                .cmd("BITOP")
-                .arg("OR")
-                .arg(&key)
-                .arg(&key)
-                .arg(&scratch)
-                .ignore()
-                .cmd("UNLINK")
-                .arg(&scratch)
-                .ignore()
-                .query::<()>(con)
+            let (mut set, mut or, mut unlink) =
+                (redis::cmd("SET"), redis::cmd("BITOP"), redis::cmd("UNLINK"));
+            set.arg(&scratch)
+                .arg(linebloom::block::blocks_as_bytes(blocks));
+            or.arg("OR").arg(&key).arg(&key).arg(&scratch);
+            unlink.arg(&scratch);
+            con.run(vec![set, or, unlink])
                 .map_err(|e| classify(e, &key))?;
         }
         // 4. The switch.
@@ -1010,16 +1092,21 @@ impl RedisFilter {
         Ok(keys)
     }
 
-    fn unlink_generation(
+    /// Removes generation `g`'s shards (one `UNLINK` each: a cluster refuses one
+    /// command over keys of several slots).
+    fn unlink_generation<C: FilterConnection + ?Sized>(
         &self,
-        con: &mut redis::Connection,
+        con: &mut C,
         g: &Generation,
     ) -> Result<(), RedisFilterError> {
-        let mut cmd = redis::cmd("UNLINK");
-        for shard in 0..g.shards() {
-            cmd.arg(self.shard_key(g, shard));
-        }
-        cmd.query::<()>(con).map_err(|e| classify(e, &self.prefix))
+        let unlinks = (0..g.shards()).map(|shard| {
+            let mut unlink = redis::cmd("UNLINK");
+            unlink.arg(self.shard_key(g, shard));
+            unlink
+        });
+        con.run(unlinks.collect())
+            .map(|_| ())
+            .map_err(|e| classify(e, &self.prefix))
     }
 }
 
