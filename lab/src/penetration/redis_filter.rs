@@ -1064,7 +1064,8 @@ impl RedisFilter {
             keys += 1;
         }
         // 3. OR the built bits into the next shards, which hold the inserts made since
-        //    step 1, through a scratch key in the shard's slot (same node, run in order).
+        //    step 1, through a scratch key in the shard's slot (BITOP needs both keys
+        //    on one node).
         for (shard, blocks) in built
             .as_blocks()
             .chunks(next.shard_blocks as usize)
@@ -1072,14 +1073,22 @@ impl RedisFilter {
         {
             let key = self.shard_key(&next, shard as u64);
             let scratch = format!("{key}:load");
-            let (mut set, mut or, mut unlink) =
-                (redis::cmd("SET"), redis::cmd("BITOP"), redis::cmd("UNLINK"));
+            let fail = |e| classify(e, &key);
+            let mut set = redis::cmd("SET");
             set.arg(&scratch)
                 .arg(linebloom::block::blocks_as_bytes(blocks));
-            or.arg("OR").arg(&key).arg(&key).arg(&scratch);
+            con.run(vec![set]).map_err(fail)?;
+            // A single command: a cluster pipeline refuses BITOP (it routes it alone).
+            redis::cmd("BITOP")
+                .arg("OR")
+                .arg(&key)
+                .arg(&key)
+                .arg(&scratch)
+                .query::<()>(con.single())
+                .map_err(fail)?;
+            let mut unlink = redis::cmd("UNLINK");
             unlink.arg(&scratch);
-            con.run(vec![set, or, unlink])
-                .map_err(|e| classify(e, &key))?;
+            con.run(vec![unlink]).map_err(fail)?;
         }
         // 4. The switch.
         self.swap_meta(
