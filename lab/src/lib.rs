@@ -70,6 +70,9 @@ pub struct Ctx {
     pub progress: bool,
     /// Redis URL for the experiments that can use one (`--redis`).
     pub redis: Option<String>,
+    /// Node URLs of a Redis Cluster to run the Redis schemes on instead
+    /// (`--redis-cluster`; empty: none).
+    pub redis_cluster: Vec<String>,
     /// Prefix of every key the lab creates in that Redis (`--redis-prefix`); `None`
     /// picks `linebloom:<run id>:` (see `penetration::namespace`).
     pub redis_prefix: Option<String>,

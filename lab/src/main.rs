@@ -47,8 +47,12 @@ struct RunArgs {
     #[arg(long)]
     no_progress: bool,
     /// Redis server for the penetration experiment's Redis schemes (redis://127.0.0.1:PORT).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "redis_cluster")]
     redis: Option<String>,
+    /// A Redis Cluster for those schemes instead: one or more node URLs, comma-separated
+    /// (the filter is sharded over the nodes).
+    #[arg(long, value_delimiter = ',')]
+    redis_cluster: Vec<String>,
     /// Prefix of every key the lab creates in that Redis; they are all removed at the
     /// end, and a prefix that already has keys is refused [default: linebloom:<run id>:].
     #[arg(long)]
@@ -125,6 +129,7 @@ fn ctx(args: &RunArgs, default_out: &str) -> anyhow::Result<Ctx> {
         kernel,
         progress: !args.no_progress,
         redis: args.redis.clone(),
+        redis_cluster: args.redis_cluster.clone(),
         redis_prefix: args.redis_prefix.clone(),
     })
 }
@@ -177,6 +182,7 @@ fn main_inner() -> anyhow::Result<()> {
                 kernel: linebloom::arch::detect(),
                 progress: false,
                 redis: None,
+                redis_cluster: Vec::new(),
                 redis_prefix: None,
             };
             for e in experiments {

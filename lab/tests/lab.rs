@@ -23,6 +23,7 @@ fn tiny_ctx(dir: &Path) -> Ctx {
         kernel: linebloom::arch::detect(),
         progress: false,
         redis: None,
+        redis_cluster: Vec::new(),
         redis_prefix: None,
     }
 }

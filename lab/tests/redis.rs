@@ -259,7 +259,10 @@ fn a_dead_server_degrades_and_never_answers_absent() {
     let mut con = connect(&server.url()).unwrap();
     let n = 2_000;
     let filter = RedisFilter::store(&mut con, "d", &filter_with(n), 1 << 20).unwrap();
-    let mut guard = InRedis { filter, con };
+    let mut guard = InRedis {
+        filter,
+        con: Box::new(con),
+    };
     let db = Db::create(&tmp.path().join("d.sqlite"), n).unwrap();
     let mut cache = LocalCache::new(100, Duration::from_secs(60));
     assert_eq!(
@@ -356,9 +359,10 @@ fn side_by_side_with_redisbloom() {
         kernel: linebloom::arch::detect(),
         progress: false,
         redis: Some(server.url()),
+        redis_cluster: Vec::new(),
         redis_prefix: None,
     };
-    let ns = Namespace::claim(&server.url(), "sbs-test:").unwrap();
+    let ns = Namespace::claim_on(&server.url(), "sbs-test:").unwrap();
     let rows = penetration::side_by_side(&server.url(), &ns, 50_000, &ctx).unwrap();
     drop(ns);
     for r in &rows {
@@ -519,11 +523,11 @@ fn the_lab_touches_only_its_own_prefix_and_removes_it() {
     let mut con = connect(&server.url()).unwrap();
     let foreign = foreign_keys(&mut con);
     // A prefix with glob characters matches only itself.
-    let mut ns = Namespace::claim(&server.url(), "run[1]*:").unwrap();
+    let mut ns = Namespace::claim_on(&server.url(), "run[1]*:").unwrap();
     RedisFilter::store(&mut con, &ns.key("filter"), &filter_with(1_000), 4).unwrap();
     assert!(ns.keys().unwrap().len() > 2);
     // A second claim of a prefix in use is refused, and clears nothing.
-    let err = Namespace::claim(&server.url(), "run[1]*:")
+    let err = Namespace::claim_on(&server.url(), "run[1]*:")
         .err()
         .expect("in use");
     assert!(err.to_string().contains("already has"), "{err}");
@@ -531,10 +535,10 @@ fn the_lab_touches_only_its_own_prefix_and_removes_it() {
     assert!(ns.clear().unwrap() > 2);
     assert_untouched(&mut con, &foreign);
     // An empty prefix would match every key: refused.
-    assert!(Namespace::claim(&server.url(), "").is_err());
+    assert!(Namespace::claim_on(&server.url(), "").is_err());
     // Dropped without `clear` (an error path): its keys go too.
     {
-        let ns = Namespace::claim(&server.url(), "dropped:").unwrap();
+        let ns = Namespace::claim_on(&server.url(), "dropped:").unwrap();
         RedisFilter::store(&mut con, &ns.key("f"), &filter_with(1_000), 4).unwrap();
     }
     assert_untouched(&mut con, &foreign);
@@ -546,6 +550,7 @@ fn the_lab_touches_only_its_own_prefix_and_removes_it() {
         kernel: linebloom::arch::detect(),
         progress: false,
         redis: Some(server.url()),
+        redis_cluster: Vec::new(),
         redis_prefix: Some("user:".into()),
     };
     let err = penetration::run(&ctx).expect_err("prefix in use");

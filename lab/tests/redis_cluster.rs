@@ -381,3 +381,54 @@ fn the_cluster_restarted_from_its_append_only_files_loses_nothing() {
     assert!(after[..n as usize].iter().all(|&p| p));
     assert!(after[2 * n as usize..].iter().all(|&p| p));
 }
+
+#[test]
+fn the_penetration_scenario_runs_on_the_cluster_and_leaves_it_clean() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(cluster) = Cluster::start(tmp.path()) else {
+        return;
+    };
+    let mut con = cluster.connect();
+    // A user's keys, spread over the nodes.
+    let foreign: Vec<String> = (0..30).map(|i| format!("user:{i}")).collect();
+    for k in &foreign {
+        redis::cmd("SET")
+            .arg(k)
+            .arg("x")
+            .query::<()>(&mut con)
+            .unwrap();
+    }
+    let urls: Vec<String> = cluster.nodes.iter().map(|n| n.url()).collect();
+    let ctx = linebloom_lab::Ctx {
+        out: tmp.path().join("results"),
+        scale: linebloom_lab::Scale::Tiny,
+        seed: 3,
+        kernel: linebloom::arch::detect(),
+        progress: false,
+        redis: None,
+        // One seed node is enough: the lab finds the others.
+        redis_cluster: vec![urls[0].clone()],
+        redis_prefix: None,
+    };
+    linebloom_lab::penetration::run(&ctx).unwrap();
+    let data: Vec<linebloom_lab::penetration::Row> =
+        linebloom_lab::csvio::read(&ctx.out.join("penetration/data.csv")).unwrap();
+    let inredis: Vec<_> = data
+        .iter()
+        .filter(|r| r.scheme == "linebloom-in-redis")
+        .collect();
+    assert!(!inredis.is_empty());
+    assert!(inredis.iter().all(|r| r.cache == "redis-cluster"));
+    assert_eq!(inredis.iter().map(|r| r.rebuilds).sum::<u64>(), 3);
+    assert!(data.iter().all(|r| r.false_negatives == 0));
+    assert!(data.iter().any(|r| r.scheme == "classic-setbit-redis"));
+    // Only the user's keys are left, on every node.
+    let mut left: Vec<String> = Vec::new();
+    for node in &cluster.nodes {
+        left.extend(node.query::<Vec<String>>(&["KEYS", "*"]).unwrap());
+    }
+    left.sort();
+    let mut expected = foreign.clone();
+    expected.sort();
+    assert_eq!(left, expected);
+}

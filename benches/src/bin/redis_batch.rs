@@ -34,7 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok_or("usage: redis_batch redis://127.0.0.1:PORT/")?;
     let mut con = redis::Client::open(url.as_str())?.get_connection()?;
     // Every key under one fresh prefix, removed at the end (and on error, by Drop).
-    let mut ns = Namespace::claim(&url, &Namespace::default_prefix())?;
+    let mut ns = Namespace::claim_on(&url, &Namespace::default_prefix())?;
     let prefix = ns.key("bench");
     let n = 1_000_000u64;
     let mut filter = BloomFilter::for_fpr(n, 0.01)?;

@@ -2,6 +2,7 @@
 //! default) or Redis with `SET … PX ttl`. Both store either a value or the "known empty"
 //! marker that the null-caching scheme writes.
 
+use super::redis_filter::FilterConnection;
 use std::time::{Duration, Instant};
 
 /// What a cache lookup found.
@@ -68,20 +69,29 @@ impl Cache for LocalCache {
     }
 }
 
-/// Redis as the cache: `GET`, `SET key value PX ttl`, `DEL`, under a key prefix.
+/// Redis as the cache: `GET`, `SET key value PX ttl`, `DEL`, under a key prefix, on one
+/// server or a cluster.
 pub struct RedisCache {
-    con: redis::Connection,
+    con: Box<dyn FilterConnection>,
     prefix: String,
     ttl_ms: u64,
+    name: &'static str,
 }
 
 impl RedisCache {
-    /// A cache on `con` with keys `prefix:<id>` and this TTL.
-    pub fn new(con: redis::Connection, prefix: &str, ttl: Duration) -> Self {
+    /// A cache on `con` with keys `prefix:<id>` and this TTL, named `name` in the CSV
+    /// (`redis` or `redis-cluster`).
+    pub fn new(
+        con: Box<dyn FilterConnection>,
+        prefix: &str,
+        ttl: Duration,
+        name: &'static str,
+    ) -> Self {
         RedisCache {
             con,
             prefix: prefix.to_string(),
             ttl_ms: ttl.as_millis() as u64,
+            name,
         }
     }
 }
@@ -90,7 +100,7 @@ impl Cache for RedisCache {
     fn get(&mut self, key: u64) -> anyhow::Result<Option<Cached>> {
         let v: Option<String> = redis::cmd("GET")
             .arg(format!("{}:{key}", self.prefix))
-            .query(&mut self.con)?;
+            .query(self.con.single())?;
         Ok(v.map(|s| {
             if s == EMPTY {
                 Cached::Empty
@@ -109,16 +119,16 @@ impl Cache for RedisCache {
             .arg(v)
             .arg("PX")
             .arg(self.ttl_ms)
-            .query::<()>(&mut self.con)?;
+            .query::<()>(self.con.single())?;
         Ok(())
     }
     fn invalidate(&mut self, key: u64) -> anyhow::Result<()> {
         redis::cmd("DEL")
             .arg(format!("{}:{key}", self.prefix))
-            .query::<()>(&mut self.con)?;
+            .query::<()>(self.con.single())?;
         Ok(())
     }
     fn name(&self) -> &'static str {
-        "redis"
+        self.name
     }
 }

@@ -5,7 +5,7 @@
 //! "maybe" and counts the request as *degraded*: it never answers "absent" for a key it
 //! could not check.
 
-use super::redis_filter::RedisFilter;
+use super::redis_filter::{FilterConnection, RedisFilter};
 use linebloom::{ClassicParams, CountingBloomFilter, KeyHasher, Params, Xxh3};
 
 /// A filter's load, read from its bits: what a service watches to decide when to
@@ -150,8 +150,8 @@ impl Guard for InProcess {
 pub struct InRedis {
     /// The filter handle.
     pub filter: RedisFilter,
-    /// Its connection.
-    pub con: redis::Connection,
+    /// Its connection (one server or a cluster).
+    pub con: Box<dyn FilterConnection>,
 }
 
 impl Guard for InRedis {
@@ -159,10 +159,10 @@ impl Guard for InRedis {
         "linebloom-in-redis"
     }
     fn might_contain(&mut self, key: u64) -> anyhow::Result<bool> {
-        Ok(self.filter.contains(&mut self.con, key)?)
+        Ok(self.filter.contains(&mut *self.con, key)?)
     }
     fn add(&mut self, key: u64) -> anyhow::Result<()> {
-        Ok(self.filter.insert(&mut self.con, key)?)
+        Ok(self.filter.insert(&mut *self.con, key)?)
     }
     fn remove(&mut self, _: u64) -> anyhow::Result<bool> {
         Ok(false)
@@ -173,7 +173,7 @@ impl Guard for InRedis {
     fn capacity(&mut self, target: f64) -> Option<anyhow::Result<Capacity>> {
         Some(
             self.filter
-                .capacity(&mut self.con, target)
+                .capacity(&mut *self.con, target)
                 .map_err(Into::into),
         )
     }
@@ -183,7 +183,7 @@ impl Guard for InRedis {
     fn rebuild(&mut self, db: &super::db::Db, target: f64) -> Option<anyhow::Result<Rebuild>> {
         let mut run = || -> anyhow::Result<Rebuild> {
             let ids = db.ids()?;
-            let over = self.filter.capacity(&mut self.con, target)?.over_target();
+            let over = self.filter.capacity(&mut *self.con, target)?.over_target();
             let params = if over {
                 Params::for_fpr(2 * ids.len() as u64, target)?
             } else {
@@ -192,7 +192,7 @@ impl Guard for InRedis {
             // One process: its inserts go through this handle, so no grace is needed.
             let done =
                 self.filter
-                    .rebuild(&mut self.con, params, std::time::Duration::ZERO, || {
+                    .rebuild(&mut *self.con, params, std::time::Duration::ZERO, || {
                         Ok::<_, String>(ids)
                     })?;
             Ok(Rebuild {
@@ -209,8 +209,8 @@ impl Guard for InRedis {
 pub struct RedisBloom {
     /// The BF key.
     pub key: String,
-    /// Its connection.
-    pub con: redis::Connection,
+    /// Its connection (one server or a cluster).
+    pub con: Box<dyn FilterConnection>,
     /// Bytes RedisBloom reported after loading.
     pub bytes: usize,
 }
@@ -218,19 +218,24 @@ pub struct RedisBloom {
 impl RedisBloom {
     /// `BF.RESERVE key p n` (RedisBloom's default scaling, so live adds past `n` open a
     /// new layer instead of failing), then `BF.MADD` of `0..n` in chunks.
-    pub fn load(mut con: redis::Connection, key: &str, n: u64, p: f64) -> anyhow::Result<Self> {
-        redis::cmd("DEL").arg(key).query::<()>(&mut con)?;
+    pub fn load(
+        mut con: Box<dyn FilterConnection>,
+        key: &str,
+        n: u64,
+        p: f64,
+    ) -> anyhow::Result<Self> {
+        redis::cmd("DEL").arg(key).query::<()>(con.single())?;
         redis::cmd("BF.RESERVE")
             .arg(key)
             .arg(p)
             .arg(n)
-            .query::<()>(&mut con)?;
+            .query::<()>(con.single())?;
         let ids: Vec<u64> = (0..n).collect();
         for chunk in ids.chunks(10_000) {
             redis::cmd("BF.MADD")
                 .arg(key)
                 .arg(chunk)
-                .query::<()>(&mut con)?;
+                .query::<()>(con.single())?;
         }
         let mut this = RedisBloom {
             key: key.into(),
@@ -251,7 +256,7 @@ impl RedisBloom {
         let v: Vec<u64> = redis::cmd("BF.INFO")
             .arg(&self.key)
             .arg(field)
-            .query(&mut self.con)?;
+            .query(self.con.single())?;
         v.first()
             .copied()
             .ok_or_else(|| anyhow::anyhow!("BF.INFO {field} returned nothing"))
@@ -266,13 +271,13 @@ impl Guard for RedisBloom {
         Ok(redis::cmd("BF.EXISTS")
             .arg(&self.key)
             .arg(key)
-            .query(&mut self.con)?)
+            .query(self.con.single())?)
     }
     fn add(&mut self, key: u64) -> anyhow::Result<()> {
         redis::cmd("BF.ADD")
             .arg(&self.key)
             .arg(key)
-            .query::<()>(&mut self.con)?;
+            .query::<()>(self.con.single())?;
         Ok(())
     }
     fn remove(&mut self, _: u64) -> anyhow::Result<bool> {
@@ -305,19 +310,24 @@ pub struct RedisClassic {
     pub key: String,
     /// Shape.
     pub params: ClassicParams,
-    /// Its connection.
-    pub con: redis::Connection,
+    /// Its connection (one server or a cluster).
+    pub con: Box<dyn FilterConnection>,
 }
 
 impl RedisClassic {
     /// Sized by the classic formula for `n` at `p`, loaded with `0..n`.
-    pub fn load(mut con: redis::Connection, key: &str, n: u64, p: f64) -> anyhow::Result<Self> {
+    pub fn load(
+        mut con: Box<dyn FilterConnection>,
+        key: &str,
+        n: u64,
+        p: f64,
+    ) -> anyhow::Result<Self> {
         let params = ClassicParams::for_fpr(n, p)?;
         anyhow::ensure!(
             params.bits() < 1 << 32,
             "classic Redis filter would exceed 512 MB"
         );
-        redis::cmd("DEL").arg(key).query::<()>(&mut con)?;
+        redis::cmd("DEL").arg(key).query::<()>(con.single())?;
         let mut this = RedisClassic {
             key: key.into(),
             params,
@@ -325,15 +335,24 @@ impl RedisClassic {
         };
         let ids: Vec<u64> = (0..n).collect();
         for chunk in ids.chunks(5_000) {
-            let mut pipe = redis::pipe();
-            for &id in chunk {
-                this.params.for_each_position(hash(id), |b| {
-                    pipe.cmd("SETBIT").arg(&this.key).arg(b).arg(1).ignore();
-                });
-            }
-            pipe.query::<()>(&mut this.con)?;
+            this.set_bits(chunk)?;
         }
         Ok(this)
+    }
+
+    /// `SETBIT` of every position of `keys`, in one pipeline (each `SETBIT` is atomic;
+    /// a key is added before the database row, so nobody reads it half-set).
+    fn set_bits(&mut self, keys: &[u64]) -> anyhow::Result<()> {
+        let mut cmds = Vec::new();
+        for &id in keys {
+            self.params.for_each_position(hash(id), |b| {
+                let mut setbit = redis::cmd("SETBIT");
+                setbit.arg(&self.key).arg(b).arg(1);
+                cmds.push(setbit);
+            });
+        }
+        self.con.run(cmds)?;
+        Ok(())
     }
 }
 
@@ -346,21 +365,22 @@ impl Guard for RedisClassic {
         "classic-setbit-redis"
     }
     fn might_contain(&mut self, key: u64) -> anyhow::Result<bool> {
-        let mut pipe = redis::pipe();
+        let mut cmds = Vec::new();
         self.params.for_each_position(hash(key), |b| {
-            pipe.cmd("GETBIT").arg(&self.key).arg(b);
+            let mut getbit = redis::cmd("GETBIT");
+            getbit.arg(&self.key).arg(b);
+            cmds.push(getbit);
         });
-        let bits: Vec<u8> = pipe.query(&mut self.con)?;
-        Ok(bits.iter().all(|&b| b == 1))
+        let bits = self.con.run(cmds)?;
+        for bit in &bits {
+            if redis::from_redis_value::<u8>(bit)? != 1 {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
     fn add(&mut self, key: u64) -> anyhow::Result<()> {
-        let mut pipe = redis::pipe();
-        pipe.atomic();
-        self.params.for_each_position(hash(key), |b| {
-            pipe.cmd("SETBIT").arg(&self.key).arg(b).arg(1).ignore();
-        });
-        pipe.query::<()>(&mut self.con)?;
-        Ok(())
+        self.set_bits(&[key])
     }
     fn remove(&mut self, _: u64) -> anyhow::Result<bool> {
         Ok(false)
@@ -372,7 +392,9 @@ impl Guard for RedisClassic {
     /// `fill^k` (exact for the classic scheme given its bits).
     fn capacity(&mut self, target: f64) -> Option<anyhow::Result<Capacity>> {
         let mut count = || -> anyhow::Result<Capacity> {
-            let ones: u64 = redis::cmd("BITCOUNT").arg(&self.key).query(&mut self.con)?;
+            let ones: u64 = redis::cmd("BITCOUNT")
+                .arg(&self.key)
+                .query(self.con.single())?;
             let fill = ones as f64 / self.params.bits() as f64;
             Ok(Capacity {
                 fill_ratio: Some(fill),

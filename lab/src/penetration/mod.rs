@@ -45,7 +45,11 @@ use db::Db;
 use guard::{Guard, InProcess, InRedis, NoGuard, RedisBloom, RedisClassic};
 use namespace::Namespace;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
-use redis_filter::{DEFAULT_SHARD_BLOCKS, RedisFilter};
+use redis_filter::{DEFAULT_SHARD_BLOCKS, FilterConnection, RedisFilter};
+
+/// Blocks per shard key on a Redis Cluster: 1024 (64 KiB), so a filter of 1e6 keys at 1%
+/// spans about 19 keys over the nodes.
+pub const CLUSTER_SHARD_BLOCKS: u64 = 1024;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -387,9 +391,74 @@ pub fn connect(url: &str) -> anyhow::Result<redis::Connection> {
         .map_err(|e| anyhow::anyhow!("cannot connect to Redis at {url}: {e}"))
 }
 
+/// The Redis deployment the Redis schemes run against.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RedisTarget {
+    /// One server (`--redis URL`).
+    Single(String),
+    /// A Redis Cluster, from one or more of its nodes' URLs (`--redis-cluster URL,…`).
+    Cluster(Vec<String>),
+}
+
+impl RedisTarget {
+    /// The target `ctx` names, if any (`--redis-cluster` wins over `--redis`).
+    pub fn of(ctx: &Ctx) -> Option<RedisTarget> {
+        if !ctx.redis_cluster.is_empty() {
+            Some(RedisTarget::Cluster(ctx.redis_cluster.clone()))
+        } else {
+            ctx.redis.clone().map(RedisTarget::Single)
+        }
+    }
+
+    /// A new connection, with a clear error.
+    pub fn connect(&self) -> anyhow::Result<Box<dyn FilterConnection>> {
+        Ok(match self {
+            RedisTarget::Single(url) => Box::new(connect(url)?),
+            RedisTarget::Cluster(urls) => Box::new(connect_cluster(urls)?),
+        })
+    }
+
+    /// The cache's name in the CSV.
+    pub fn label(&self) -> &'static str {
+        match self {
+            RedisTarget::Single(_) => "redis",
+            RedisTarget::Cluster(_) => "redis-cluster",
+        }
+    }
+}
+
+impl std::fmt::Display for RedisTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RedisTarget::Single(url) => write!(f, "the server at {url}"),
+            RedisTarget::Cluster(urls) => write!(f, "the cluster at {}", urls.join(",")),
+        }
+    }
+}
+
+/// Connects to a Redis Cluster through any of its nodes, with a clear error. A node
+/// that dies mid-run costs a short wait, not the default retries: its keys' requests
+/// then count as degraded.
+pub fn connect_cluster(urls: &[String]) -> anyhow::Result<redis::cluster::ClusterConnection> {
+    redis::cluster::ClusterClient::builder(urls.to_vec())
+        .retries(1)
+        .min_retry_wait(10)
+        .max_retry_wait(100)
+        .connection_timeout(Duration::from_secs(3))
+        .build()
+        .map_err(|e| anyhow::anyhow!("bad Redis Cluster URLs {}: {e}", urls.join(",")))?
+        .get_connection()
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "cannot connect to the Redis Cluster at {}: {e}",
+                urls.join(",")
+            )
+        })
+}
+
 /// Does the server at `con` have the RedisBloom module? (Asks `BF.INFO` about a key
 /// under `ns` that does not exist: nothing is created.)
-pub fn has_redisbloom(con: &mut redis::Connection, ns: &Namespace) -> bool {
+pub fn has_redisbloom(con: &mut dyn redis::ConnectionLike, ns: &Namespace) -> bool {
     redis::cmd("BF.INFO")
         .arg(ns.key("probe-missing"))
         .query::<redis::Value>(con)
@@ -404,17 +473,17 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     let (n, secs) = sizes(ctx);
     // Claimed first, so a prefix in use is refused before anything runs; dropped on an
     // early return, which removes the run's keys on error too.
-    let mut ns = match &ctx.redis {
-        Some(url) => {
+    let mut ns = match RedisTarget::of(ctx) {
+        Some(target) => {
             let prefix = ctx
                 .redis_prefix
                 .clone()
                 .unwrap_or_else(Namespace::default_prefix);
-            let ns = Namespace::claim(url, &prefix)?;
+            let ns = Namespace::claim(&target, &prefix)?;
             eprintln!(
                 "   Redis keys of this run start with {prefix:?}; all are removed at the end"
             );
-            Some((url, ns))
+            Some((target, ns))
         }
         None => None,
     };
@@ -464,10 +533,18 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
         false,
     )?);
 
-    if let Some((url, ns)) = &mut ns {
-        rows.extend(redis_schemes(ctx, url, ns, n, secs, &fresh_db)?);
-        let sbs = side_by_side(url, ns, n.min(200_000), ctx)?;
-        csvio::write(&dir.join("sidebyside.csv"), &sbs)?;
+    if let Some((target, ns)) = &mut ns {
+        rows.extend(redis_schemes(ctx, target, ns, n, secs, &fresh_db)?);
+        match target {
+            RedisTarget::Single(url) => {
+                let sbs = side_by_side(url, ns, n.min(200_000), ctx)?;
+                csvio::write(&dir.join("sidebyside.csv"), &sbs)?;
+            }
+            // RedisBloom's filter is one key on one node: the comparison is single-node.
+            RedisTarget::Cluster(_) => {
+                let _ = std::fs::remove_file(dir.join("sidebyside.csv"));
+            }
+        }
         let removed = ns.clear()?;
         eprintln!("   removed this run's {removed} Redis keys");
     } else {
@@ -481,7 +558,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
 /// classic `SETBIT` filter), each with a Redis cache, every key under `ns`.
 fn redis_schemes(
     ctx: &Ctx,
-    url: &str,
+    target: &RedisTarget,
     ns: &Namespace,
     n: u64,
     secs: u64,
@@ -490,16 +567,22 @@ fn redis_schemes(
     let ttl = Duration::from_secs(60);
     let cache = |tag: &str| -> anyhow::Result<RedisCache> {
         Ok(RedisCache::new(
-            connect(url)?,
+            target.connect()?,
             &ns.key(&format!("cache:{tag}")),
             ttl,
+            target.label(),
         ))
     };
     let mut rows = Vec::new();
-    let mut con = connect(url)?;
+    let mut con = target.connect()?;
     let mut plain = linebloom::BloomFilter::new(linebloom::Params::for_fpr(n, FPR)?);
     plain.insert_batch(&(0..n).collect::<Vec<u64>>());
-    let filter = RedisFilter::store(&mut con, &ns.key("filter"), &plain, DEFAULT_SHARD_BLOCKS)?;
+    // On a cluster, shards of 64 KiB, so the filter spreads over the nodes.
+    let shard_blocks = match target {
+        RedisTarget::Single(_) => DEFAULT_SHARD_BLOCKS,
+        RedisTarget::Cluster(_) => CLUSTER_SHARD_BLOCKS,
+    };
+    let filter = RedisFilter::store(&mut *con, &ns.key("filter"), &plain, shard_blocks)?;
     let mut g = InRedis { filter, con };
     rows.extend(drive(
         ctx,
@@ -511,8 +594,8 @@ fn redis_schemes(
         secs,
         false,
     )?);
-    if has_redisbloom(&mut connect(url)?, ns) {
-        let mut g = RedisBloom::load(connect(url)?, &ns.key("redisbloom"), n, FPR)?;
+    if has_redisbloom(target.connect()?.single(), ns) {
+        let mut g = RedisBloom::load(target.connect()?, &ns.key("redisbloom"), n, FPR)?;
         rows.extend(drive(
             ctx,
             "redisbloom",
@@ -524,11 +607,9 @@ fn redis_schemes(
             false,
         )?);
     } else {
-        eprintln!(
-            "   RedisBloom is not loaded in the server at {url}: skipping the redisbloom scheme"
-        );
+        eprintln!("   RedisBloom is not loaded in {target}: skipping the redisbloom scheme");
     }
-    let mut g = RedisClassic::load(connect(url)?, &ns.key("classic"), n, FPR)?;
+    let mut g = RedisClassic::load(target.connect()?, &ns.key("classic"), n, FPR)?;
     rows.extend(drive(
         ctx,
         "classic-setbit-redis",
@@ -570,7 +651,7 @@ pub fn side_by_side(
     let mut bf_bytes = None;
     if has_redisbloom(&mut con, ns) {
         let t = Instant::now();
-        let rb = RedisBloom::load(connect(url)?, &rb_key, n, FPR)?;
+        let rb = RedisBloom::load(Box::new(connect(url)?), &rb_key, n, FPR)?;
         let insert_rate = n as f64 / t.elapsed().as_secs_f64();
         let bytes = rb.bytes;
         bf_bytes = Some(bytes);

@@ -12,12 +12,18 @@
 //!   value's `Drop` clears too, so an early return or a panic leaves nothing behind
 //!   where the server still answers.
 //! * **Never**: `FLUSHDB`, `FLUSHALL`, or a `DEL` of a key outside the prefix.
+//!
+//! On a Redis Cluster the scan and the removal run on every master (found with
+//! `CLUSTER SLOTS`), one key per `UNLINK`, since a cluster refuses one command over
+//! keys of several slots.
 
-use super::connect;
+use super::{RedisTarget, connect};
 
-/// A claimed key prefix on one Redis server.
+/// A claimed key prefix on one Redis server or cluster.
 pub struct Namespace {
-    url: String,
+    /// The servers to scan: the one server, or every cluster master.
+    nodes: Vec<String>,
+    cluster: bool,
     prefix: String,
     cleared: bool,
 }
@@ -36,14 +42,25 @@ impl Namespace {
 
     /// Claims `prefix` on the server at `url`: refused if it is empty or if any key
     /// already starts with it.
-    pub fn claim(url: &str, prefix: &str) -> anyhow::Result<Namespace> {
+    pub fn claim_on(url: &str, prefix: &str) -> anyhow::Result<Namespace> {
+        Namespace::claim(&RedisTarget::Single(url.into()), prefix)
+    }
+
+    /// Claims `prefix` on `target` (every master of a cluster): refused if it is empty
+    /// or if any key already starts with it.
+    pub fn claim(target: &RedisTarget, prefix: &str) -> anyhow::Result<Namespace> {
         anyhow::ensure!(
             !prefix.is_empty(),
             "the Redis key prefix must not be empty: the lab removes every key under its \
              prefix when it ends"
         );
+        let (nodes, cluster) = match target {
+            RedisTarget::Single(url) => (vec![url.clone()], false),
+            RedisTarget::Cluster(urls) => (masters(urls)?, true),
+        };
         let mut ns = Namespace {
-            url: url.into(),
+            nodes,
+            cluster,
             prefix: prefix.into(),
             // Nothing of ours is there yet: a refusal below must not clear.
             cleared: true,
@@ -51,7 +68,7 @@ impl Namespace {
         let existing = ns.keys()?;
         if let Some(first) = existing.first() {
             anyhow::bail!(
-                "Redis at {url} already has {} key(s) under the prefix {prefix:?} (for example \
+                "{target} already has {} key(s) under the prefix {prefix:?} (for example \
                  {first:?}); choose another --redis-prefix, or remove them first: the lab only \
                  ever removes keys it created",
                 existing.len()
@@ -71,9 +88,19 @@ impl Namespace {
         format!("{}{name}", self.prefix)
     }
 
-    /// Every key under the prefix, by `SCAN` (never `KEYS`, which blocks the server).
+    /// Every key under the prefix, by `SCAN` on every node (never `KEYS`, which blocks
+    /// the server).
     pub fn keys(&self) -> anyhow::Result<Vec<String>> {
-        let mut con = connect(&self.url)?;
+        let mut out = Vec::new();
+        for url in &self.nodes {
+            out.extend(self.keys_on(url)?);
+        }
+        Ok(out)
+    }
+
+    /// The keys under the prefix on the server at `url`.
+    fn keys_on(&self, url: &str) -> anyhow::Result<Vec<String>> {
+        let mut con = connect(url)?;
         let pattern = format!("{}*", glob_escape(&self.prefix));
         let mut cursor: u64 = 0;
         let mut out = Vec::new();
@@ -100,22 +127,29 @@ impl Namespace {
     /// Removes every key under the prefix (`UNLINK`, freed in the background) and
     /// returns how many there were.
     pub fn clear(&mut self) -> anyhow::Result<usize> {
-        let keys = self.keys()?;
-        let mut con = connect(&self.url)?;
-        for chunk in keys.chunks(STEP) {
-            // Only keys SCAN matched with our escaped prefix; checked again here so a
-            // pattern bug can never reach a foreign key.
-            debug_assert!(chunk.iter().all(|k| k.starts_with(&self.prefix)));
-            let ours: Vec<&String> = chunk
-                .iter()
-                .filter(|k| k.starts_with(&self.prefix))
-                .collect();
-            if !ours.is_empty() {
-                redis::cmd("UNLINK").arg(ours).query::<()>(&mut con)?;
+        let mut removed = 0;
+        for url in &self.nodes {
+            let keys = self.keys_on(url)?;
+            let mut con = connect(url)?;
+            for chunk in keys.chunks(STEP) {
+                // Only keys SCAN matched with our escaped prefix; checked again here so
+                // a pattern bug can never reach a foreign key.
+                debug_assert!(chunk.iter().all(|k| k.starts_with(&self.prefix)));
+                let ours = chunk.iter().filter(|k| k.starts_with(&self.prefix));
+                let mut pipe = redis::pipe();
+                if self.cluster {
+                    for key in ours {
+                        pipe.cmd("UNLINK").arg(key).ignore();
+                    }
+                } else {
+                    pipe.cmd("UNLINK").arg(ours.collect::<Vec<_>>()).ignore();
+                }
+                pipe.query::<()>(&mut con)?;
             }
+            removed += keys.len();
         }
         self.cleared = true;
-        Ok(keys.len())
+        Ok(removed)
     }
 }
 
@@ -126,10 +160,49 @@ impl Drop for Namespace {
         {
             eprintln!(
                 "warning: could not remove the lab's Redis keys under {:?} at {}: {e:#}",
-                self.prefix, self.url
+                self.prefix,
+                self.nodes.join(",")
             );
         }
     }
+}
+
+/// The URLs of every master of the cluster that `seeds` belong to (`CLUSTER SLOTS` on
+/// the first seed that answers).
+fn masters(seeds: &[String]) -> anyhow::Result<Vec<String>> {
+    let mut last = None;
+    for seed in seeds {
+        let slots = connect(seed).and_then(|mut con| {
+            Ok(redis::cmd("CLUSTER")
+                .arg("SLOTS")
+                .query::<Vec<Vec<redis::Value>>>(&mut con)?)
+        });
+        match slots {
+            Ok(slots) => {
+                let mut urls = Vec::new();
+                // Each range: [start, end, [host, port, id, …], replicas…].
+                for range in &slots {
+                    let master: Vec<redis::Value> = range
+                        .get(2)
+                        .map(redis::from_redis_value)
+                        .transpose()?
+                        .unwrap_or_default();
+                    let (Some(host), Some(port)) = (master.first(), master.get(1)) else {
+                        anyhow::bail!("unexpected CLUSTER SLOTS reply from {seed}");
+                    };
+                    let host: String = redis::from_redis_value(host)?;
+                    let port: u16 = redis::from_redis_value(port)?;
+                    urls.push(format!("redis://{host}:{port}/"));
+                }
+                urls.sort();
+                urls.dedup();
+                anyhow::ensure!(!urls.is_empty(), "the cluster at {seed} serves no slots");
+                return Ok(urls);
+            }
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| anyhow::anyhow!("--redis-cluster needs at least one URL")))
 }
 
 /// `s` with Redis glob's special characters (`*`, `?`, `[`, `]`, `\`) escaped, so it
