@@ -366,15 +366,15 @@ fn side_by_side_with_redisbloom() {
     let rows = penetration::side_by_side(&server.url(), &ns, 50_000, &ctx).unwrap();
     drop(ns);
     for r in &rows {
-        println!(
-            "{}: {} bytes, FPR {:.5}, {:.0} queries/s, {:.0} inserts/s",
-            r.scheme, r.bytes, r.fpr, r.query_ops_per_s, r.insert_ops_per_s
-        );
+        println!("{r:?}");
     }
-    let lb = rows
-        .iter()
-        .find(|r| r.scheme == "linebloom-in-redis")
-        .unwrap();
+    let lb = rows.iter().find(|r| r.sizing == "equal memory").unwrap();
+    let for_p = rows.iter().find(|r| r.sizing == "for 1%").unwrap();
+    assert!(for_p.fpr < 0.02, "{}", for_p.fpr);
+    assert!(
+        rows.iter()
+            .all(|r| r.single_query_ops_per_s > 0.0 && r.single_insert_ops_per_s > 0.0)
+    );
     let rb = rows
         .iter()
         .find(|r| r.scheme == "redisbloom")

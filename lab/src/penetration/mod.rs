@@ -35,6 +35,9 @@ pub mod db;
 pub mod guard;
 pub mod namespace;
 pub mod redis_filter;
+pub mod sidebyside;
+
+pub use sidebyside::{SideBySide, run as side_by_side};
 
 use crate::experiments::{Summary, markdown_table};
 use crate::plot::{LineChart, Series, Style};
@@ -111,26 +114,6 @@ pub struct Row {
     /// is rebuilt at each attack phase change; see [`guard::Guard::rebuild`]).
     #[serde(default)]
     pub rebuilds: u64,
-}
-
-/// One side-by-side row (Redis-held linebloom vs RedisBloom at equal memory).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct SideBySide {
-    /// Scheme.
-    pub scheme: String,
-    /// Filter bytes in Redis.
-    pub bytes: u64,
-    /// Keys loaded.
-    pub n: u64,
-    /// Measured false-positive rate.
-    pub fpr: f64,
-    /// Non-member probes.
-    pub probes: u64,
-    /// Pipelined queries per second (batches of 1000).
-    pub query_ops_per_s: f64,
-    /// Pipelined inserts per second while loading (batches of 1000 for linebloom;
-    /// `BF.MADD` of 1000 for RedisBloom).
-    pub insert_ops_per_s: f64,
 }
 
 /// Zipf(1) over `0..n` by inverse CDF.
@@ -635,78 +618,6 @@ fn tempfile_dir(dir: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
     Ok(p)
 }
 
-/// The Redis-held linebloom filter against RedisBloom at equal memory: RedisBloom is
-/// reserved for `n` at 1% and reports its size; linebloom gets the same bytes.
-pub fn side_by_side(
-    url: &str,
-    ns: &Namespace,
-    n: u64,
-    ctx: &Ctx,
-) -> anyhow::Result<Vec<SideBySide>> {
-    let mut con = connect(url)?;
-    let (rb_key, lb_key) = (ns.key("sbs:redisbloom"), ns.key("sbs:linebloom"));
-    let keys: Vec<u64> = (0..n).collect();
-    let probes: Vec<u64> = crate::experiments::non_members(ctx, 100_000, 99);
-    let mut out = Vec::new();
-    let mut bf_bytes = None;
-    if has_redisbloom(&mut con, ns) {
-        let t = Instant::now();
-        let rb = RedisBloom::load(Box::new(connect(url)?), &rb_key, n, FPR)?;
-        let insert_rate = n as f64 / t.elapsed().as_secs_f64();
-        let bytes = rb.bytes;
-        bf_bytes = Some(bytes);
-        let t = Instant::now();
-        let mut fp = 0u64;
-        for chunk in probes.chunks(1000) {
-            let r: Vec<bool> = redis::cmd("BF.MEXISTS")
-                .arg(&rb_key)
-                .arg(chunk)
-                .query(&mut con)?;
-            fp += r.iter().filter(|&&x| x).count() as u64;
-        }
-        let q = probes.len() as f64 / t.elapsed().as_secs_f64();
-        out.push(SideBySide {
-            scheme: "redisbloom".into(),
-            bytes: bytes as u64,
-            n,
-            fpr: fp as f64 / probes.len() as f64,
-            probes: probes.len() as u64,
-            query_ops_per_s: q,
-            insert_ops_per_s: insert_rate,
-        });
-    }
-    let params = match bf_bytes {
-        Some(b) => linebloom::Params::for_bits_per_key(n, b as f64 * 8.0 / n as f64)?,
-        None => linebloom::Params::for_fpr(n, FPR)?,
-    };
-    let mut f = RedisFilter::create(&mut con, &lb_key, params, DEFAULT_SHARD_BLOCKS)?;
-    let t = Instant::now();
-    for chunk in keys.chunks(1000) {
-        f.insert_many(&mut con, chunk)?;
-    }
-    let insert_rate = n as f64 / t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let mut fp = 0u64;
-    for chunk in probes.chunks(1000) {
-        fp += f
-            .contains_many(&mut con, chunk)?
-            .iter()
-            .filter(|&&x| x)
-            .count() as u64;
-    }
-    let q = probes.len() as f64 / t.elapsed().as_secs_f64();
-    out.push(SideBySide {
-        scheme: "linebloom-in-redis".into(),
-        bytes: params.bytes() as u64,
-        n,
-        fpr: fp as f64 / probes.len() as f64,
-        probes: probes.len() as u64,
-        query_ops_per_s: q,
-        insert_ops_per_s: insert_rate,
-    });
-    Ok(out)
-}
-
 /// Draws database queries per second and requests per second over time.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
     let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
@@ -897,46 +808,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
     let sbs_path = ctx.out.join(NAME).join("sidebyside.csv");
     if sbs_path.exists() {
         let sbs: Vec<SideBySide> = csvio::read(&sbs_path)?;
-        let rows: Vec<Vec<String>> = sbs
-            .iter()
-            .map(|r| {
-                vec![
-                    r.scheme.clone(),
-                    format!("{:.2}", r.bytes as f64 / (1 << 20) as f64),
-                    format!("{:.5}", r.fpr),
-                    format!("{:.0}", r.query_ops_per_s),
-                    format!("{:.0}", r.insert_ops_per_s),
-                ]
-            })
-            .collect();
-        text.push_str("\nSide by side in Redis at equal memory ([`sidebyside.csv`](penetration/sidebyside.csv)):\n\n");
-        text.push_str(&markdown_table(
-            &[
-                "scheme",
-                "MiB",
-                "measured FPR",
-                "queries/s (pipelined)",
-                "inserts/s (pipelined)",
-            ],
-            &rows,
-        ));
-        if let (Some(lb), Some(rb)) = (
-            sbs.iter().find(|r| r.scheme == "linebloom-in-redis"),
-            sbs.iter().find(|r| r.scheme == "redisbloom"),
-        ) {
-            if rb.fpr < lb.fpr {
-                notes.push(format!(
-                    "RedisBloom had the lower FPR at equal memory ({:.5} vs {:.5})",
-                    rb.fpr, lb.fpr
-                ));
-            }
-            if rb.query_ops_per_s > lb.query_ops_per_s {
-                notes.push(format!(
-                    "RedisBloom answered more pipelined queries per second ({:.0} vs {:.0})",
-                    rb.query_ops_per_s, lb.query_ops_per_s
-                ));
-            }
-        }
+        text.push_str(&sidebyside::table(&sbs, &mut notes));
     } else {
         text.push_str("\nThis run had no Redis server (`--redis` not given): the Redis schemes and the RedisBloom comparison are not in it.\n");
     }

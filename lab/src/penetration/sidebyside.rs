@@ -1,0 +1,294 @@
+//! The Redis-held linebloom filter against RedisBloom on the same server: batched and
+//! single-key queries and inserts, and the measured false-positive rate.
+//!
+//! Contenders, loaded with the same `n` keys:
+//!
+//! * `redisbloom`: `BF.RESERVE key 0.01 n` (its own sizing for 1%), `BF.MADD`/`BF.MEXISTS`
+//!   batches and `BF.ADD`/`BF.EXISTS` single keys;
+//! * `linebloom-in-redis` at *equal memory*: as many 64-byte blocks as RedisBloom's
+//!   reported size;
+//! * `linebloom-in-redis` *sized for 1%*: linebloom's own sizing (`Params::for_fpr`).
+//!
+//! Method: every contender is loaded with batches of 1000 (the first insert figure).
+//! Then, in `ROUNDS` rounds whose start order rotates, each contender answers
+//! 1e5 non-members in batches of 1000 and `SINGLE` non-members one round trip each, and
+//! re-inserts `SINGLE` of its keys one at a time (setting bits already set costs a
+//! filter the same work); medians over the rounds. Wall time: the server's work is the
+//! point. The rate counts every "present" among the 1e5 non-members of the last round.
+
+use super::namespace::Namespace;
+use super::redis_filter::{DEFAULT_SHARD_BLOCKS, RedisFilter};
+use super::{FPR, connect, has_redisbloom};
+use crate::Ctx;
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+/// Rounds of the query and single-key measurements.
+const ROUNDS: usize = 5;
+/// Single-key operations per contender and round.
+const SINGLE: usize = 2_000;
+/// Keys per batch.
+const BATCH: usize = 1_000;
+
+/// One contender's row.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SideBySide {
+    /// Scheme.
+    pub scheme: String,
+    /// How it was sized: `reserve 1%`, `equal memory` or `for 1%`.
+    #[serde(default)]
+    pub sizing: String,
+    /// Filter bytes in Redis.
+    pub bytes: u64,
+    /// Keys loaded.
+    pub n: u64,
+    /// Measured false-positive rate.
+    pub fpr: f64,
+    /// Non-member probes.
+    pub probes: u64,
+    /// Batched queries per second (batches of 1000; median over rounds).
+    pub query_ops_per_s: f64,
+    /// Batched inserts per second while loading (batches of 1000).
+    pub insert_ops_per_s: f64,
+    /// Single-key queries per second (one round trip each; median over rounds).
+    #[serde(default)]
+    pub single_query_ops_per_s: f64,
+    /// Single-key inserts per second (one round trip each; median over rounds).
+    #[serde(default)]
+    pub single_insert_ops_per_s: f64,
+}
+
+/// A contender's operations on its connection.
+enum Contender {
+    RedisBloom {
+        key: String,
+        con: redis::Connection,
+    },
+    Linebloom {
+        filter: RedisFilter,
+        con: redis::Connection,
+    },
+}
+
+impl Contender {
+    fn insert_batch(&mut self, keys: &[u64]) -> anyhow::Result<()> {
+        match self {
+            Contender::RedisBloom { key, con } => redis::cmd("BF.MADD")
+                .arg(&*key)
+                .arg(keys)
+                .query::<()>(con)?,
+            Contender::Linebloom { filter, con } => filter.insert_many(con, keys)?,
+        }
+        Ok(())
+    }
+    fn insert_one(&mut self, k: u64) -> anyhow::Result<()> {
+        match self {
+            Contender::RedisBloom { key, con } => {
+                redis::cmd("BF.ADD").arg(&*key).arg(k).query::<()>(con)?
+            }
+            Contender::Linebloom { filter, con } => filter.insert(con, k)?,
+        }
+        Ok(())
+    }
+    fn query_batch(&mut self, keys: &[u64]) -> anyhow::Result<Vec<bool>> {
+        Ok(match self {
+            Contender::RedisBloom { key, con } => {
+                redis::cmd("BF.MEXISTS").arg(&*key).arg(keys).query(con)?
+            }
+            Contender::Linebloom { filter, con } => filter.contains_many(con, keys)?,
+        })
+    }
+    fn query_one(&mut self, k: u64) -> anyhow::Result<bool> {
+        Ok(match self {
+            Contender::RedisBloom { key, con } => {
+                redis::cmd("BF.EXISTS").arg(&*key).arg(k).query(con)?
+            }
+            Contender::Linebloom { filter, con } => filter.contains(con, k)?,
+        })
+    }
+}
+
+/// Operations per second of `ops` operations that took `seconds`, median over rounds.
+fn median_rate(ops: usize, seconds: &mut [f64]) -> f64 {
+    seconds.sort_by(f64::total_cmp);
+    ops as f64 / seconds[seconds.len() / 2]
+}
+
+/// Runs the comparison for `n` keys on the server at `url`, every key under `ns`.
+/// Without RedisBloom in the server, only linebloom sized for 1% is measured.
+pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<SideBySide>> {
+    let keys: Vec<u64> = (0..n).collect();
+    let probes: Vec<u64> = crate::experiments::non_members(ctx, 100_000, 99);
+    let mut contenders: Vec<(String, String, u64, Contender, f64)> = Vec::new();
+    let load = |c: &mut Contender| -> anyhow::Result<f64> {
+        let t = Instant::now();
+        for chunk in keys.chunks(BATCH) {
+            c.insert_batch(chunk)?;
+        }
+        Ok(n as f64 / t.elapsed().as_secs_f64())
+    };
+    if has_redisbloom(&mut connect(url)?, ns) {
+        let key = ns.key("sbs:redisbloom");
+        let mut con = connect(url)?;
+        redis::cmd("BF.RESERVE")
+            .arg(&key)
+            .arg(FPR)
+            .arg(n)
+            .query::<()>(&mut con)?;
+        let mut c = Contender::RedisBloom {
+            key: key.clone(),
+            con,
+        };
+        let rate = load(&mut c)?;
+        let size: Vec<u64> = redis::cmd("BF.INFO")
+            .arg(&key)
+            .arg("SIZE")
+            .query(&mut connect(url)?)?;
+        let bytes = *size
+            .first()
+            .ok_or_else(|| anyhow::anyhow!("BF.INFO SIZE returned nothing"))?;
+        contenders.push(("redisbloom".into(), "reserve 1%".into(), bytes, c, rate));
+        let params = linebloom::Params::for_bits_per_key(n, bytes as f64 * 8.0 / n as f64)?;
+        let mut con = connect(url)?;
+        let filter = RedisFilter::create(
+            &mut con,
+            &ns.key("sbs:equal-memory"),
+            params,
+            DEFAULT_SHARD_BLOCKS,
+        )?;
+        let mut c = Contender::Linebloom { filter, con };
+        let rate = load(&mut c)?;
+        contenders.push((
+            "linebloom-in-redis".into(),
+            "equal memory".into(),
+            params.bytes() as u64,
+            c,
+            rate,
+        ));
+    }
+    let params = linebloom::Params::for_fpr(n, FPR)?;
+    let mut con = connect(url)?;
+    let filter = RedisFilter::create(&mut con, &ns.key("sbs:for-p"), params, DEFAULT_SHARD_BLOCKS)?;
+    let mut c = Contender::Linebloom { filter, con };
+    let rate = load(&mut c)?;
+    contenders.push((
+        "linebloom-in-redis".into(),
+        "for 1%".into(),
+        params.bytes() as u64,
+        c,
+        rate,
+    ));
+
+    let m = contenders.len();
+    let (mut batched, mut single_q, mut single_i) = (
+        vec![Vec::new(); m],
+        vec![Vec::new(); m],
+        vec![Vec::new(); m],
+    );
+    let mut positives = vec![0u64; m];
+    for round in 0..ROUNDS {
+        for turn in 0..m {
+            let i = (round + turn) % m;
+            let c = &mut contenders[i].3;
+            let t = Instant::now();
+            let mut fp = 0;
+            for chunk in probes.chunks(BATCH) {
+                fp += c.query_batch(chunk)?.iter().filter(|&&x| x).count() as u64;
+            }
+            batched[i].push(t.elapsed().as_secs_f64());
+            positives[i] = fp;
+            let t = Instant::now();
+            for &p in &probes[..SINGLE] {
+                c.query_one(p)?;
+            }
+            single_q[i].push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            for &k in &keys[..SINGLE.min(keys.len())] {
+                c.insert_one(k)?;
+            }
+            single_i[i].push(t.elapsed().as_secs_f64());
+        }
+    }
+    Ok(contenders
+        .into_iter()
+        .enumerate()
+        .map(|(i, (scheme, sizing, bytes, _, insert_rate))| SideBySide {
+            scheme,
+            sizing,
+            bytes,
+            n,
+            fpr: positives[i] as f64 / probes.len() as f64,
+            probes: probes.len() as u64,
+            query_ops_per_s: median_rate(probes.len(), &mut batched[i]),
+            insert_ops_per_s: insert_rate,
+            single_query_ops_per_s: median_rate(SINGLE, &mut single_q[i]),
+            single_insert_ops_per_s: median_rate(SINGLE.min(keys.len()), &mut single_i[i]),
+        })
+        .collect())
+}
+
+/// The report's table of `rows`, and a note in `notes` for every figure where
+/// RedisBloom leads linebloom at equal memory.
+pub fn table(rows: &[SideBySide], notes: &mut Vec<String>) -> String {
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.scheme.clone(),
+                r.sizing.clone(),
+                format!("{:.2}", r.bytes as f64 / (1 << 20) as f64),
+                format!("{:.5}", r.fpr),
+                format!("{:.0}", r.query_ops_per_s),
+                format!("{:.0}", r.insert_ops_per_s),
+                format!("{:.0}", r.single_query_ops_per_s),
+                format!("{:.0}", r.single_insert_ops_per_s),
+            ]
+        })
+        .collect();
+    let mut text = format!(
+        "\nSide by side in one Redis server ([`sidebyside.csv`](penetration/sidebyside.csv); \
+         {} keys, 1e5 non-member probes; batches of {BATCH}; medians of {ROUNDS} rounds \
+         in rotating order):\n\n",
+        rows.first().map_or(0, |r| r.n)
+    );
+    text.push_str(&crate::experiments::markdown_table(
+        &[
+            "scheme",
+            "sized",
+            "MiB",
+            "measured FPR",
+            "queries/s (batched)",
+            "inserts/s (batched)",
+            "queries/s (single key)",
+            "inserts/s (single key)",
+        ],
+        &cells,
+    ));
+    let equal = rows.iter().find(|r| r.sizing == "equal memory");
+    let rb = rows.iter().find(|r| r.scheme == "redisbloom");
+    if let (Some(lb), Some(rb)) = (equal, rb) {
+        if rb.fpr < lb.fpr {
+            notes.push(format!(
+                "RedisBloom had the lower FPR at equal memory ({:.5} vs {:.5})",
+                rb.fpr, lb.fpr
+            ));
+        }
+        let figures: [(&str, fn(&SideBySide) -> f64); 4] = [
+            ("batched queries", |r| r.query_ops_per_s),
+            ("batched inserts", |r| r.insert_ops_per_s),
+            ("single-key queries", |r| r.single_query_ops_per_s),
+            ("single-key inserts", |r| r.single_insert_ops_per_s),
+        ];
+        for (what, pick) in figures {
+            if pick(rb) > pick(lb) {
+                notes.push(format!(
+                    "RedisBloom ran more {what} per second in Redis ({:.0} vs {:.0}: {:.2}x)",
+                    pick(rb),
+                    pick(lb),
+                    pick(rb) / pick(lb)
+                ));
+            }
+        }
+    }
+    text
+}
