@@ -227,6 +227,9 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
         .collect())
 }
 
+/// One figure of a row.
+type Figure = fn(&SideBySide) -> f64;
+
 /// The report's table of `rows`, and a note in `notes` for every figure where
 /// RedisBloom leads linebloom at equal memory.
 pub fn table(rows: &[SideBySide], notes: &mut Vec<String>) -> String {
@@ -273,7 +276,7 @@ pub fn table(rows: &[SideBySide], notes: &mut Vec<String>) -> String {
                 rb.fpr, lb.fpr
             ));
         }
-        let figures: [(&str, fn(&SideBySide) -> f64); 4] = [
+        let figures: [(&str, Figure); 4] = [
             ("batched queries", |r| r.query_ops_per_s),
             ("batched inserts", |r| r.insert_ops_per_s),
             ("single-key queries", |r| r.single_query_ops_per_s),
