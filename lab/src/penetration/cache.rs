@@ -72,7 +72,7 @@ impl Cache for LocalCache {
 /// Redis as the cache: `GET`, `SET key value PX ttl`, `DEL`, under a key prefix, on one
 /// server or a cluster.
 pub struct RedisCache {
-    con: Box<dyn FilterConnection>,
+    con: Box<dyn FilterConnection + Send>,
     prefix: String,
     ttl_ms: u64,
     name: &'static str,
@@ -82,7 +82,7 @@ impl RedisCache {
     /// A cache on `con` with keys `prefix:<id>` and this TTL, named `name` in the CSV
     /// (`redis` or `redis-cluster`).
     pub fn new(
-        con: Box<dyn FilterConnection>,
+        con: Box<dyn FilterConnection + Send>,
         prefix: &str,
         ttl: Duration,
         name: &'static str,

@@ -6,7 +6,7 @@
 //! could not check.
 
 use super::redis_filter::{FilterConnection, RedisFilter};
-use linebloom::{ClassicParams, CountingBloomFilter, KeyHasher, Params, Xxh3};
+use linebloom::{Block, ClassicParams, CountingBloomFilter, KeyHasher, Params, Xxh3};
 
 /// A filter's load, read from its bits: what a service watches to decide when to
 /// rebuild larger (the seeds' capacity monitoring).
@@ -48,6 +48,26 @@ pub struct Rebuild {
     pub took: std::time::Duration,
 }
 
+/// `density(block)` (a share in 0..=1) averaged over each of `cells` equal runs of
+/// `blocks` (fewer cells when there are fewer blocks).
+pub fn cell_density(blocks: &[Block], cells: usize, density: impl Fn(&Block) -> f64) -> Vec<f64> {
+    let per_cell = blocks.len().div_ceil(cells.max(1)).max(1);
+    blocks
+        .chunks(per_cell)
+        .map(|run| run.iter().map(&density).sum::<f64>() / run.len() as f64)
+        .collect()
+}
+
+/// Share of the 128 four-bit counters of a counting filter's block that are not zero.
+fn nonzero_counters(block: &Block) -> f64 {
+    let nonzero: u32 = block
+        .0
+        .iter()
+        .map(|&w| ((w | w >> 1 | w >> 2 | w >> 3) & 0x1111_1111_1111_1111).count_ones())
+        .sum();
+    nonzero as f64 / 128.0
+}
+
 /// A filter in front of the cache.
 pub trait Guard {
     /// Scheme name.
@@ -71,6 +91,13 @@ pub trait Guard {
     /// where it cannot.
     fn rebuild(&mut self, db: &super::db::Db, target: f64) -> Option<anyhow::Result<Rebuild>> {
         let _ = (db, target);
+        None
+    }
+    /// The share of set bits (counting filter: non-zero counters) in each of `cells`
+    /// equal runs of blocks over the filter's address space: the seeds' hot-zone view.
+    /// `None` where the scheme has no filter or does not show its bits.
+    fn heatmap(&mut self, cells: usize) -> Option<anyhow::Result<Vec<f64>>> {
+        let _ = cells;
         None
     }
     /// The filter's load against the target rate `target`; `None` for schemes without a
@@ -134,6 +161,13 @@ impl Guard for InProcess {
     fn bytes(&self) -> usize {
         self.0.params().bytes()
     }
+    fn heatmap(&mut self, cells: usize) -> Option<anyhow::Result<Vec<f64>>> {
+        Some(Ok(cell_density(
+            self.0.as_blocks(),
+            cells,
+            nonzero_counters,
+        )))
+    }
     fn capacity(&mut self, target: f64) -> Option<anyhow::Result<Capacity>> {
         Some(Ok(Capacity {
             fill_ratio: Some(self.0.fill_ratio()),
@@ -151,7 +185,7 @@ pub struct InRedis {
     /// The filter handle.
     pub filter: RedisFilter,
     /// Its connection (one server or a cluster).
-    pub con: Box<dyn FilterConnection>,
+    pub con: Box<dyn FilterConnection + Send>,
 }
 
 impl Guard for InRedis {
@@ -174,6 +208,19 @@ impl Guard for InRedis {
         Some(
             self.filter
                 .capacity(&mut *self.con, target)
+                .map_err(Into::into),
+        )
+    }
+    /// From a copy of the live generation's bits (`GET` of every shard).
+    fn heatmap(&mut self, cells: usize) -> Option<anyhow::Result<Vec<f64>>> {
+        Some(
+            self.filter
+                .load(&mut *self.con)
+                .map(|f| {
+                    cell_density(f.as_blocks(), cells, |b| {
+                        b.count_ones() as f64 / Block::BITS as f64
+                    })
+                })
                 .map_err(Into::into),
         )
     }
@@ -210,7 +257,7 @@ pub struct RedisBloom {
     /// The BF key.
     pub key: String,
     /// Its connection (one server or a cluster).
-    pub con: Box<dyn FilterConnection>,
+    pub con: Box<dyn FilterConnection + Send>,
     /// Bytes RedisBloom reported after loading.
     pub bytes: usize,
 }
@@ -219,7 +266,7 @@ impl RedisBloom {
     /// `BF.RESERVE key p n` (RedisBloom's default scaling, so live adds past `n` open a
     /// new layer instead of failing), then `BF.MADD` of `0..n` in chunks.
     pub fn load(
-        mut con: Box<dyn FilterConnection>,
+        mut con: Box<dyn FilterConnection + Send>,
         key: &str,
         n: u64,
         p: f64,
@@ -311,13 +358,13 @@ pub struct RedisClassic {
     /// Shape.
     pub params: ClassicParams,
     /// Its connection (one server or a cluster).
-    pub con: Box<dyn FilterConnection>,
+    pub con: Box<dyn FilterConnection + Send>,
 }
 
 impl RedisClassic {
     /// Sized by the classic formula for `n` at `p`, loaded with `0..n`.
     pub fn load(
-        mut con: Box<dyn FilterConnection>,
+        mut con: Box<dyn FilterConnection + Send>,
         key: &str,
         n: u64,
         p: f64,

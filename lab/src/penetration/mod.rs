@@ -35,26 +35,25 @@ pub mod db;
 pub mod guard;
 pub mod namespace;
 pub mod redis_filter;
+pub mod scenario;
 pub mod sidebyside;
 
 pub use sidebyside::{SideBySide, run as side_by_side};
 
 use crate::experiments::{Summary, markdown_table};
 use crate::plot::{LineChart, Series, Style};
-use crate::stats::quantile;
 use crate::{Ctx, csvio};
 use cache::{Cache, Cached, LocalCache, RedisCache};
 use db::Db;
 use guard::{Guard, InProcess, InRedis, NoGuard, RedisBloom, RedisClassic};
 use namespace::Namespace;
-use rand::{RngExt, SeedableRng, rngs::StdRng};
 use redis_filter::{DEFAULT_SHARD_BLOCKS, FilterConnection, RedisFilter};
+use scenario::Scenario;
 
 /// Blocks per shard key on a Redis Cluster: 1024 (64 KiB), so a filter of 1e6 keys at 1%
 /// spans about 19 keys over the nodes.
 pub const CLUSTER_SHARD_BLOCKS: u64 = 1024;
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 /// Experiment name.
@@ -116,27 +115,32 @@ pub struct Row {
     pub rebuilds: u64,
 }
 
-/// Zipf(1) over `0..n` by inverse CDF.
-struct Zipf {
-    cdf: Vec<f64>,
-}
-
-impl Zipf {
-    fn new(n: u64) -> Self {
-        let mut acc = 0.0;
-        let mut cdf: Vec<f64> = (1..=n)
-            .map(|i| {
-                acc += 1.0 / i as f64;
-                acc
-            })
-            .collect();
-        let total = acc;
-        cdf.iter_mut().for_each(|c| *c /= total);
-        Zipf { cdf }
-    }
-    fn sample(&self, rng: &mut StdRng) -> u64 {
-        let u: f64 = rng.random();
-        self.cdf.partition_point(|&c| c < u) as u64
+impl Row {
+    /// A row with no requests yet, for `scheme` over `cache`, second `second`.
+    pub fn empty(scheme: &str, cache: &str, filter_bytes: u64, second: u32) -> Row {
+        Row {
+            scheme: scheme.into(),
+            cache: cache.into(),
+            second,
+            attack_share: 0.0,
+            requests: 0,
+            db_queries: 0,
+            db_empty: 0,
+            cache_hits: 0,
+            rejections: 0,
+            false_positives: 0,
+            absent_checked: 0,
+            degraded: 0,
+            false_negatives: 0,
+            p50_us: 0.0,
+            p99_us: 0.0,
+            filter_bytes,
+            fill_ratio: None,
+            estimated_len: None,
+            capacity: None,
+            estimated_fpr: None,
+            rebuilds: 0,
+        }
     }
 }
 
@@ -156,152 +160,37 @@ fn sizes(ctx: &Ctx) -> (u64, u64) {
         .pick((20_000, 2), (1_000_000, 12), (1_000_000, 40))
 }
 
-/// Runs one scheme for `secs` seconds and returns its rows.
-#[allow(clippy::too_many_arguments)]
-fn drive(
-    ctx: &Ctx,
-    scheme: &str,
-    guard: &mut dyn Guard,
-    cache: &mut dyn Cache,
-    db: &Db,
-    n: u64,
-    secs: u64,
-    null_caching: bool,
-) -> anyhow::Result<Vec<Row>> {
-    let zipf = Zipf::new(n);
-    let mut rng = StdRng::seed_from_u64(ctx.seed ^ 0x9e37);
+/// Runs one scheme for `secs` seconds, the attack share stepping by quarters, and
+/// returns its rows. Each phase change rebuilds the filter where the scheme can.
+fn drive(ctx: &Ctx, mut scenario: Scenario, secs: u64) -> anyhow::Result<Vec<Row>> {
     let total = Duration::from_secs(secs);
     let start = Instant::now();
-    let mut deleted: HashSet<u64> = HashSet::new();
-    let mut next_new = n;
     let mut rows: Vec<Row> = Vec::new();
-    let mut lat: Vec<f64> = Vec::new();
-    let filter_bytes = guard.bytes() as u64;
-    let row = |second: u32, share: f64| Row {
-        scheme: scheme.into(),
-        cache: String::new(),
-        second,
-        attack_share: share,
-        requests: 0,
-        db_queries: 0,
-        db_empty: 0,
-        cache_hits: 0,
-        rejections: 0,
-        false_positives: 0,
-        absent_checked: 0,
-        degraded: 0,
-        false_negatives: 0,
-        p50_us: 0.0,
-        p99_us: 0.0,
-        filter_bytes,
-        fill_ratio: None,
-        estimated_len: None,
-        capacity: None,
-        estimated_fpr: None,
-        rebuilds: 0,
-    };
-    let mut cur = row(0, 0.0);
-    let bar = crate::progress::bar(ctx, secs, scheme);
-    let mut i: u64 = 0;
+    let bar = crate::progress::bar(ctx, secs, scenario.scheme());
+    let mut second = 0u32;
     let mut phase = attack_share(Duration::ZERO, total);
     loop {
         let elapsed = start.elapsed();
         if elapsed >= total {
             break;
         }
-        let second = elapsed.as_secs() as u32;
-        if second != cur.second {
-            cur.p50_us = quantile(&lat, 0.5);
-            cur.p99_us = quantile(&lat, 0.99);
-            lat.clear();
-            sample_capacity(guard, &mut cur);
-            rows.push(std::mem::replace(&mut cur, row(second, 0.0)));
+        if elapsed.as_secs() as u32 != second {
+            rows.push(scenario.finish_second(second));
+            second = elapsed.as_secs() as u32;
             bar.set_position(second as u64);
         }
         let share = attack_share(elapsed, total);
         if share != phase {
             phase = share;
-            // A new attack phase: the periodic rebuild, where the scheme has one.
-            match guard.rebuild(db, FPR) {
-                None => {}
-                Some(Ok(_)) => cur.rebuilds += 1,
-                Some(Err(e)) => eprintln!("warning: rebuild of {scheme} failed: {e:#}"),
+            if let Some(Err(e)) = scenario.rebuild() {
+                eprintln!("warning: rebuild of {} failed: {e:#}", scenario.scheme());
             }
         }
-        cur.attack_share = share;
-        i += 1;
-        // Live changes: adds go to the guard first, then the database.
-        if i.is_multiple_of(500) {
-            guard.add(next_new)?;
-            db.insert(next_new)?;
-            next_new += 1;
-        }
-        if i.is_multiple_of(1000) {
-            let victim = rng.random_range(n / 2..n);
-            if deleted.insert(victim) {
-                db.delete(victim)?;
-                if let Err(e) = cache.invalidate(victim) {
-                    eprintln!("warning: cache invalidation failed: {e}");
-                }
-                guard.remove(victim)?;
-            }
-        }
-        let key = if rng.random::<f64>() < cur.attack_share {
-            // An id that never exists: far above every valid and new id.
-            (n << 4) + rng.random_range(0..u32::MAX as u64)
-        } else if rng.random_range(0..20) == 0 && next_new > n {
-            rng.random_range(n..next_new) // a recently added product
-        } else {
-            zipf.sample(&mut rng)
-        };
-        let exists = (key < next_new) && !deleted.contains(&key);
-        let t = Instant::now();
-        let outcome = serve(guard, cache, db, key, null_caching)?;
-        cur.requests += 1;
-        use Outcome::*;
-        match outcome {
-            Rejected => {
-                cur.rejections += 1;
-                cur.false_negatives += exists as u64;
-            }
-            CacheHit | DegradedCacheHit => cur.cache_hits += 1,
-            Found | DegradedFound => cur.db_queries += 1,
-            Empty | DegradedEmpty => {
-                cur.db_queries += 1;
-                cur.db_empty += 1;
-            }
-        }
-        let degraded = matches!(outcome, DegradedCacheHit | DegradedFound | DegradedEmpty);
-        cur.degraded += degraded as u64;
-        if guard.filters() && !exists && !degraded {
-            cur.absent_checked += 1;
-            cur.false_positives += (outcome != Rejected) as u64;
-        }
-        lat.push(t.elapsed().as_nanos() as f64 / 1000.0);
+        scenario.step(share)?;
     }
-    cur.p50_us = quantile(&lat, 0.5);
-    cur.p99_us = quantile(&lat, 0.99);
-    sample_capacity(guard, &mut cur);
-    rows.push(cur);
+    rows.push(scenario.finish_second(second));
     bar.finish_and_clear();
-    let cache_label = cache.name().to_string();
-    rows.iter_mut().for_each(|r| r.cache = cache_label.clone());
     Ok(rows)
-}
-
-/// Records the guard's capacity monitor in `row` (once a second, outside any request's
-/// latency). A monitor that cannot read the filter leaves the fields empty and warns.
-fn sample_capacity(guard: &mut dyn Guard, row: &mut Row) {
-    match guard.capacity(FPR) {
-        None => {}
-        Some(Ok(c)) => {
-            row.fill_ratio = c.fill_ratio;
-            row.estimated_len = Some(c.estimated_len);
-            row.capacity = Some(c.capacity);
-            row.estimated_fpr = c.estimated_fpr;
-        }
-        Some(Err(e)) => eprintln!("warning: capacity monitor of {}: {e:#}", guard.name()),
-    }
 }
 
 /// How one request was answered.
@@ -394,7 +283,7 @@ impl RedisTarget {
     }
 
     /// A new connection, with a clear error.
-    pub fn connect(&self) -> anyhow::Result<Box<dyn FilterConnection>> {
+    pub fn connect(&self) -> anyhow::Result<Box<dyn FilterConnection + Send>> {
         Ok(match self {
             RedisTarget::Single(url) => Box::new(connect(url)?),
             RedisTarget::Cluster(urls) => Box::new(connect_cluster(urls)?),
@@ -480,44 +369,12 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
         std::fs::copy(&template, &p)?;
         Db::open(&p)
     };
-    let ttl = Duration::from_secs(60);
+    let redis = ns.as_ref().map(|(target, ns)| (target, ns));
     let mut rows = Vec::new();
-    let local = || LocalCache::new(100_000, ttl);
-
-    rows.extend(drive(
-        ctx,
-        "no-protection",
-        &mut NoGuard,
-        &mut local(),
-        &fresh_db("none")?,
-        n,
-        secs,
-        false,
-    )?);
-    rows.extend(drive(
-        ctx,
-        "null-caching",
-        &mut NoGuard,
-        &mut local(),
-        &fresh_db("null")?,
-        n,
-        secs,
-        true,
-    )?);
-    let mut inproc = InProcess::load(n, FPR)?;
-    rows.extend(drive(
-        ctx,
-        "linebloom-in-process",
-        &mut inproc,
-        &mut local(),
-        &fresh_db("inproc")?,
-        n,
-        secs,
-        false,
-    )?);
-
+    for scenario in schemes(ctx, redis, n, &fresh_db)? {
+        rows.extend(drive(ctx, scenario, secs)?);
+    }
     if let Some((target, ns)) = &mut ns {
-        rows.extend(redis_schemes(ctx, target, ns, n, secs, &fresh_db)?);
         match target {
             RedisTarget::Single(url) => {
                 let sbs = side_by_side(url, ns, n.min(200_000), ctx)?;
@@ -537,26 +394,57 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     csvio::write(&dir.join("data.csv"), &rows)
 }
 
-/// The Redis schemes (linebloom held in Redis, RedisBloom where the server has it, the
-/// classic `SETBIT` filter), each with a Redis cache, every key under `ns`.
-fn redis_schemes(
+/// Every scheme of the scenario, loaded and ready to run, each with a fresh copy of
+/// the database (`fresh_db(tag)`): no protection, null caching and linebloom in process,
+/// with an in-process LRU cache; and with `redis`, linebloom held in Redis, RedisBloom
+/// (where the server has it) and the classic `SETBIT` filter, with Redis as the cache,
+/// every key under the namespace. Each scheme's traffic comes from `ctx.seed`.
+pub fn schemes(
     ctx: &Ctx,
-    target: &RedisTarget,
-    ns: &Namespace,
+    redis: Option<(&RedisTarget, &Namespace)>,
     n: u64,
-    secs: u64,
     fresh_db: &dyn Fn(&str) -> anyhow::Result<Db>,
-) -> anyhow::Result<Vec<Row>> {
+) -> anyhow::Result<Vec<Scenario>> {
     let ttl = Duration::from_secs(60);
-    let cache = |tag: &str| -> anyhow::Result<RedisCache> {
-        Ok(RedisCache::new(
+    let local = || Box::new(LocalCache::new(100_000, ttl));
+    let scenario =
+        |name: &str, guard: Box<dyn Guard + Send>, cache: Box<dyn Cache + Send>, db, null| {
+            Scenario::new(name, guard, cache, db, n, ctx.seed, null)
+        };
+    let mut out = vec![
+        scenario(
+            "no-protection",
+            Box::new(NoGuard),
+            local(),
+            fresh_db("none")?,
+            false,
+        ),
+        scenario(
+            "null-caching",
+            Box::new(NoGuard),
+            local(),
+            fresh_db("null")?,
+            true,
+        ),
+        scenario(
+            "linebloom-in-process",
+            Box::new(InProcess::load(n, FPR)?),
+            local(),
+            fresh_db("inproc")?,
+            false,
+        ),
+    ];
+    let Some((target, ns)) = redis else {
+        return Ok(out);
+    };
+    let cache = |tag: &str| -> anyhow::Result<Box<dyn Cache + Send>> {
+        Ok(Box::new(RedisCache::new(
             target.connect()?,
             &ns.key(&format!("cache:{tag}")),
             ttl,
             target.label(),
-        ))
+        )))
     };
-    let mut rows = Vec::new();
     let mut con = target.connect()?;
     let mut plain = linebloom::BloomFilter::new(linebloom::Params::for_fpr(n, FPR)?);
     plain.insert_batch(&(0..n).collect::<Vec<u64>>());
@@ -566,44 +454,34 @@ fn redis_schemes(
         RedisTarget::Cluster(_) => CLUSTER_SHARD_BLOCKS,
     };
     let filter = RedisFilter::store(&mut *con, &ns.key("filter"), &plain, shard_blocks)?;
-    let mut g = InRedis { filter, con };
-    rows.extend(drive(
-        ctx,
+    out.push(scenario(
         "linebloom-in-redis",
-        &mut g,
-        &mut cache("inredis")?,
-        &fresh_db("inredis")?,
-        n,
-        secs,
+        Box::new(InRedis { filter, con }),
+        cache("inredis")?,
+        fresh_db("inredis")?,
         false,
-    )?);
+    ));
     if has_redisbloom(target.connect()?.single(), ns) {
-        let mut g = RedisBloom::load(target.connect()?, &ns.key("redisbloom"), n, FPR)?;
-        rows.extend(drive(
-            ctx,
+        let guard = RedisBloom::load(target.connect()?, &ns.key("redisbloom"), n, FPR)?;
+        out.push(scenario(
             "redisbloom",
-            &mut g,
-            &mut cache("redisbloom")?,
-            &fresh_db("rb")?,
-            n,
-            secs,
+            Box::new(guard),
+            cache("redisbloom")?,
+            fresh_db("rb")?,
             false,
-        )?);
+        ));
     } else {
         eprintln!("   RedisBloom is not loaded in {target}: skipping the redisbloom scheme");
     }
-    let mut g = RedisClassic::load(target.connect()?, &ns.key("classic"), n, FPR)?;
-    rows.extend(drive(
-        ctx,
+    let guard = RedisClassic::load(target.connect()?, &ns.key("classic"), n, FPR)?;
+    out.push(scenario(
         "classic-setbit-redis",
-        &mut g,
-        &mut cache("classic")?,
-        &fresh_db("classic")?,
-        n,
-        secs,
+        Box::new(guard),
+        cache("classic")?,
+        fresh_db("classic")?,
         false,
-    )?);
-    Ok(rows)
+    ));
+    Ok(out)
 }
 
 /// A scratch folder for the databases, inside the results folder's parent temp space.
