@@ -9,6 +9,7 @@
 
 pub mod csvio;
 pub mod experiments;
+pub mod live;
 pub mod meta;
 pub mod penetration;
 pub mod plot;

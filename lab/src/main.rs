@@ -6,6 +6,7 @@
 //! lab plot <experiment>... [--out target/lab/]
 //! lab report [--scale quick|full|tiny] [--out results/] [--seed N] [--kernel K] [--no-run]
 //! lab size --n N --p P
+//! lab live [--port 8080] [--duration 10m] [--redis URL | --redis-cluster URL,…]
 //! ```
 //!
 //! Only `lab report` writes `results/` (the committed reference run) by default; `run`
@@ -89,6 +90,28 @@ enum Command {
         /// Target false-positive rate, in (0, 1).
         #[arg(long)]
         p: f64,
+    },
+    /// The penetration scenario running live, in a browser page on 127.0.0.1: every
+    /// scheme at once on the same traffic, with controls. Runs until Ctrl-C or
+    /// --duration, then removes its Redis keys.
+    Live {
+        /// Port on 127.0.0.1 (0 picks a free one).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Stop after this long (for example 90s or 10m) instead of at Ctrl-C.
+        #[arg(long)]
+        duration: Option<humantime::Duration>,
+        /// Products in each scheme's database.
+        #[arg(long, default_value_t = 100_000)]
+        products: u64,
+        /// Requests per second per scheme at the start.
+        #[arg(long, default_value_t = 2000)]
+        rate: u32,
+        /// Share of requests for ids that do not exist at the start, 0..=1.
+        #[arg(long, default_value_t = 0.0)]
+        attack_share: f64,
+        #[command(flatten)]
+        args: RunArgs,
     },
     /// Run every experiment that needs no server and write results/REPORT.md.
     Report {
@@ -193,6 +216,49 @@ fn main_inner() -> anyhow::Result<()> {
         Command::Size { n, p } => {
             let rows = linebloom_lab::experiments::sizing_table::rows_for(n, p)?;
             print!("{}", linebloom_lab::experiments::sizing_table::table(&rows));
+        }
+        Command::Live {
+            port,
+            duration,
+            products,
+            rate,
+            attack_share,
+            args,
+        } => {
+            let ctx = ctx(&args, SCRATCH)?;
+            let controls = linebloom_lab::live::engine::Controls {
+                attack_share,
+                rate,
+                paused: false,
+            };
+            linebloom_lab::live::engine::ControlRequest {
+                attack_share: Some(attack_share),
+                rate: Some(rate),
+                ..Default::default()
+            }
+            .validate()
+            .map_err(|e| anyhow::anyhow!(e))?;
+            anyhow::ensure!(products >= 2, "--products must be at least 2");
+            let options = linebloom_lab::live::Options {
+                port,
+                duration: duration.map(Into::into),
+                products,
+                controls,
+            };
+            let running = linebloom_lab::live::start(&ctx, &options)?;
+            println!("live view: {}", running.url());
+            match options.duration {
+                Some(d) => println!(
+                    "   running for {}; Ctrl-C stops it sooner",
+                    humantime::format_duration(d)
+                ),
+                None => println!("   Ctrl-C stops it"),
+            }
+            running.wait(options.duration);
+            let removed = running.stop()?;
+            if removed > 0 {
+                println!("   removed this run's {removed} Redis keys");
+            }
         }
         Command::Report { args, no_run } => report::report(&ctx(&args, REFERENCE)?, !no_run)?,
     }

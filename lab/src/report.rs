@@ -98,6 +98,19 @@ pub fn report(ctx: &Ctx, rerun: bool) -> anyhow::Result<()> {
         not_leading.join("\n")
     )?;
     md.push_str(&sections);
+    if ctx.out.join("live").join("page.png").exists() {
+        writeln!(
+            md,
+            "## The live view
+
+`lab live` runs the penetration scenario with every scheme at once on \
+             the same traffic, in a browser page with controls. This screenshot was taken by the \
+             browser test (headless Chromium) after it set the attack share to 90% and added \
+             20,000 ids, which put the in-process filter over its target rate (the alarm); \
+             reproduce with `LINEBLOOM_LIVE_SCREENSHOT=$PWD/results/live/page.png cargo test \
+             --release -p linebloom-lab --test live the_page_works`.\n\n![the live view](live/page.png)\n"
+        )?;
+    }
     let path = ctx.out.join("REPORT.md");
     std::fs::write(&path, md)
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;

@@ -161,6 +161,30 @@ impl Guard for InProcess {
     fn bytes(&self) -> usize {
         self.0.params().bytes()
     }
+    /// A new counting filter from the database: twice the database's size when over
+    /// the target rate, else the same shape. It replaces the old one at once (one
+    /// process, so nothing is in flight).
+    fn rebuild(&mut self, db: &super::db::Db, target: f64) -> Option<anyhow::Result<Rebuild>> {
+        let mut run = || -> anyhow::Result<Rebuild> {
+            let start = std::time::Instant::now();
+            let ids = db.ids()?;
+            let over = self.0.estimated_fpr() > target;
+            let params = if over {
+                Params::counting_for_fpr(2 * ids.len() as u64, target)?
+            } else {
+                self.0.params()
+            };
+            let mut fresh = CountingBloomFilter::new(params);
+            fresh.extend(ids.iter().copied());
+            self.0 = fresh;
+            Ok(Rebuild {
+                keys: ids.len() as u64,
+                grew: over,
+                took: start.elapsed(),
+            })
+        };
+        Some(run())
+    }
     fn heatmap(&mut self, cells: usize) -> Option<anyhow::Result<Vec<f64>>> {
         Some(Ok(cell_density(
             self.0.as_blocks(),

@@ -666,9 +666,9 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         text.push_str(
             "\nCapacity monitor at the end of each scheme's run (sampled once a second into \
              `data.csv`; the in-process filter is a counting filter, RedisBloom shows only \
-             its item count against its capacity). The Redis-held linebloom filter is \
-             rebuilt from the database at each attack phase change, into a new generation \
-             switched to without a gap, larger when the monitor is over target:\n\n",
+             its item count against its capacity). The linebloom filters are rebuilt from \
+             the database at each attack phase change, larger when the monitor is over \
+             target; in Redis into a new generation switched to without a gap:\n\n",
         );
         text.push_str(&markdown_table(
             &[

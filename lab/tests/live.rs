@@ -1,0 +1,437 @@
+//! `lab live`: the protocol (state, server-sent events, controls and bad input) over
+//! plain HTTP, and the page in a real headless Chromium driven over WebDriver.
+//!
+//! The browser test needs Debian's `chromium` and `chromium-driver`; where they are
+//! missing it says so and skips, unless `LINEBLOOM_REQUIRE_BROWSER=1` (set by
+//! `.ci/run`). It saves a screenshot to `$LINEBLOOM_LIVE_SCREENSHOT` if set, else to
+//! the test's temporary folder.
+
+use linebloom_lab::live::engine::Controls;
+use linebloom_lab::live::{self, Options, Running};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::time::{Duration, Instant};
+
+fn start(products: u64, rate: u32) -> Running {
+    let ctx = linebloom_lab::Ctx {
+        out: std::env::temp_dir(),
+        scale: linebloom_lab::Scale::Tiny,
+        seed: 5,
+        kernel: linebloom::arch::detect(),
+        progress: false,
+        redis: None,
+        redis_cluster: Vec::new(),
+        redis_prefix: None,
+    };
+    let options = Options {
+        port: 0,
+        duration: None,
+        products,
+        controls: Controls {
+            attack_share: 0.0,
+            rate,
+            paused: false,
+        },
+    };
+    live::start(&ctx, &options).expect("start the live view")
+}
+
+/// `(status, body)` of a request to the running view.
+fn http(running: &Running, method: &str, path: &str, body: &str) -> (u16, String) {
+    let mut s = std::net::TcpStream::connect(running.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut response = String::new();
+    s.read_to_string(&mut response).unwrap();
+    let status: u16 = response[9..12].parse().unwrap();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+fn state(running: &Running) -> serde_json::Value {
+    let body = ureq::get(format!("{}state?seconds=5", running.url()))
+        .call()
+        .unwrap()
+        .into_body()
+        .read_to_string()
+        .unwrap();
+    serde_json::from_str(&body).unwrap()
+}
+
+/// The last full second's `field` for `scheme`.
+fn last(state: &serde_json::Value, scheme: &str, field: &str) -> f64 {
+    let s = state["schemes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == scheme)
+        .unwrap();
+    s["rows"].as_array().unwrap().last().unwrap()[field]
+        .as_f64()
+        .unwrap_or(f64::NAN)
+}
+
+#[test]
+fn controls_take_effect_and_bad_input_changes_nothing() {
+    let running = start(20_000, 1500);
+    std::thread::sleep(Duration::from_millis(2500));
+    let s = state(&running);
+    let names: Vec<&str> = s["schemes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["no-protection", "null-caching", "linebloom-in-process"]
+    );
+    // Paced at the rate: 1500 a second, give or take the pacing step.
+    let served = last(&s, "linebloom-in-process", "requests");
+    assert!(
+        (1400.0..=1600.0).contains(&served),
+        "{served} requests in a second"
+    );
+
+    // Bad input: 4xx, and the controls stay as they were.
+    for bad in [
+        "{not json",
+        r#"{"attack_share": 1.5}"#,
+        r#"{"attack_share": -0.1}"#,
+        r#"{"rate": 0}"#,
+        r#"{"rate": 100001}"#,
+        r#"{"add": 0}"#,
+        r#"{"rebuild": false}"#,
+        r#"{"attack": 0.5}"#,
+        r#"{"attack_share": "half"}"#,
+        r#"{"attack_share": 0.5, "rate": 0}"#,
+    ] {
+        let (status, body) = http(&running, "POST", "/control", bad);
+        assert_eq!(status, 400, "{bad} -> {status} {body}");
+        assert!(!body.is_empty(), "{bad}: the 400 says why");
+    }
+    assert_eq!(
+        running.live.controls(),
+        Controls {
+            attack_share: 0.0,
+            rate: 1500,
+            paused: false
+        }
+    );
+    assert_eq!(http(&running, "GET", "/nothing", "").0, 404);
+
+    // A 90% attack: the unprotected database takes it, the filter rejects it.
+    let (status, body) = http(&running, "POST", "/control", r#"{"attack_share": 0.9}"#);
+    assert_eq!(status, 200, "{body}");
+    std::thread::sleep(Duration::from_millis(2500));
+    let s = state(&running);
+    let unprotected = last(&s, "no-protection", "db_queries");
+    let filtered = last(&s, "linebloom-in-process", "db_queries");
+    assert!(
+        unprotected > 5.0 * filtered,
+        "no protection {unprotected} DB queries/s, filter {filtered}"
+    );
+
+    // "add N ids" grows the filter: its estimated count and fill ratio rise.
+    let (len0, fill0) = (
+        last(&s, "linebloom-in-process", "estimated_len"),
+        last(&s, "linebloom-in-process", "fill_ratio"),
+    );
+    assert_eq!(
+        http(&running, "POST", "/control", r#"{"add": 20000}"#).0,
+        200
+    );
+    std::thread::sleep(Duration::from_millis(2500));
+    let s = state(&running);
+    let (len1, fill1) = (
+        last(&s, "linebloom-in-process", "estimated_len"),
+        last(&s, "linebloom-in-process", "fill_ratio"),
+    );
+    assert!(len1 > len0 + 18_000.0, "estimated count {len0} -> {len1}");
+    assert!(fill1 > fill0, "fill {fill0} -> {fill1}");
+    // Twice the keys it was sized for: over target. A rebuild rotates it larger.
+    let cap1 = last(&s, "linebloom-in-process", "capacity");
+    assert!(last(&s, "linebloom-in-process", "estimated_fpr") > 0.01);
+    assert_eq!(
+        http(&running, "POST", "/control", r#"{"rebuild": true}"#).0,
+        200
+    );
+    std::thread::sleep(Duration::from_millis(2200));
+    let s = state(&running);
+    let cap2 = last(&s, "linebloom-in-process", "capacity");
+    assert!(cap2 > 1.8 * cap1, "capacity {cap1} -> {cap2}");
+    assert!(last(&s, "linebloom-in-process", "estimated_fpr") < 0.01);
+
+    // Pause: no requests in a full second.
+    assert_eq!(
+        http(&running, "POST", "/control", r#"{"paused": true}"#).0,
+        200
+    );
+    std::thread::sleep(Duration::from_millis(2200));
+    assert_eq!(last(&state(&running), "no-protection", "requests"), 0.0);
+    running.stop().unwrap();
+}
+
+#[test]
+fn events_stream_a_snapshot_then_ticks() {
+    let running = start(5_000, 500);
+    let mut s = std::net::TcpStream::connect(running.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "GET /events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n"
+    )
+    .unwrap();
+    let reader = BufReader::new(s);
+    let mut events: Vec<(String, serde_json::Value)> = Vec::new();
+    let mut name = String::new();
+    let deadline = Instant::now() + Duration::from_secs(8);
+    for line in reader.lines() {
+        let line = line.unwrap();
+        if let Some(n) = line.strip_prefix("event: ") {
+            name = n.to_string();
+        } else if let Some(d) = line.strip_prefix("data: ") {
+            events.push((name.clone(), serde_json::from_str(d).unwrap()));
+            if events.len() >= 4 || Instant::now() > deadline {
+                break;
+            }
+        }
+    }
+    assert_eq!(events[0].0, "snapshot");
+    assert!(events[1..].iter().all(|(n, _)| n == "tick"), "{events:?}");
+    // Ticks carry at most one row per scheme, and the seconds move on.
+    let seconds: Vec<f64> = events[1..]
+        .iter()
+        .filter_map(|(_, v)| v["schemes"][0]["rows"].as_array()?.last()?["second"].as_f64())
+        .collect();
+    assert!(seconds.windows(2).all(|w| w[1] >= w[0]));
+    assert!(seconds.last() > seconds.first(), "{seconds:?}");
+    for (_, v) in &events[1..] {
+        for s in v["schemes"].as_array().unwrap() {
+            assert!(s["rows"].as_array().unwrap().len() <= 1);
+        }
+    }
+    running.stop().unwrap();
+}
+
+#[test]
+fn a_port_in_use_is_a_clear_error() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let ctx = linebloom_lab::Ctx {
+        out: std::env::temp_dir(),
+        scale: linebloom_lab::Scale::Tiny,
+        seed: 5,
+        kernel: linebloom::arch::detect(),
+        progress: false,
+        redis: None,
+        redis_cluster: Vec::new(),
+        redis_prefix: None,
+    };
+    let options = Options {
+        port,
+        duration: None,
+        products: 1000,
+        controls: Controls {
+            attack_share: 0.0,
+            rate: 100,
+            paused: false,
+        },
+    };
+    let err = live::start(&ctx, &options).err().expect("port in use");
+    assert!(err.to_string().contains("in use"), "{err}");
+}
+
+/// A chromedriver child process, killed when dropped.
+struct Driver(std::process::Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn the_page_works_in_a_real_browser() {
+    let chromium = ["chromium", "chromium-browser"].into_iter().find(|b| {
+        std::process::Command::new(b)
+            .arg("--version")
+            .output()
+            .is_ok()
+    });
+    let driver_ok = std::process::Command::new("chromedriver")
+        .arg("--version")
+        .output()
+        .is_ok();
+    let (Some(chromium), true) = (chromium, driver_ok) else {
+        assert!(
+            std::env::var("LINEBLOOM_REQUIRE_BROWSER").as_deref() != Ok("1"),
+            "chromium or chromedriver is missing, and LINEBLOOM_REQUIRE_BROWSER=1"
+        );
+        println!("SKIPPED: chromium and chromium-driver are not installed");
+        return;
+    };
+    let running = start(20_000, 1500);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let _driver = Driver(
+        std::process::Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start chromedriver"),
+    );
+    let url = running.url();
+    let shot = std::env::var("LINEBLOOM_LIVE_SCREENSHOT")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| std::env::temp_dir().join("linebloom-live.png"));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let shot_path = shot.clone();
+    rt.block_on(async move {
+        use fantoccini::{ClientBuilder, Locator};
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            serde_json::json!({
+                "binary": which(chromium),
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=1400,1500"]
+            }),
+        );
+        let webdriver = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(15);
+        let client = loop {
+            match ClientBuilder::rustls()
+                .expect("rustls")
+                .capabilities(caps.clone())
+                .connect(&webdriver)
+                .await
+            {
+                Ok(c) => break c,
+                Err(e) if Instant::now() < deadline => {
+                    let _ = e;
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                Err(e) => panic!("cannot start a WebDriver session: {e}"),
+            }
+        };
+        client.goto(&url).await.unwrap();
+        let text = |sel: &'static str| {
+            let client = client.clone();
+            async move {
+                client
+                    .find(Locator::Css(sel))
+                    .await
+                    .unwrap()
+                    .text()
+                    .await
+                    .unwrap()
+            }
+        };
+        let number = |s: String| -> f64 {
+            s.trim_end_matches('%').replace(',', "").parse().unwrap_or(f64::NAN)
+        };
+        // The counters move.
+        let wait = |secs| tokio::time::sleep(Duration::from_secs(secs));
+        wait(2).await;
+        let before = number(text("#total-requests").await);
+        wait(2).await;
+        let after = number(text("#total-requests").await);
+        assert!(after > before + 2000.0, "served {before} -> {after}");
+        // The curves are drawn: points for every scheme and second so far, and
+        // coloured pixels on the canvas.
+        let points = client
+            .find(Locator::Css("#c-rps"))
+            .await
+            .unwrap()
+            .attr("data-points")
+            .await
+            .unwrap()
+            .unwrap_or_default();
+        assert!(number(points.clone()) >= 9.0, "{points} points drawn");
+        let drawn = client
+            .execute(
+                "const c = document.getElementById('c-dbps'); const d = c.getContext('2d')\
+                 .getImageData(0, 0, c.width, c.height).data; let n = 0; \
+                 for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && d[i] !== d[i + 1]) n++; return n;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert!(drawn.as_u64().unwrap() > 0, "no curve pixels");
+        // The 90% attack button: the unprotected database takes it, the filter does not.
+        client
+            .find(Locator::Css("#attack-90"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        // The table averages the last 5 seconds: let them all be under attack.
+        wait(7).await;
+        let db = |scheme: &'static str| {
+            let client = client.clone();
+            async move {
+                let sel = format!("tr[data-scheme='{scheme}'] td.dbps");
+                let t = client
+                    .find(Locator::Css(&sel))
+                    .await
+                    .unwrap()
+                    .text()
+                    .await
+                    .unwrap();
+                t.parse::<f64>().unwrap()
+            }
+        };
+        let (unprotected, filtered) = (db("no-protection").await, db("linebloom-in-process").await);
+        assert!(
+            unprotected > 3.0 * filtered,
+            "DB queries/s: no protection {unprotected}, filter {filtered}"
+        );
+        // "add" grows the filter: the fill ratio rises.
+        let fill = || text("div.card[data-scheme='linebloom-in-process'] .fill");
+        let fill0 = number(fill().await);
+        client
+            .find(Locator::Css("#add-button"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait(3).await;
+        let fill1 = number(fill().await);
+        assert!(fill1 > fill0, "fill ratio {fill0} -> {fill1}");
+        let png = client.screenshot().await.unwrap();
+        std::fs::write(&shot_path, png).unwrap();
+        client.close().await.unwrap();
+    });
+    println!("screenshot: {}", shot.display());
+    running.stop().unwrap();
+}
+
+/// The full path of `program` on PATH.
+fn which(program: &str) -> String {
+    std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .map(|d| std::path::Path::new(d).join(program))
+        .find(|p| p.exists())
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| program.to_string())
+}
