@@ -219,6 +219,13 @@ fn events_stream_a_snapshot_then_ticks() {
             assert!(s["rows"].as_array().unwrap().len() <= 1);
         }
     }
+    // The browser went away (the stream was dropped above): the pipeline keeps its rate.
+    std::thread::sleep(Duration::from_millis(2200));
+    let served = last(&state(&running), "no-protection", "requests");
+    assert!(
+        served >= 450.0,
+        "{served} requests a second after the page closed"
+    );
     running.stop().unwrap();
 }
 
@@ -434,4 +441,85 @@ fn which(program: &str) -> String {
         .find(|p| p.exists())
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| program.to_string())
+}
+
+#[test]
+fn a_dead_redis_degrades_its_schemes_live_and_the_rest_keep_running() {
+    if std::process::Command::new("redis-server")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(
+            std::env::var("LINEBLOOM_REQUIRE_REDIS").as_deref() != Ok("1"),
+            "redis-server is missing, and LINEBLOOM_REQUIRE_REDIS=1"
+        );
+        println!("SKIPPED: redis-server is not installed");
+        return;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = std::process::Command::new("redis-server")
+        .args([
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            &port.to_string(),
+            "--save",
+            "",
+        ])
+        .arg("--dir")
+        .arg(dir.path())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let url = format!("redis://127.0.0.1:{port}/");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while linebloom_lab::penetration::connect(&url).is_err() {
+        assert!(Instant::now() < deadline, "redis-server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let ctx = linebloom_lab::Ctx {
+        out: std::env::temp_dir(),
+        scale: linebloom_lab::Scale::Tiny,
+        seed: 5,
+        kernel: linebloom::arch::detect(),
+        progress: false,
+        redis: Some(url.clone()),
+        redis_cluster: Vec::new(),
+        redis_prefix: None,
+    };
+    let options = Options {
+        port: 0,
+        duration: None,
+        products: 5_000,
+        controls: Controls {
+            attack_share: 0.5,
+            rate: 500,
+            paused: false,
+        },
+    };
+    let running = live::start(&ctx, &options).unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    let s = state(&running);
+    assert_eq!(last(&s, "linebloom-in-redis", "degraded"), 0.0);
+    assert!(last(&s, "linebloom-in-redis", "requests") > 400.0);
+    let _ = server.kill();
+    let _ = server.wait();
+    std::thread::sleep(Duration::from_millis(3500));
+    let s = state(&running);
+    // The Redis schemes degrade (never "absent": no false negative), live.
+    for scheme in ["linebloom-in-redis", "classic-setbit-redis"] {
+        assert!(last(&s, scheme, "degraded") > 0.0, "{scheme} not degraded");
+        assert_eq!(last(&s, scheme, "false_negatives"), 0.0, "{scheme}");
+    }
+    // The in-process schemes and the page keep going.
+    assert!(last(&s, "linebloom-in-process", "requests") > 400.0);
+    assert_eq!(http(&running, "GET", "/", "").0, 200);
+    // The keys cannot be removed from a dead server: stop says so, and returns.
+    let _ = running.stop();
 }
