@@ -454,6 +454,24 @@ fn side_by_side_with_redisbloom() {
     let summary = penetration::summary(&ctx).unwrap();
     assert!(summary.table.contains("Side by side"));
     assert!(summary.table.contains("Capacity monitor"));
+    // Every row of every table has as many cells as its header; the Redis-held
+    // filter's capacity row counts its three rebuilds.
+    let mut header_cells = 0;
+    for line in summary.table.lines().filter(|l| l.starts_with('|')) {
+        let cells = line.matches('|').count();
+        if line.starts_with("| scheme") {
+            header_cells = cells;
+        }
+        assert_eq!(cells, header_cells, "{line}");
+    }
+    assert!(
+        summary
+            .table
+            .lines()
+            .any(|l| l.starts_with("| linebloom-in-redis | 0.") && l.ends_with("| 3 |")),
+        "{}",
+        summary.table
+    );
 }
 
 /// Writes a user's keys: strings, a hash, a key with a TTL, keys named like the lab's keys

@@ -659,6 +659,11 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
                 r.estimated_fpr.map_or("—".into(), |p| format!("{:.4}", p)),
                 format!("{FPR}"),
                 if alarm { "**over target**" } else { "ok" }.into(),
+                rows.iter()
+                    .filter(|x| x.scheme == r.scheme)
+                    .map(|x| x.rebuilds)
+                    .sum::<u64>()
+                    .to_string(),
             ]
         })
         .collect();
