@@ -5,10 +5,14 @@
 //! * `<prefix>:meta` names the live *generation* and its shape:
 //!   `linebloom-v2 <generation> <blocks> <k> <seed> <shard_blocks>`, followed during a rebuild by
 //!   ` next <generation> <blocks> <k> <seed> <shard_blocks>`: the generation being built.
-//! * `<prefix>:<generation>:<shard>` holds the payload of one generation (blocks as
+//! * `<prefix>:{<generation>:<shard>}` holds the payload of one generation (blocks as
 //!   little-endian `[u64; 8]`, exactly the binary format's payload), split in shards of
 //!   at most `shard_blocks` blocks, so no key approaches Redis's 512 MB string limit and
-//!   shards can live on different cluster nodes.
+//!   shards spread over a cluster's slots and nodes (the braces are the hash tag).
+//!
+//! The handle works over one server or a Redis Cluster ([`FilterConnection`]). On a
+//! cluster each pipeline is split per node and the nodes run their parts independently,
+//! so the meta check below takes a round trip of its own after the batch's replies.
 //!
 //! # Operations
 //!
