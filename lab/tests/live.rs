@@ -11,27 +11,38 @@ use linebloom_lab::live::{self, Options, Running};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::time::{Duration, Instant};
 
-fn start(products: u64, rate: u32) -> Running {
-    let ctx = linebloom_lab::Ctx {
+/// A tiny-scale context, with a Redis server if `redis` is given.
+fn ctx(redis: Option<String>) -> linebloom_lab::Ctx {
+    linebloom_lab::Ctx {
         out: std::env::temp_dir(),
         scale: linebloom_lab::Scale::Tiny,
         seed: 5,
         kernel: linebloom::arch::detect(),
         progress: false,
-        redis: None,
+        redis,
         redis_cluster: Vec::new(),
         redis_prefix: None,
-    };
-    let options = Options {
-        port: 0,
+    }
+}
+
+/// Options for a run on `port` (0: any) with `products` per database, `rate` requests
+/// per second per scheme and `attack_share` at the start, until stopped.
+fn options(port: u16, products: u64, rate: u32, attack_share: f64) -> Options {
+    Options {
+        port,
         duration: None,
         products,
         controls: Controls {
-            attack_share: 0.0,
+            attack_share,
             rate,
             paused: false,
         },
-    };
+    }
+}
+
+fn start(products: u64, rate: u32) -> Running {
+    let ctx = ctx(None);
+    let options = options(0, products, rate, 0.0);
     live::start(&ctx, &options).expect("start the live view")
 }
 
@@ -233,26 +244,8 @@ fn events_stream_a_snapshot_then_ticks() {
 fn a_port_in_use_is_a_clear_error() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port();
-    let ctx = linebloom_lab::Ctx {
-        out: std::env::temp_dir(),
-        scale: linebloom_lab::Scale::Tiny,
-        seed: 5,
-        kernel: linebloom::arch::detect(),
-        progress: false,
-        redis: None,
-        redis_cluster: Vec::new(),
-        redis_prefix: None,
-    };
-    let options = Options {
-        port,
-        duration: None,
-        products: 1000,
-        controls: Controls {
-            attack_share: 0.0,
-            rate: 100,
-            paused: false,
-        },
-    };
+    let ctx = ctx(None);
+    let options = options(port, 1000, 100, 0.0);
     let err = live::start(&ctx, &options).err().expect("port in use");
     assert!(err.to_string().contains("in use"), "{err}");
 }
@@ -483,26 +476,8 @@ fn a_dead_redis_degrades_its_schemes_live_and_the_rest_keep_running() {
         assert!(Instant::now() < deadline, "redis-server did not start");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let ctx = linebloom_lab::Ctx {
-        out: std::env::temp_dir(),
-        scale: linebloom_lab::Scale::Tiny,
-        seed: 5,
-        kernel: linebloom::arch::detect(),
-        progress: false,
-        redis: Some(url.clone()),
-        redis_cluster: Vec::new(),
-        redis_prefix: None,
-    };
-    let options = Options {
-        port: 0,
-        duration: None,
-        products: 5_000,
-        controls: Controls {
-            attack_share: 0.5,
-            rate: 500,
-            paused: false,
-        },
-    };
+    let ctx = ctx(Some(url.clone()));
+    let options = options(0, 5_000, 500, 0.5);
     let running = live::start(&ctx, &options).unwrap();
     std::thread::sleep(Duration::from_millis(2500));
     let s = state(&running);
