@@ -94,7 +94,13 @@ impl ClassicParams {
             let k = libm::round(m as f64 / capacity as f64 * ln2) as u32;
             ClassicParams::new(m, k.clamp(1, MAX_CLASSIC_K))
         };
-        let meets = |m: u64| shape(m).is_ok_and(|p| p.expected_fpr(capacity) <= goal);
+        let meets = |m: u64| {
+            shape(m).is_ok_and(|p| {
+                let mean = p.expected_fpr(capacity);
+                mean <= goal
+                    && mean + fpr::PER_FILTER_Z * fpr::classic_spread(m, p.k, capacity) <= fpr
+            })
+        };
         let start = libm::ceil(-(capacity as f64) * libm::log(fpr) / (ln2 * ln2)).max(1.0);
         if start > max_bits as f64 {
             return Err(ParamsError::TooLarge {

@@ -34,6 +34,9 @@
 
 use libm::{exp, log1p, pow};
 
+mod spread;
+pub use spread::{PER_FILTER_Z, blocked_spread, classic_spread, counting_spread};
+
 /// Positions per word: 64 bits for the Bloom filter, 16 four-bit counters for the
 /// counting filter. The formulas below take it as `slots`.
 const BIT_SLOTS: f64 = 64.0;

@@ -210,8 +210,11 @@ impl Params {
     /// ```
     pub fn for_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
         let smallest = Params::smallest_meeting(capacity, fpr, fpr::blocked)?;
+        let headroom = |params: Params| {
+            params.with_per_filter_headroom(capacity, fpr, fpr::blocked, fpr::blocked_spread)
+        };
         if FAST_K.contains(&smallest.k) {
-            return Ok(smallest);
+            return headroom(smallest);
         }
         let goal = fpr * SIZING_MARGIN;
         let budget = smallest.blocks as u64
@@ -226,10 +229,11 @@ impl Params {
             let blocks = min_blocks(rate, goal, smallest.blocks as u64 - 1, budget);
             Some((blocks, k))
         });
-        match fast.min() {
-            Some((blocks, k)) => Params::new(blocks, k),
-            None => Ok(smallest),
-        }
+        let chosen = match fast.min() {
+            Some((blocks, k)) => Params::new(blocks, k)?,
+            None => smallest,
+        };
+        headroom(chosen)
     }
 
     /// Like [`for_fpr`](Self::for_fpr), for a [`crate::CountingBloomFilter`]: sized with
@@ -248,7 +252,59 @@ impl Params {
     /// assert!(c.expected_counting_fpr(10_000) <= 0.01);
     /// ```
     pub fn counting_for_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
-        Params::smallest_meeting(capacity, fpr, fpr::counting)
+        Params::smallest_meeting(capacity, fpr, fpr::counting)?.with_per_filter_headroom(
+            capacity,
+            fpr,
+            fpr::counting,
+            fpr::counting_spread,
+        )
+    }
+
+    /// These params, or more blocks at the same `k`: the fewest at which the average
+    /// rate plus [`fpr::PER_FILTER_Z`] spreads is at most `fpr`, so that the target
+    /// holds for each filter (at least 99% of key sets), not only on average. Large
+    /// filters have a negligible spread and come back unchanged.
+    fn with_per_filter_headroom(
+        self,
+        capacity: u64,
+        fpr: f64,
+        rate: fn(u64, u32, u64) -> f64,
+        spread: fn(u64, u32, u64) -> f64,
+    ) -> Result<Self, ParamsError> {
+        let k = self.k;
+        let upper = |blocks: u64| {
+            rate(blocks, k, capacity) + fpr::PER_FILTER_Z * spread(blocks, k, capacity)
+        };
+        let (mut lo, mut hi) = (self.blocks as u64, self.blocks as u64);
+        if upper(hi) <= fpr {
+            return Ok(self);
+        }
+        while upper(hi) > fpr {
+            if hi == MAX_BLOCKS {
+                return Err(ParamsError::TooLarge {
+                    bytes: MAX_BYTES + 1,
+                });
+            }
+            lo = hi;
+            hi = hi.saturating_mul(2).min(MAX_BLOCKS);
+        }
+        Params::new(min_blocks(upper, fpr, lo, hi), k)
+    }
+
+    /// The rate that at most about 1% of filters of this shape exceed after `n` keys:
+    /// the average ([`expected_fpr`](Self::expected_fpr)) plus [`fpr::PER_FILTER_Z`]
+    /// times the spread over key sets ([`fpr::blocked_spread`]). [`Params::for_fpr`]
+    /// keeps it at or below the target.
+    ///
+    /// ```
+    /// use linebloom::Params;
+    /// let p = Params::for_fpr(1_000, 0.01).unwrap();
+    /// assert!(p.per_filter_fpr(1_000) <= 0.01);
+    /// assert!(p.per_filter_fpr(1_000) > p.expected_fpr(1_000));
+    /// ```
+    pub fn per_filter_fpr(&self, n: u64) -> f64 {
+        self.expected_fpr(n)
+            + fpr::PER_FILTER_Z * fpr::blocked_spread(self.blocks as u64, self.k, n)
     }
 
     /// The smallest block count (and then the smallest k) whose `rate(blocks, k, n)` is at

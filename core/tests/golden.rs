@@ -231,4 +231,4 @@ fn committed_encodings_decode_alike_on_every_platform() {
 
 /// Positives among the 50,000 non-members of `fixture_answers`, per fixture (bloom,
 /// bloom-xxh3, counting, classic, scalable), as x86_64 decodes the committed bytes.
-const FIXTURE_POSITIVES: [usize; 5] = [277, 290, 387, 489, 185];
+const FIXTURE_POSITIVES: [usize; 5] = [277, 290, 387, 489, 162];
