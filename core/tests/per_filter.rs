@@ -65,8 +65,15 @@ fn average_only_sizing_breaks_the_promise_where_blocks_are_few() {
         .unwrap();
     let sized = Params::for_fpr(n, p).unwrap();
     assert!(sized.blocks() > average_only.blocks());
+    let (without, with) = (broken(average_only, n, p), broken(sized, n, p));
+    println!(
+        "n = {n}, p = {p}: average-only sizing ({} blocks): {without}/{SEEDS} filters above p; \
+         with the headroom ({} blocks): {with}/{SEEDS}",
+        average_only.blocks(),
+        sized.blocks()
+    );
     assert!(
-        broken(average_only, n, p) > 40,
+        without > 40,
         "average-only sizing should break the promise for > 20% of seeds"
     );
     // Large filters keep the average-only size: the spread is below the 5% margin.

@@ -107,6 +107,19 @@ pub struct Series {
     pub style: Style,
 }
 
+impl Series {
+    /// A dashed reference line at height `y` from `x.0` to `x.1`: a bound or a target.
+    pub fn horizontal(name: &str, colour_key: &str, x: (f64, f64), y: f64) -> Series {
+        Series {
+            name: name.into(),
+            colour_key: colour_key.into(),
+            points: vec![(x.0, y), (x.1, y)],
+            errors: None,
+            style: Style::Reference,
+        }
+    }
+}
+
 /// A line chart's frame.
 pub struct LineChart<'a> {
     /// Title.

@@ -39,6 +39,13 @@ pub trait Filter {
     fn has_batch(&self) -> bool {
         false
     }
+    /// The filter's false-positive rate for a uniform non-member, computed from its bits
+    /// (linebloom's `estimated_fpr`: exact for the blocked kinds given an ideal hash;
+    /// `fill^k` for the classic filter), where the library can say; `None` where only
+    /// probing can tell.
+    fn exact_fpr(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// XXH3-64 of the key's little-endian bytes: linebloom's hash of a `u64` key.
@@ -86,6 +93,9 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: HasherLabel> Filter for Blocked<S, H
     fn has_batch(&self) -> bool {
         true
     }
+    fn exact_fpr(&self) -> Option<f64> {
+        Some(self.0.estimated_fpr())
+    }
 }
 
 /// A linebloom blocked filter with `params` and `kernel`, owned storage, default hasher.
@@ -127,6 +137,9 @@ impl<F: Filter> Filter for Named<F> {
     fn has_batch(&self) -> bool {
         self.1.has_batch()
     }
+    fn exact_fpr(&self) -> Option<f64> {
+        self.1.exact_fpr()
+    }
 }
 
 /// A [`Filter`] adapter: a newtype over a filter with how to insert, query and size it.
@@ -134,7 +147,8 @@ macro_rules! adapter {
     ($(#[$doc:meta])* $name:ident($inner:ty), $label:literal,
      insert: |$fi:ident, $ki:ident| $insert:expr,
      contains: |$fc:ident, $kc:ident| $contains:expr,
-     bytes: |$fb:ident| $bytes:expr $(,)?) => {
+     bytes: |$fb:ident| $bytes:expr
+     $(, exact: |$fe:ident| $exact:expr)? $(,)?) => {
         $(#[$doc])*
         pub struct $name(pub $inner);
         impl Filter for $name {
@@ -155,6 +169,12 @@ macro_rules! adapter {
                 let $fb = &self.0;
                 $bytes
             }
+            $(
+                fn exact_fpr(&self) -> Option<f64> {
+                    let $fe = &self.0;
+                    Some($exact)
+                }
+            )?
         }
     };
 }
@@ -165,6 +185,7 @@ adapter!(
     insert: |f, k| f.insert(&k),
     contains: |f, k| f.contains(&k),
     bytes: |f| f.params().bytes(),
+    exact: |f| f.estimated_fpr(),
 );
 adapter!(
     /// linebloom's scalable filter (growth 2, tightening 0.5).
@@ -172,6 +193,7 @@ adapter!(
     insert: |f, k| f.insert(&k),
     contains: |f, k| f.contains(&k),
     bytes: |f| f.memory_bytes(),
+    exact: |f| f.estimated_fpr(),
 );
 adapter!(
     /// linebloom's atomic filter (used single-threaded here; see the `threads` experiment).
@@ -179,6 +201,7 @@ adapter!(
     insert: |f, k| f.insert(&k),
     contains: |f, k| f.contains(&k),
     bytes: |f| f.params().bytes(),
+    exact: |f| f.estimated_fpr(),
 );
 adapter!(
     /// linebloom's classic (unblocked) filter.
@@ -186,6 +209,7 @@ adapter!(
     insert: |f, k| f.insert(&k),
     contains: |f, k| f.contains(&k),
     bytes: |f| f.params().bits().div_ceil(8) as usize,
+    exact: |f| f.estimated_fpr(),
 );
 adapter!(
     /// sbbf-rs-safe: Parquet's split-block filter (256-bit blocks, k = 8).

@@ -185,13 +185,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         (lo, hi)
     };
     let (lo, hi) = span(&random);
-    let line = |name: &str, y: f64| Series {
-        name: name.into(),
-        colour_key: name.into(),
-        points: vec![(lo, y), (hi, y)],
-        errors: None,
-        style: Style::Reference,
-    };
+    let line = |name: &str, y: f64| Series::horizontal(name, name, (lo, hi), y);
     let series = vec![
         Series {
             name: "linebloom, random keys (measured / formula)".into(),

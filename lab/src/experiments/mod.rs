@@ -10,6 +10,7 @@ pub mod fpr_vs_bits;
 pub mod kernels;
 pub mod latency;
 pub mod sizing;
+pub mod sizing_per_filter;
 pub mod sizing_table;
 pub mod space;
 pub mod threads;
@@ -68,6 +69,14 @@ pub const REGISTRY: &[Experiment] = &[
         run: sizing::run,
         plot: sizing::plot,
         summary: sizing::summary,
+    },
+    Experiment {
+        name: sizing_per_filter::NAME,
+        about: "the promise per filter: over 100+ key sets per small (n, p) cell, the share of filters above p",
+        needs_server: false,
+        run: sizing_per_filter::run,
+        plot: sizing_per_filter::plot,
+        summary: sizing_per_filter::summary,
     },
     Experiment {
         name: sizing_table::NAME,

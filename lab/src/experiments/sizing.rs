@@ -18,7 +18,8 @@ use serde::{Deserialize, Serialize};
 /// Experiment name.
 pub const NAME: &str = "sizing";
 
-const LIBRARIES: &[&str] = &[
+/// Every filter type that sizes from a rate, linebloom's first.
+pub const LIBRARIES: &[&str] = &[
     "linebloom",
     "linebloom-classic",
     "linebloom-counting",
@@ -146,13 +147,12 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         rows.iter().map(|r| r.requested).fold(1.0, f64::min),
         rows.iter().map(|r| r.requested).fold(0.0, f64::max),
     );
-    series.push(Series {
-        name: "promise kept below this line".into(),
-        colour_key: "bound".into(),
-        points: vec![(lo, 1.0), (hi, 1.0)],
-        errors: None,
-        style: Style::Reference,
-    });
+    series.push(Series::horizontal(
+        "promise kept below this line",
+        "bound",
+        (lo, hi),
+        1.0,
+    ));
     let title = format!("Achieved / requested false-positive rate at n = {n_max}");
     let frame = LineChart {
         title: &title,
