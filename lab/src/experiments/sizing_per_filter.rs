@@ -222,18 +222,23 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
             vec![
                 lib.to_string(),
                 rs.len().to_string(),
-                worst_exact.map_or("—".into(), |r| {
-                    format!(
+                worst_exact.map_or("—".into(), |r| match r.exact_above {
+                    Some(0) => "none in any cell".into(),
+                    _ => format!(
                         "{} ({})",
                         pct(r.exact_above.unwrap_or(0), r.filters),
                         cell(r)
-                    )
+                    ),
                 }),
-                format!(
-                    "{} ({})",
-                    pct(worst_clear.clearly_above, worst_clear.filters),
-                    cell(worst_clear)
-                ),
+                if worst_clear.clearly_above == 0 {
+                    "none in any cell".into()
+                } else {
+                    format!(
+                        "{} ({})",
+                        pct(worst_clear.clearly_above, worst_clear.filters),
+                        cell(worst_clear)
+                    )
+                },
                 format!("{worst_pooled:.2}"),
             ]
         })
@@ -264,9 +269,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         })
         .collect();
     let mut not_leading = String::new();
-    if broken.is_empty() {
-        not_leading.push_str("BloomFilter kept the per-filter promise (at most 1% of filters above p) in every cell. ");
-    } else {
+    if !broken.is_empty() {
         not_leading.push_str(&format!(
             "BloomFilter broke the per-filter promise: {}. ",
             broken.join("; ")
@@ -277,6 +280,9 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
             "linebloom's other types, for which only the average is promised, had more than 1% of filters above p in these cells: {}.",
             others.join("; ")
         ));
+    }
+    if not_leading.is_empty() {
+        not_leading = "—".into();
     }
     Ok(Summary {
         table: markdown_table(
