@@ -97,8 +97,7 @@ impl ClassicParams {
         let meets = |m: u64| {
             shape(m).is_ok_and(|p| {
                 let mean = p.expected_fpr(capacity);
-                mean <= goal
-                    && mean + fpr::PER_FILTER_Z * fpr::classic_spread(m, p.k, capacity) <= fpr
+                mean <= goal && fpr::classic_per_filter(m, p.k, capacity) <= fpr
             })
         };
         let start = libm::ceil(-(capacity as f64) * libm::log(fpr) / (ln2 * ln2)).max(1.0);

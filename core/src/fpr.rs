@@ -35,7 +35,10 @@
 use libm::{exp, log1p, pow};
 
 mod spread;
-pub use spread::{PER_FILTER_Z, blocked_spread, classic_spread, counting_spread};
+pub use spread::{
+    PER_FILTER_Z, blocked_spread, classic_per_filter, classic_spread, counting_spread,
+    per_filter_quantile,
+};
 
 /// Positions per word: 64 bits for the Bloom filter, 16 four-bit counters for the
 /// counting filter. The formulas below take it as `slots`.

@@ -61,8 +61,9 @@
 //! ### Sizing and what the promise means
 //!
 //! The promise, for a filter sized by [`Params::for_fpr`]`(n, p)` ([`BloomFilter`],
-//! [`AtomicBloomFilter`] and the static filters share these params) and holding at most
-//! `n` distinct keys:
+//! [`AtomicBloomFilter`] and the static filters share these params),
+//! [`Params::counting_for_fpr`] ([`CountingBloomFilter`]) or [`ClassicParams::for_fpr`]
+//! ([`ClassicBloomFilter`]), and holding at most `n` distinct keys:
 //!
 //! * **What holds for each filter:** its false-positive rate is at most `p` for at least
 //!   99% of hash seeds (equivalently, key sets), at every `n` from 1 up.
@@ -70,20 +71,24 @@
 //!
 //! How: sizing picks the smallest filter whose *exact* average rate ([`fpr::blocked`],
 //! the binomial mixture over block loads) is at most `0.95·p` ([`SIZING_MARGIN`]), then
-//! grows it, where blocks are few, until the average plus [`fpr::PER_FILTER_Z`] = 3
-//! times the spread of one filter's rate over key sets ([`fpr::blocked_spread`];
-//! [`Params::per_filter_fpr`]) is at most `p`. The spread shrinks as `1/√blocks`, so a
-//! large filter gets no extra memory (at 1%, from about 10⁴ keys up), and a small one
-//! gets what its uneven block loads need (at 1e-4 and 1000 keys: 25.6 bits per key
-//! instead of 23.0; at 1% and 1000 keys: 10.75 instead of 10.24). `tests/per_filter.rs`
-//! checks 40 cells of `(n, p)` over 200 seeds each, reading each filter's exact rate
-//! from its bits, and the lab's `sizing` experiment measures the share per cell for
-//! every filter that sizes from `p`.
+//! grows it, where blocks are few, until a high quantile of one filter's rate over key
+//! sets is at most `p`: the 3-sigma point ([`fpr::PER_FILTER_Z`]) of a log-normal with
+//! the average and the spread ([`fpr::blocked_spread`]) as its moments
+//! ([`fpr::per_filter_quantile`], [`Params::per_filter_fpr`]). The spread shrinks as
+//! `1/√blocks`, so a large filter gets no extra memory (at 1%, from about 3·10⁴ keys
+//! up), and a small one gets what its uneven block loads need (at 1e-4 and 1000 keys:
+//! 26.6 bits per key instead of 23.0; at 1% and 1000 keys: 10.75 instead of 10.24).
+//! `tests/per_filter.rs` checks 40 cells of `(n, p)` over 200 seeds each, for each of
+//! the three types, reading each filter's rate from its bits, and the lab's
+//! `sizing_per_filter` experiment measures the share per cell for every filter that
+//! sizes from `p`.
 //!
-//! The counting filter ([`Params::counting_for_fpr`]) and the classic filter
-//! ([`ClassicParams::for_fpr`]) get the same headroom from their own spread formulas,
-//! but only the average is promised for them: the lab measured more than 1% of filters
-//! above `p` in some small cells (see REPORT.md's sizing section).
+//! The counting filter gets the same headroom from its own spread
+//! ([`fpr::counting_spread`]), and the classic filter from the spread of its fill, or,
+//! up to 512 bits, from the exact distribution of its set bits
+//! ([`fpr::classic_per_filter`]). The scalable filter's layers are sized by
+//! [`Params::for_fpr`] at their own tightened rates; what it promises is its compounded
+//! bound (`ScalableBloomFilter::fpr_bound`).
 //!
 //! `estimated_fpr` tells you the rate of *your* filter as it is now. Rates at or below
 //! the 64-bit hash's floor (`n / 2⁶⁴`) are refused ([`ParamsError::FprBelowHashFloor`]).

@@ -265,10 +265,11 @@ impl Params {
         )
     }
 
-    /// These params, or more blocks at the same `k`: the fewest at which the average
-    /// rate plus [`fpr::PER_FILTER_Z`] spreads is at most `fpr`, so that the target
-    /// holds for each filter (at least 99% of key sets), not only on average. Large
-    /// filters have a negligible spread and come back unchanged.
+    /// These params, or more blocks at the same `k`: the fewest at which the per-filter
+    /// quantile of the rate ([`fpr::per_filter_quantile`] of `rate` and `spread`) is at
+    /// most `fpr`, so that the target holds for each filter (at least 99% of key sets),
+    /// not only on average. Large filters have a negligible spread and come back
+    /// unchanged.
     fn with_per_filter_headroom(
         self,
         capacity: u64,
@@ -278,11 +279,11 @@ impl Params {
     ) -> Result<Self, ParamsError> {
         let k = self.k;
         let upper = |blocks: u64| {
-            rate(blocks, k, capacity) + fpr::PER_FILTER_Z * spread(blocks, k, capacity)
+            fpr::per_filter_quantile(rate(blocks, k, capacity), spread(blocks, k, capacity))
         };
         let base = self.blocks as u64;
         let bound =
-            |blocks: u64, spread: f64| rate(blocks, k, capacity) + fpr::PER_FILTER_Z * spread;
+            |blocks: u64, spread: f64| fpr::per_filter_quantile(rate(blocks, k, capacity), spread);
         let mut last = (base, spread(base, k, capacity));
         if bound(base, last.1) <= fpr {
             return Ok(self);
@@ -344,9 +345,9 @@ impl Params {
     }
 
     /// The rate that at most about 1% of filters of this shape exceed after `n` keys:
-    /// the average ([`expected_fpr`](Self::expected_fpr)) plus [`fpr::PER_FILTER_Z`]
-    /// times the spread over key sets ([`fpr::blocked_spread`]). [`Params::for_fpr`]
-    /// keeps it at or below the target.
+    /// [`fpr::per_filter_quantile`] of the average
+    /// ([`expected_fpr`](Self::expected_fpr)) and the spread over key sets
+    /// ([`fpr::blocked_spread`]). [`Params::for_fpr`] keeps it at or below the target.
     ///
     /// ```
     /// use linebloom::Params;
@@ -355,8 +356,10 @@ impl Params {
     /// assert!(p.per_filter_fpr(1_000) > p.expected_fpr(1_000));
     /// ```
     pub fn per_filter_fpr(&self, n: u64) -> f64 {
-        self.expected_fpr(n)
-            + fpr::PER_FILTER_Z * fpr::blocked_spread(self.blocks as u64, self.k, n)
+        fpr::per_filter_quantile(
+            self.expected_fpr(n),
+            fpr::blocked_spread(self.blocks as u64, self.k, n),
+        )
     }
 
     /// The smallest block count (and then the smallest k) whose `rate(blocks, k, n)` is at
