@@ -134,6 +134,137 @@ pub struct LineChart<'a> {
     pub log_y: bool,
     /// Where the legend goes (pick the emptiest corner of the data).
     pub legend: SeriesLabelPosition,
+    /// Shaded spans of x, each labelled at the top (phases of a run); usually none.
+    pub bands: &'a [Band],
+}
+
+/// A shaded span of a chart's x axis with a label: one phase of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Band {
+    /// Where it starts on the x axis.
+    pub from: f64,
+    /// Where it ends.
+    pub to: f64,
+    /// What it is, written at its top.
+    pub label: String,
+}
+
+/// The axis ticks a reader wants: labelled (bold) and grid-only (light) positions.
+struct Ticks {
+    bold: Vec<f64>,
+    light: Vec<f64>,
+}
+
+/// Ticks for a log axis over `lo..hi`: 1-2-5 in each decade where that gives at most
+/// 10 labels, else the decades (every second or more on wide ranges); grid lines at
+/// every integer multiple within each decade. Every label is a round number, and none
+/// crowd (plotters' own log ticks put 900 and 1000 side by side and left a range below
+/// 100 unlabelled).
+fn log_ticks(lo: f64, hi: f64) -> Ticks {
+    let (first, last) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+    let decades = || (first..=last).map(|e| 10f64.powi(e));
+    let within = |v: &f64| *v >= lo && *v <= hi;
+    let one_two_five: Vec<f64> = decades()
+        .flat_map(|d| [d, 2.0 * d, 5.0 * d])
+        .filter(within)
+        .collect();
+    let bold = if (2..=10).contains(&one_two_five.len()) {
+        one_two_five
+    } else {
+        let every = ((last - first) as usize / 10).max(1);
+        decades().step_by(every).filter(within).collect()
+    };
+    let light = decades()
+        .flat_map(|d| (1..10).map(move |m| m as f64 * d))
+        .filter(within)
+        .collect();
+    Ticks { bold, light }
+}
+
+/// Ticks for a linear axis over `lo..hi`: a step of 1, 2 or 5 times a power of ten,
+/// about 8 labels; whole numbers only when the data are whole numbers (threads, not
+/// 0.1 threads).
+fn linear_ticks(lo: f64, hi: f64, whole: bool) -> Ticks {
+    let raw = ((hi - lo) / 8.0).max(f64::MIN_POSITIVE);
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|step| *step >= raw * (1.0 - 1e-9))
+        .unwrap_or(10.0 * magnitude);
+    let step = if whole { step.max(1.0).round() } else { step };
+    let multiples = |step: f64| {
+        let start = (lo / step).ceil() as i64;
+        let end = (hi / step).floor() as i64;
+        (start..=end).map(move |i| i as f64 * step)
+    };
+    let light_step = if whole && step < 5.0 {
+        step
+    } else {
+        step / 5.0
+    };
+    Ticks {
+        bold: multiples(step).collect(),
+        light: multiples(light_step).collect(),
+    }
+}
+
+/// A linear axis with our own ticks. plotters' `WithKeyPoints` over an `f64` range loses
+/// its label formatting, so this is the linear coordinate itself, mapped as plotters
+/// maps `RangedCoordf64`.
+struct Linear {
+    lo: f64,
+    hi: f64,
+    ticks: Ticks,
+}
+
+impl plotters::coord::ranged1d::Ranged for Linear {
+    type ValueType = f64;
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.lo..self.hi
+    }
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        if self.hi == self.lo {
+            return (limit.1 - limit.0) / 2;
+        }
+        let t = (v - self.lo) / (self.hi - self.lo);
+        limit.0 + ((limit.1 - limit.0) as f64 * t + 1e-3).floor() as i32
+    }
+
+    fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            self.ticks.light.clone()
+        } else {
+            self.ticks.bold.clone()
+        }
+    }
+}
+
+/// Ticks for an axis of `values` over `lo..hi`.
+fn ticks(lo: f64, hi: f64, log: bool, mut values: impl Iterator<Item = f64>) -> Ticks {
+    if log {
+        log_ticks(lo, hi)
+    } else {
+        linear_ticks(lo, hi, values.all(|v| v.fract() == 0.0))
+    }
+}
+
+/// Legend names, with a note where a line lies exactly on an earlier one and so hides
+/// it (`linebloom` under `linebloom-atomic`: the same filter, the same points).
+fn legend_names(series: &[Series]) -> Vec<String> {
+    series
+        .iter()
+        .enumerate()
+        .map(
+            |(i, s)| match series[..i].iter().find(|t| t.points == s.points) {
+                Some(twin) if !s.points.is_empty() => format!("{} (on {})", s.name, twin.name),
+                _ => s.name.clone(),
+            },
+        )
+        .collect()
 }
 
 /// A tick label a reader takes in at a glance: three significant digits at most, no
@@ -191,8 +322,15 @@ where
             .map(|p| p.1)
             .chain(s.errors.iter().flatten().flat_map(|e| [e.0, e.1]))
     });
-    let (x0, x1) = range(xs, frame.log_x);
-    let (y0, y1) = range(ys, frame.log_y);
+    let (x0, x1) = range(xs.clone(), frame.log_x);
+    let (x0, x1) = frame
+        .bands
+        .iter()
+        .fold((x0, x1), |(a, b), band| (a.min(band.from), b.max(band.to)));
+    let (y0, y1) = range(ys.clone(), frame.log_y);
+    let x_ticks = ticks(x0, x1, frame.log_x, xs);
+    let y_ticks = ticks(y0, y1, frame.log_y, ys);
+    let names = legend_names(series);
     macro_rules! body {
         ($chart:expr) => {{
             let mut chart = $chart;
@@ -206,7 +344,33 @@ where
                 .axis_desc_style(("sans-serif", 18))
                 .draw()
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
-            for s in series {
+            for (i, band) in frame.bands.iter().enumerate() {
+                let shade = if i % 2 == 0 { 0.05 } else { 0.12 };
+                chart
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [(band.from, y0), (band.to, y1)],
+                        BLACK.mix(shade).filled(),
+                    )))
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                let label_y = if frame.log_y {
+                    y1 / 1.25
+                } else {
+                    y1 - (y1 - y0) * 0.04
+                };
+                chart
+                    .draw_series(std::iter::once(Text::new(
+                        band.label.clone(),
+                        ((band.from + band.to) / 2.0, label_y),
+                        ("sans-serif", 14).into_font().color(&BLACK).pos(
+                            plotters::style::text_anchor::Pos::new(
+                                plotters::style::text_anchor::HPos::Center,
+                                plotters::style::text_anchor::VPos::Top,
+                            ),
+                        ),
+                    )))
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
+            for (s, name) in series.iter().zip(&names) {
                 let c = colour(&s.colour_key);
                 let pts: Vec<(f64, f64)> = s
                     .points
@@ -219,7 +383,7 @@ where
                         chart
                             .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
                             .map_err(|e| anyhow::anyhow!("{e}"))?
-                            .label(s.name.clone())
+                            .label(name.clone())
                             .legend(move |(x, y)| {
                                 PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
                             });
@@ -236,7 +400,7 @@ where
                                 c.stroke_width(2),
                             ))
                             .map_err(|e| anyhow::anyhow!("{e}"))?
-                            .label(s.name.clone())
+                            .label(name.clone())
                             .legend(move |(x, y)| {
                                 PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(1))
                             });
@@ -271,21 +435,50 @@ where
         .margin(16)
         .x_label_area_size(50)
         .y_label_area_size(80);
+    use plotters::coord::combinators::BindKeyPoints;
+    let x_lin = || Linear {
+        lo: x0,
+        hi: x1,
+        ticks: Ticks {
+            bold: x_ticks.bold.clone(),
+            light: x_ticks.light.clone(),
+        },
+    };
+    let x_log = || {
+        (x0..x1)
+            .log_scale()
+            .with_key_points(x_ticks.bold.clone())
+            .with_light_points(x_ticks.light.clone())
+    };
+    let y_lin = || Linear {
+        lo: y0,
+        hi: y1,
+        ticks: Ticks {
+            bold: y_ticks.bold.clone(),
+            light: y_ticks.light.clone(),
+        },
+    };
+    let y_log = || {
+        (y0..y1)
+            .log_scale()
+            .with_key_points(y_ticks.bold.clone())
+            .with_light_points(y_ticks.light.clone())
+    };
     match (frame.log_x, frame.log_y) {
         (true, true) => body!(
-            b.build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
+            b.build_cartesian_2d(x_log(), y_log())
                 .map_err(|e| anyhow::anyhow!("{e}"))?
         ),
         (true, false) => body!(
-            b.build_cartesian_2d((x0..x1).log_scale(), y0..y1)
+            b.build_cartesian_2d(x_log(), y_lin())
                 .map_err(|e| anyhow::anyhow!("{e}"))?
         ),
         (false, true) => body!(
-            b.build_cartesian_2d(x0..x1, (y0..y1).log_scale())
+            b.build_cartesian_2d(x_lin(), y_log())
                 .map_err(|e| anyhow::anyhow!("{e}"))?
         ),
         (false, false) => body!(
-            b.build_cartesian_2d(x0..x1, y0..y1)
+            b.build_cartesian_2d(x_lin(), y_lin())
                 .map_err(|e| anyhow::anyhow!("{e}"))?
         ),
     }
@@ -478,5 +671,52 @@ mod tests {
         for (v, want) in cases {
             assert_eq!(human(v), want, "{v}");
         }
+    }
+
+    #[test]
+    fn log_ticks_label_round_numbers_without_crowding() {
+        use super::log_ticks;
+        // The penetration chart's range: plotters labelled 900 next to 1000 and
+        // nothing below 100.
+        let t = log_ticks(25.0, 1500.0);
+        assert_eq!(t.bold, vec![50.0, 100.0, 200.0, 500.0, 1000.0]);
+        assert!(t.light.contains(&30.0) && t.light.contains(&900.0));
+        // Many decades: decades only, at most about 10 labels.
+        let wide = log_ticks(1e-7, 1.0);
+        assert_eq!(wide.bold.len(), 8);
+        assert!(log_ticks(1e-300, 1e300).bold.len() <= 11);
+    }
+
+    #[test]
+    fn whole_number_data_get_whole_number_ticks() {
+        use super::{linear_ticks, ticks};
+        // Threads 1 and 2: no 0.1-thread ticks.
+        let t = ticks(0.95, 2.05, false, [1.0, 2.0].into_iter());
+        assert_eq!(t.bold, vec![1.0, 2.0]);
+        assert!(t.light.iter().all(|v| v.fract() == 0.0));
+        let f = linear_ticks(0.97, 1.05, false);
+        assert!((4..=9).contains(&f.bold.len()), "{:?}", f.bold);
+        assert!(f.bold.iter().all(|v| ((v * 100.0).round() - v * 100.0).abs() < 1e-9));
+    }
+
+    #[test]
+    fn a_hidden_line_is_named_in_the_legend() {
+        use super::{Series, Style, legend_names};
+        let line = |name: &str, y: f64| Series {
+            name: name.into(),
+            colour_key: name.into(),
+            points: vec![(1.0, y), (2.0, y)],
+            errors: None,
+            style: Style::Measured,
+        };
+        let names = legend_names(&[
+            line("linebloom", 1.0),
+            line("linebloom-atomic", 1.0),
+            line("fastbloom", 2.0),
+        ]);
+        assert_eq!(
+            names,
+            ["linebloom", "linebloom-atomic (on linebloom)", "fastbloom"]
+        );
     }
 }

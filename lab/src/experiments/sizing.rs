@@ -161,6 +161,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         log_x: true,
         log_y: true,
         legend: plotters::prelude::SeriesLabelPosition::UpperRight,
+        bands: &[],
     };
     crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)
 }

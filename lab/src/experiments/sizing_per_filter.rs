@@ -171,13 +171,6 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
             })
         })
         .collect();
-    // Say in the legend where a line hides another.
-    for i in 1..series.len() {
-        if let Some(twin) = series[..i].iter().find(|s| s.points == series[i].points) {
-            let twin = twin.colour_key.clone();
-            series[i].name.push_str(&format!(" = {twin}"));
-        }
-    }
     let (lo, hi) = (
         rows.iter()
             .map(|r| r.n as f64)
@@ -198,6 +191,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         log_x: true,
         log_y: true,
         legend: plotters::prelude::SeriesLabelPosition::MiddleRight,
+        bands: &[],
     };
     crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)
 }

@@ -147,7 +147,8 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         y_label: "bits per key",
         log_x: true,
         log_y: false,
-        legend: plotters::prelude::SeriesLabelPosition::UpperLeft,
+        legend: plotters::prelude::SeriesLabelPosition::UpperRight,
+        bands: &[],
     };
     crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)
 }

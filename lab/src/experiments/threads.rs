@@ -142,6 +142,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         log_x: false,
         log_y: false,
         legend: plotters::prelude::SeriesLabelPosition::LowerRight,
+        bands: &[],
     };
     crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)
 }

@@ -497,6 +497,28 @@ fn tempfile_dir(dir: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
     Ok(p)
 }
 
+/// The run's attack phases from the CSV: the seconds of the first scheme, grouped by
+/// attack share, as shaded spans.
+fn attack_phases(rows: &[Row]) -> Vec<crate::plot::Band> {
+    let Some(first) = rows.first() else {
+        return Vec::new();
+    };
+    let mut bands: Vec<crate::plot::Band> = Vec::new();
+    for r in rows.iter().filter(|r| r.scheme == first.scheme) {
+        let label = format!("attack {:.0}%", 100.0 * r.attack_share);
+        let second = r.second as f64;
+        match bands.last_mut() {
+            Some(band) if band.label == label => band.to = second + 0.5,
+            _ => bands.push(crate::plot::Band {
+                from: second - 0.5,
+                to: second + 0.5,
+                label,
+            }),
+        }
+    }
+    bands
+}
+
 /// Draws database queries per second and requests per second over time.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
     let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
@@ -518,18 +540,20 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
             })
             .collect()
     };
+    let bands = attack_phases(&rows);
     let dir = ctx.dir(NAME)?;
     // The headline is per request: schemes serve at very different rates (the Redis
     // ones pay a round trip per request), so absolute rates alone mislead.
     crate::plot::line_chart(
         &dir,
         &LineChart {
-            title: "Database queries per 1000 requests (attack share 0% → 10% → 50% → 90% by quarters)",
+            title: "Database queries per 1000 requests, by attack phase",
             x_label: "second",
             y_label: "database queries per 1000 requests",
             log_x: false,
             log_y: true,
             legend: plotters::prelude::SeriesLabelPosition::LowerLeft,
+            bands: &bands,
         },
         &series(|r| 1000.0 * r.db_queries as f64 / r.requests.max(1) as f64),
     )?;
@@ -537,12 +561,13 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         &dir,
         "dbps",
         &LineChart {
-            title: "Database queries per second (absolute; attack share steps by quarters)",
+            title: "Database queries per second (absolute), by attack phase",
             x_label: "second",
             y_label: "database queries / s",
             log_x: false,
             log_y: true,
             legend: plotters::prelude::SeriesLabelPosition::MiddleLeft,
+            bands: &bands,
         },
         &series(|r| r.db_queries as f64),
     )?;
@@ -556,6 +581,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
             log_x: false,
             log_y: true,
             legend: plotters::prelude::SeriesLabelPosition::MiddleLeft,
+            bands: &bands,
         },
         &series(|r| r.requests as f64),
     )
