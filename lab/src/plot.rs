@@ -243,6 +243,31 @@ impl plotters::coord::ranged1d::Ranged for Linear {
     }
 }
 
+/// A linear axis over `lo..hi` with these ticks.
+fn linear_axis(lo: f64, hi: f64, ticks: &Ticks) -> Linear {
+    Linear {
+        lo,
+        hi,
+        ticks: Ticks {
+            bold: ticks.bold.clone(),
+            light: ticks.light.clone(),
+        },
+    }
+}
+
+/// A log axis over `lo..hi` with these ticks.
+fn log_axis(
+    lo: f64,
+    hi: f64,
+    ticks: &Ticks,
+) -> plotters::coord::combinators::WithKeyPoints<plotters::coord::combinators::LogCoord<f64>> {
+    use plotters::coord::combinators::{BindKeyPoints, IntoLogRange};
+    (lo..hi)
+        .log_scale()
+        .with_key_points(ticks.bold.clone())
+        .with_light_points(ticks.light.clone())
+}
+
 /// Ticks for an axis of `values` over `lo..hi`.
 fn ticks(lo: f64, hi: f64, log: bool, mut values: impl Iterator<Item = f64>) -> Ticks {
     if log {
@@ -435,35 +460,10 @@ where
         .margin(16)
         .x_label_area_size(50)
         .y_label_area_size(80);
-    use plotters::coord::combinators::BindKeyPoints;
-    let x_lin = || Linear {
-        lo: x0,
-        hi: x1,
-        ticks: Ticks {
-            bold: x_ticks.bold.clone(),
-            light: x_ticks.light.clone(),
-        },
-    };
-    let x_log = || {
-        (x0..x1)
-            .log_scale()
-            .with_key_points(x_ticks.bold.clone())
-            .with_light_points(x_ticks.light.clone())
-    };
-    let y_lin = || Linear {
-        lo: y0,
-        hi: y1,
-        ticks: Ticks {
-            bold: y_ticks.bold.clone(),
-            light: y_ticks.light.clone(),
-        },
-    };
-    let y_log = || {
-        (y0..y1)
-            .log_scale()
-            .with_key_points(y_ticks.bold.clone())
-            .with_light_points(y_ticks.light.clone())
-    };
+    let x_lin = || linear_axis(x0, x1, &x_ticks);
+    let x_log = || log_axis(x0, x1, &x_ticks);
+    let y_lin = || linear_axis(y0, y1, &y_ticks);
+    let y_log = || log_axis(y0, y1, &y_ticks);
     match (frame.log_x, frame.log_y) {
         (true, true) => body!(
             b.build_cartesian_2d(x_log(), y_log())
@@ -696,7 +696,11 @@ mod tests {
         assert!(t.light.iter().all(|v| v.fract() == 0.0));
         let f = linear_ticks(0.97, 1.05, false);
         assert!((4..=9).contains(&f.bold.len()), "{:?}", f.bold);
-        assert!(f.bold.iter().all(|v| ((v * 100.0).round() - v * 100.0).abs() < 1e-9));
+        assert!(
+            f.bold
+                .iter()
+                .all(|v| ((v * 100.0).round() - v * 100.0).abs() < 1e-9)
+        );
     }
 
     #[test]
