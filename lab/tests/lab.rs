@@ -95,6 +95,18 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
         );
         assert!(r.exact_worst.unwrap() < 1.5);
     }
+    // Null caching helps exactly when attack ids repeat.
+    let replayed: Vec<linebloom_lab::penetration::replay::ReplayRow> =
+        csvio::read(&tmp.path().join("penetration/replay.csv")).unwrap();
+    let per_1000 = |scheme: &str, replay: bool| {
+        replayed
+            .iter()
+            .find(|r| r.scheme == scheme && r.attack_ids.starts_with("replay") == replay)
+            .unwrap_or_else(|| panic!("{scheme} replay={replay} missing"))
+            .db_per_1000
+    };
+    assert!(per_1000("null-caching", true) < 0.5 * per_1000("null-caching", false));
+    assert!(per_1000("linebloom-in-process", false) < 0.5 * per_1000("no-protection", false));
     let thr: Vec<experiments::throughput::Row> = csvio::read(&csv("throughput")).unwrap();
     assert!(
         thr.iter()

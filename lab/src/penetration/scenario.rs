@@ -9,7 +9,9 @@
 //! requests a new product is added (the guard first, then the database, so no client
 //! ever sees a false "absent"); every 1000 one is deleted (database, then cache, then
 //! the guard where it can remove). The random stream depends only on the seed and the
-//! attack share, so schemes given the same seed and shares see the same requests.
+//! attack share, so schemes given the same seed and shares see the same requests. An
+//! attack can also replay a fixed list of ids ([`Scenario::replaying`]), the one case
+//! where null caching helps.
 
 use super::cache::Cache;
 use super::db::Db;
@@ -60,6 +62,9 @@ pub struct Scenario {
     requests: u64,
     current: Row,
     latencies_us: Vec<f64>,
+    /// Attack ids come from this many distinct ids (a replayed list); `None`: they
+    /// never repeat.
+    attack_pool: Option<u64>,
 }
 
 impl Scenario {
@@ -88,7 +93,15 @@ impl Scenario {
             requests: 0,
             current,
             latencies_us: Vec::new(),
+            attack_pool: None,
         }
+    }
+
+    /// The same scheme, its attack drawing from `pool` distinct ids that do not exist
+    /// (a list an attacker replays) instead of ids that never repeat.
+    pub fn replaying(mut self, pool: u64) -> Scenario {
+        self.attack_pool = Some(pool.max(1));
+        self
     }
 
     /// The scheme's name.
@@ -115,7 +128,8 @@ impl Scenario {
             }
         }
         let key = if self.rng.random::<f64>() < attack_share {
-            (self.n << 4) + self.rng.random_range(0..u32::MAX as u64)
+            let pool = self.attack_pool.unwrap_or(u32::MAX as u64);
+            (self.n << 4) + self.rng.random_range(0..pool)
         } else if self.rng.random_range(0..20) == 0 && self.next_new > self.n {
             self.rng.random_range(self.n..self.next_new)
         } else {

@@ -1,0 +1,134 @@
+//! Null caching against the filter when the attack repeats its ids.
+//!
+//! The main scenario's attack ids never repeat, the case where caching "this id does
+//! not exist" cannot help. Here each in-process scheme also serves a 90% attack that
+//! replays a list of [`POOL`] ids, next to the never-repeating one, so the report shows
+//! where null caching helps and where it does not. Same seed, database and cache as the
+//! main scenario; no server needed.
+
+use super::scenario::Scenario;
+use super::{Db, Row, schemes};
+use crate::{Ctx, csvio};
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
+
+/// Distinct ids in the replayed attack list.
+pub const POOL: u64 = 1_000;
+
+/// The attack share of both workloads.
+const ATTACK_SHARE: f64 = 0.9;
+
+/// One scheme under one workload.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ReplayRow {
+    /// Scheme.
+    pub scheme: String,
+    /// `never repeat` or `replay <POOL> ids`.
+    pub attack_ids: String,
+    /// Requests served.
+    pub requests: u64,
+    /// Database queries they caused.
+    pub db_queries: u64,
+    /// Database queries per 1000 requests.
+    pub db_per_1000: f64,
+    /// Requests answered per second.
+    pub requests_per_s: f64,
+}
+
+/// Runs each in-process scheme for `secs` under each workload and returns the rows.
+pub fn run(
+    ctx: &Ctx,
+    n: u64,
+    secs: u64,
+    fresh_db: &dyn Fn(&str) -> anyhow::Result<Db>,
+) -> anyhow::Result<Vec<ReplayRow>> {
+    let mut out = Vec::new();
+    for (label, pool) in [
+        ("never repeat".to_string(), None),
+        (format!("replay {POOL} ids"), Some(POOL)),
+    ] {
+        for scenario in schemes(ctx, None, n, fresh_db)? {
+            let scenario = match pool {
+                Some(pool) => scenario.replaying(pool),
+                None => scenario,
+            };
+            out.push(drive_fixed(scenario, secs, &label)?);
+        }
+    }
+    Ok(out)
+}
+
+/// Serves `ATTACK_SHARE` attack traffic for `secs` and sums the scheme's rows.
+fn drive_fixed(mut scenario: Scenario, secs: u64, label: &str) -> anyhow::Result<ReplayRow> {
+    let start = Instant::now();
+    let total = Duration::from_secs(secs);
+    while start.elapsed() < total {
+        scenario.step(ATTACK_SHARE)?;
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    let row: Row = scenario.finish_second(0);
+    Ok(ReplayRow {
+        scheme: scenario.scheme().to_string(),
+        attack_ids: label.to_string(),
+        requests: row.requests,
+        db_queries: row.db_queries,
+        db_per_1000: 1000.0 * row.db_queries as f64 / row.requests.max(1) as f64,
+        requests_per_s: row.requests as f64 / elapsed,
+    })
+}
+
+/// The report's table: database queries per 1000 requests for each scheme under each
+/// workload, read back from `replay.csv`; adds to `notes` where a scheme let fewer
+/// queries through than linebloom in process.
+pub fn table(rows: &[ReplayRow], notes: &mut Vec<String>) -> String {
+    let per_1000 = |scheme: &str, replayed: bool| {
+        rows.iter()
+            .find(|r| r.scheme == scheme && r.attack_ids.starts_with("replay") == replayed)
+            .map(|r| r.db_per_1000)
+    };
+    for replayed in [false, true] {
+        let Some(ours) = per_1000("linebloom-in-process", replayed) else {
+            continue;
+        };
+        for r in rows.iter().filter(|r| {
+            r.attack_ids.starts_with("replay") == replayed
+                && r.scheme != "linebloom-in-process"
+                && r.db_per_1000 < ours
+        }) {
+            notes.push(format!(
+                "with attack ids that {}, {} let {:.1} database queries per 1000 requests through against linebloom in process's {ours:.1} (the filter's false positives among the replayed ids reach the database every time; a filter in front of a null cache would stop both)",
+                if replayed { "repeat" } else { "never repeat" },
+                r.scheme,
+                r.db_per_1000
+            ));
+        }
+    }
+    let mut schemes: Vec<&str> = rows.iter().map(|r| r.scheme.as_str()).collect();
+    schemes.dedup();
+    let cell = |scheme: &str, replayed: bool| {
+        rows.iter()
+            .find(|r| r.scheme == scheme && r.attack_ids.starts_with("replay") == replayed)
+            .map_or("—".into(), |r| format!("{:.1}", r.db_per_1000))
+    };
+    let body: Vec<Vec<String>> = schemes
+        .iter()
+        .map(|s| vec![s.to_string(), cell(s, false), cell(s, true)])
+        .collect();
+    format!(
+        "\nWhen the attack repeats its ids (a {:.0}% attack replaying a list of {POOL} ids, next to one whose ids never repeat; `replay.csv`), null caching answers the repeats from the cache:\n\n{}",
+        100.0 * ATTACK_SHARE,
+        crate::experiments::markdown_table(
+            &[
+                "scheme",
+                "DB queries per 1000 requests, ids never repeat",
+                "DB queries per 1000 requests, ids replayed",
+            ],
+            &body,
+        )
+    )
+}
+
+/// Writes `replay.csv` into the experiment's folder.
+pub fn write(ctx: &Ctx, rows: &[ReplayRow]) -> anyhow::Result<()> {
+    csvio::write(&ctx.dir(super::NAME)?.join("replay.csv"), rows)
+}
