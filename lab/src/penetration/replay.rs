@@ -103,8 +103,12 @@ pub fn table(rows: &[ReplayRow], notes: &mut Vec<String>) -> String {
             ));
         }
     }
-    let mut schemes: Vec<&str> = rows.iter().map(|r| r.scheme.as_str()).collect();
-    schemes.dedup();
+    let mut schemes: Vec<&str> = Vec::new();
+    for r in rows {
+        if !schemes.contains(&r.scheme.as_str()) {
+            schemes.push(&r.scheme);
+        }
+    }
     let cell = |scheme: &str, replayed: bool| {
         rows.iter()
             .find(|r| r.scheme == scheme && r.attack_ids.starts_with("replay") == replayed)
@@ -131,4 +135,44 @@ pub fn table(rows: &[ReplayRow], notes: &mut Vec<String>) -> String {
 /// Writes `replay.csv` into the experiment's folder.
 pub fn write(ctx: &Ctx, rows: &[ReplayRow]) -> anyhow::Result<()> {
     csvio::write(&ctx.dir(super::NAME)?.join("replay.csv"), rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ReplayRow, table};
+
+    fn row(scheme: &str, replayed: bool, db_per_1000: f64) -> ReplayRow {
+        ReplayRow {
+            scheme: scheme.into(),
+            attack_ids: if replayed {
+                "replay 1000 ids"
+            } else {
+                "never repeat"
+            }
+            .into(),
+            requests: 1000,
+            db_queries: db_per_1000 as u64,
+            db_per_1000,
+            requests_per_s: 1e5,
+        }
+    }
+
+    #[test]
+    fn the_table_has_a_line_per_scheme_and_notes_only_where_we_lose() {
+        let rows = [
+            row("null-caching", false, 940.0),
+            row("linebloom-in-process", false, 37.0),
+            row("null-caching", true, 28.0),
+            row("linebloom-in-process", true, 39.0),
+        ];
+        let mut notes = Vec::new();
+        let text = table(&rows, &mut notes);
+        assert_eq!(text.matches("| null-caching |").count(), 1, "{text}");
+        assert!(
+            text.contains("| linebloom-in-process | 37.0 | 39.0 |"),
+            "{text}"
+        );
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("ids that repeat, null-caching let 28.0"));
+    }
 }
