@@ -275,3 +275,94 @@ fn size_reproduces_each_recipe_and_its_formula() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("not in (0, 1)"));
 }
+
+/// The "where linebloom does not lead" line is computed from the same rows as the table
+/// beside it: on synthetic CSVs it names exactly the rows where linebloom is behind, and
+/// says "—" (never a lead) where it is not.
+#[test]
+fn the_does_not_lead_line_follows_its_table() {
+    use experiments::{sizing_per_filter, threads};
+    let tmp = tempfile::tempdir().unwrap();
+    let ctx = tiny_ctx(tmp.path());
+    let thread_row = |contender: &str, workload: &str, threads: usize, mops: f64| threads::Row {
+        contender: contender.into(),
+        workload: workload.into(),
+        threads,
+        median_mops: mops,
+        min_mops: mops,
+        max_mops: mops,
+    };
+    let write_threads = |rows: &[threads::Row]| {
+        let dir = tmp.path().join(threads::NAME);
+        std::fs::create_dir_all(&dir).unwrap();
+        csvio::write(&dir.join("data.csv"), rows).unwrap();
+    };
+    write_threads(&[
+        thread_row("linebloom-atomic", "lookup", 1, 40.0),
+        thread_row("fastbloom-atomic", "lookup", 1, 30.0),
+        thread_row("linebloom-atomic", "insert", 2, 20.0),
+        thread_row("fastbloom-atomic", "insert", 2, 25.0),
+    ]);
+    let s = threads::summary(&ctx).unwrap();
+    assert!(
+        s.table.contains("| fastbloom-atomic | insert | 2 | 25.0 |"),
+        "{}",
+        s.table
+    );
+    assert!(
+        s.not_leading
+            .contains("insert with 2 thread(s): 25.0 vs 20.0"),
+        "{}",
+        s.not_leading
+    );
+    assert!(!s.not_leading.contains("lookup"), "{}", s.not_leading);
+    write_threads(&[
+        thread_row("linebloom-atomic", "lookup", 1, 40.0),
+        thread_row("fastbloom-atomic", "lookup", 1, 30.0),
+    ]);
+    assert!(threads::summary(&ctx).unwrap().not_leading.starts_with('—'));
+
+    let cell =
+        |library: &str, exact_above: Option<u64>, clearly_above: u64| sizing_per_filter::Row {
+            library: library.into(),
+            n: 1000,
+            requested: 0.01,
+            filters: 100,
+            probes: 100_000,
+            pooled: 0.009,
+            measured_above: clearly_above,
+            clearly_above,
+            exact_above,
+            exact_worst: exact_above.map(|_| 0.9),
+            bits_per_key: 10.0,
+        };
+    let write_cells = |rows: &[sizing_per_filter::Row]| {
+        let dir = tmp.path().join(sizing_per_filter::NAME);
+        std::fs::create_dir_all(&dir).unwrap();
+        csvio::write(&dir.join("data.csv"), rows).unwrap();
+    };
+    write_cells(&[cell("linebloom", Some(0), 0), cell("fastbloom", None, 40)]);
+    let s = sizing_per_filter::summary(&ctx).unwrap();
+    assert_eq!(s.not_leading, "—", "a rival's failures are not linebloom's");
+    write_cells(&[
+        cell("linebloom", Some(5), 1),
+        cell("linebloom-counting", Some(1), 0),
+    ]);
+    let s = sizing_per_filter::summary(&ctx).unwrap();
+    assert!(
+        s.table
+            .contains("| linebloom | 1 | 5.0% (n = 1000, p = 0.01) |"),
+        "{}",
+        s.table
+    );
+    assert!(
+        s.not_leading
+            .contains("linebloom: 5 of 100 filters above p"),
+        "{}",
+        s.not_leading
+    );
+    assert!(
+        !s.not_leading.contains("counting"),
+        "1 of 100 keeps the promise"
+    );
+}

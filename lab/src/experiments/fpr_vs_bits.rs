@@ -234,7 +234,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         table: markdown_table(&["scheme (nearest 10 bits/key)", "bits/key", "FPR", "Wilson 99%"], &table_rows),
         caption: "Each curve is one scheme's measured false-positive rate at a given memory, with Wilson 99% intervals; dashed curves are the classic approximation, the exact classic rate, the blocked formula this crate sizes with, and the 2^-b bound. Blocked filters pay a small premium over the classic filter at equal memory in exchange for one cache miss per operation, and the measured linebloom points sit on its own formula.".into(),
         not_leading: if better.is_empty() {
-            "No measured scheme had a significantly lower rate than linebloom's blocked filter near 10 bits per key.".into()
+            "— (no measured scheme had a significantly lower rate than linebloom's blocked filter near 10 bits per key)".into()
         } else {
             format!(
                 "Near 10 bits per key these schemes have a lower false-positive rate than linebloom's blocked filter ({ours:.5}): {}. That is the price of blocking (one cache line per key).",

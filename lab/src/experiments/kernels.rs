@@ -277,7 +277,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
             "Median CPU ns per insert, hit and miss for every kernel this CPU runs on the same 120 KiB filter and keys, interleaved round by round with a rotating start order; an identical copy of the {detected} filter landed {noise} from it on misses (the noise floor).{other_k} The table adds the code size of the insert and contains entry points built for a Cortex-M4F (thumbv7em), the embedded target."
         ),
         not_leading: if best == detected || best.is_empty() {
-            format!("The detected kernel ({detected}) was also the fastest on misses.")
+            format!("— (the detected kernel, {detected}, was also the fastest on misses)")
         } else {
             format!(
                 "The detected kernel ({detected}) was not the fastest on misses here: {best} was. Run-time detection prefers the widest instruction set; on this machine that choice costs a little."

@@ -274,7 +274,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         ),
         caption: "Solid lines: the latency of one lookup whose key depends on the previous answer, and the per-key p50 of a 64-key batch; dashed: one dependent random 64-byte read over a buffer of the same size, and p99.9. In cache the lookup's own work dominates; in DRAM it converges on one line's latency, since a blocked filter reads exactly one line. The last column is how far a second, identical single-key loop (run in turn with the others) landed from the first: the noise floor.".into(),
         not_leading: if over.is_empty() {
-            "A dependent lookup stayed within 1.5× of one dependent memory read at every size.".into()
+            "— (a dependent lookup stayed within 1.5× of one dependent memory read at every size)".into()
         } else {
             format!("A dependent lookup cost more than 1.5× one dependent read at: {} (hashing and mask work on top of the line, which overlapping cannot hide in a chain).", over.join(", "))
         },

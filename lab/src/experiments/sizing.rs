@@ -241,7 +241,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         not_leading.push_str(&format!("{}. ", leaner.join("; ")));
     }
     if not_leading.is_empty() {
-        not_leading = "Every linebloom type kept its promise (or was within noise) at every n and p measured, and no rival that kept every promise used fewer bits per key at 1%.".into();
+        not_leading = "— (every linebloom type kept its promise, or was within noise, at every n and p measured, and no rival that kept every promise used fewer bits per key at 1%)".into();
     }
     Ok(Summary {
         table: markdown_table(&["library", "kept", "within noise", "broken", "worst achieved/requested", "bits/key at 1% (largest n)"], &table_rows),

@@ -205,7 +205,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         table: markdown_table(&["scheme (target nearest 1%)", "target", "achieved", "bits/key", "bits / lower bound"], &table),
         caption: "Each curve is one scheme sized for a series of target rates by its own recipe, placed at the rate it achieved and the memory it used; the dashed line is the information-theoretic minimum log2(1/ε). Lower and further left is better, and the distance to the dashed line is each design's overhead.".into(),
         not_leading: if leaner.is_empty() {
-            format!("linebloom's blocked filter used the fewest bits per key relative to the bound at 1% ({ours:.2}×).")
+            format!("— (linebloom's blocked filter used the fewest bits per key relative to the bound at 1%: {ours:.2}×)")
         } else {
             format!("Closer to the space bound than linebloom's blocked filter ({ours:.2}× at 1%): {}.", leaner.join(", "))
         },

@@ -189,7 +189,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
             "Operations per second across threads (threads × operations / the threads' summed CPU time) for linebloom's AtomicBloomFilter and fastbloom's AtomicBloomFilter on the same keys, from 1 to {cores} threads (this machine's cores), with min–max over rounds; fastbloom-atomic-control is an identical second fastbloom filter, the noise floor. Scaling beyond {cores} threads is not measured here."
         ),
         not_leading: if behind.is_empty() {
-            "linebloom's atomic filter was at least as fast as fastbloom's at every thread count measured.".into()
+            "— (linebloom's atomic filter was at least as fast as fastbloom's at every thread count measured)".into()
         } else {
             format!(
                 "fastbloom's atomic filter was faster: {}.",

@@ -309,7 +309,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
             huge >> 20
         ),
         not_leading: if behind.is_empty() {
-            "linebloom's single-key negative lookup was not slower than sbbf-rs-safe or fastbloom, beyond the noise floor, at any size measured.".into()
+            "— (linebloom's single-key negative lookup was not slower than sbbf-rs-safe or fastbloom, beyond the noise floor, at any size measured)".into()
         } else {
             format!(
                 "Single-key negative lookups were slower, beyond the noise floor, than: {}.",

@@ -756,6 +756,6 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
     Ok(Summary {
         table: text,
         caption: "Database queries per 1000 requests over time for each scheme, as the share of requests for ids that do not exist steps from 0% to 10%, 50% and 90%. Beside it, [`dbps.svg`](penetration/dbps.svg) shows the absolute database queries per second and [`requests.svg`](penetration/requests.svg) the requests answered per second: absolute rates also reflect how fast each scheme serves (the Redis schemes pay a network round trip per request), so queries *per request*, here and in the table, are the fair comparison: without protection the attack lands on the database, null caching only helps for repeated ids (the second table measures it), and every filter rejects about 99% of them before cache and database.".into(),
-        not_leading: if notes.is_empty() { "linebloom in process had the fewest database queries per request during the attack of every scheme measured.".into() } else { notes.join("; ") + "." },
+        not_leading: if notes.is_empty() { "— (linebloom in process had the fewest database queries per request during the attack of every scheme measured)".into() } else { notes.join("; ") + "." },
     })
 }
