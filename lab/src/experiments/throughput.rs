@@ -192,18 +192,54 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     csvio::write(&ctx.dir(NAME)?.join("data.csv"), &rows)
 }
 
-/// Draws negative-lookup ns/op vs size per contender (single and batched) with the limits.
+/// Draws CPU ns per operation against filter size: misses in `plot.svg` (the
+/// headline), hits in `hit.svg` and inserts in `insert.svg`, each with its batched
+/// variant where one exists and the memory limit lines.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
     let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let dir = ctx.dir(NAME)?;
+    for (op, stem, title) in [
+        (
+            "miss",
+            "plot",
+            "Negative lookup: CPU ns/op vs filter size (dashed: batched, and memory limits)",
+        ),
+        (
+            "hit",
+            "hit",
+            "Positive lookup: CPU ns/op vs filter size (dashed: batched, and memory limits)",
+        ),
+        (
+            "insert",
+            "insert",
+            "Insert: CPU ns/op vs filter size (dashed: memory limits)",
+        ),
+    ] {
+        let frame = LineChart {
+            title,
+            x_label: "filter size (KiB)",
+            y_label: "CPU ns per operation (median)",
+            log_x: true,
+            log_y: true,
+            legend: plotters::prelude::SeriesLabelPosition::UpperLeft,
+            bands: &[],
+        };
+        crate::plot::line_chart_as(&dir, stem, &frame, &op_series(&rows, op))?;
+    }
+    Ok(())
+}
+
+/// One series per contender for workload `op` and `op-batched`, and the memory limits.
+fn op_series(rows: &[Row], op: &str) -> Vec<Series> {
+    let batched = format!("{op}-batched");
     let mut keys: Vec<(String, String)> = rows
         .iter()
-        .filter(|r| r.workload.starts_with("miss") || r.workload.starts_with("limit"))
+        .filter(|r| r.workload == op || r.workload == batched || r.workload.starts_with("limit"))
         .map(|r| (r.contender.clone(), r.workload.clone()))
         .collect();
     keys.sort();
     keys.dedup();
-    let series: Vec<Series> = keys
-        .iter()
+    keys.iter()
         .map(|(c, w)| {
             let mut pts: Vec<(f64, f64)> = rows
                 .iter()
@@ -228,17 +264,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
                 },
             }
         })
-        .collect();
-    let frame = LineChart {
-        title: "Negative lookup: CPU ns/op vs filter size (dashed: batched, and memory limits)",
-        x_label: "filter size (KiB)",
-        y_label: "CPU ns per operation (median)",
-        log_x: true,
-        log_y: true,
-        legend: plotters::prelude::SeriesLabelPosition::UpperLeft,
-        bands: &[],
-    };
-    crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)
+        .collect()
 }
 
 /// Report material from the CSV.
@@ -305,7 +331,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
             &table,
         ),
         caption: format!(
-            "Median CPU ns per negative lookup against filter size (log-log), single-key (solid) and batched with prefetch (dashed), next to the time of independent and of dependent random 64-byte reads over a buffer of the same size. Contenders ran interleaved with a rotating start order; the last column is how far an identical copy of sbbf-rs-safe landed from it, the noise floor of each row. The process held at most {} MiB in transparent huge pages during the run (the kernel decides; 0 means every lookup also paid for a TLB miss).",
+            "Median CPU ns per negative lookup against filter size (log-log), single-key (solid) and batched with prefetch (dashed), next to the time of independent and of dependent random 64-byte reads over a buffer of the same size. Contenders ran interleaved with a rotating start order; the last column is how far an identical copy of sbbf-rs-safe landed from it, the noise floor of each row. The process held at most {} MiB in transparent huge pages during the run (the kernel decides; 0 means every lookup also paid for a TLB miss). The same for positive lookups is in [`hit.svg`](throughput/hit.svg) and for inserts in [`insert.svg`](throughput/insert.svg); every number is in `data.csv`.",
             huge >> 20
         ),
         not_leading: if behind.is_empty() {
