@@ -5,7 +5,10 @@
 //! strings), and `linebloom-xxh3-*` contenders with XXH3-64 of the key's 8 bytes;
 //! sbbf-rs-safe and fastbloom get XXH3-64 through their `*_hash` entry points;
 //! `bloomfilter` and `growable-bloom-filter` only accept `Hash` values and hash with
-//! their own SipHash; xorf's BinaryFuse8 takes the XXH3 hash as its key.
+//! their own SipHash; xorf's BinaryFuse8 takes the XXH3 hash as its key. The other
+//! families (cuckoo, quotient, xor, another counting filter) are in [`families`].
+
+pub mod families;
 
 use linebloom::arch::Kernel;
 use linebloom::{
@@ -38,6 +41,18 @@ pub trait Filter {
     /// Does it have a real batch API (prefetching)?
     fn has_batch(&self) -> bool {
         false
+    }
+    /// Adds a key where the filter can refuse one (a full cuckoo or quotient filter, a
+    /// static xor filter); `false` if it did. Filters that cannot refuse insert and
+    /// return `true`.
+    fn try_insert(&mut self, key: u64) -> bool {
+        self.insert(key);
+        true
+    }
+    /// Removes a key the filter holds: `Some(true)` if it did, `Some(false)` if it
+    /// refused; `None` where the filter cannot delete.
+    fn remove(&mut self, _key: u64) -> Option<bool> {
+        None
     }
     /// The filter's false-positive rate for a uniform non-member, computed from its bits
     /// (linebloom's `estimated_fpr`: exact for the blocked kinds given an ideal hash;
@@ -148,7 +163,8 @@ macro_rules! adapter {
      insert: |$fi:ident, $ki:ident| $insert:expr,
      contains: |$fc:ident, $kc:ident| $contains:expr,
      bytes: |$fb:ident| $bytes:expr
-     $(, exact: |$fe:ident| $exact:expr)? $(,)?) => {
+     $(, exact: |$fe:ident| $exact:expr)?
+     $(, remove: |$fr:ident, $kr:ident| $remove:expr)? $(,)?) => {
         $(#[$doc])*
         pub struct $name(pub $inner);
         impl Filter for $name {
@@ -175,6 +191,12 @@ macro_rules! adapter {
                     Some($exact)
                 }
             )?
+            $(
+                fn remove(&mut self, $kr: u64) -> Option<bool> {
+                    let $fr = &mut self.0;
+                    Some($remove)
+                }
+            )?
         }
     };
 }
@@ -186,6 +208,7 @@ adapter!(
     contains: |f, k| f.contains(&k),
     bytes: |f| f.params().bytes(),
     exact: |f| f.estimated_fpr(),
+    remove: |f, k| f.remove(&k).is_ok(),
 );
 adapter!(
     /// linebloom's scalable filter (growth 2, tightening 0.5).
@@ -344,6 +367,13 @@ pub const SCHEMES: &[&str] = &[
     "bloomfilter",
     "growable-bloom-filter",
     "xorf-binaryfuse8",
+    "xorf-binaryfuse16",
+    "xorf-xor8",
+    "xorf-xor16",
+    "cuckoofilter",
+    "scalable-cuckoo-filter",
+    "qfilter",
+    "fastbloom-rs-counting",
 ];
 
 /// Best k for the counting filter at this block count.
@@ -435,7 +465,8 @@ pub fn build(
             )))
         }
         ("xorf-binaryfuse8", _) => return Ok(Some(Box::new(Fuse8::build(members)?))),
-        _ => return Ok(None),
+        (other, Sizing::Fpr(p)) => return families::build(other, Some(p), members),
+        (other, Sizing::BitsPerKey(_)) => return families::build(other, None, members),
     };
     f.insert_batch(members);
     Ok(Some(f))

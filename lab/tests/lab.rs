@@ -107,6 +107,17 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
     };
     assert!(per_1000("null-caching", true) < 0.5 * per_1000("null-caching", false));
     assert!(per_1000("linebloom-in-process", false) < 0.5 * per_1000("no-protection", false));
+    // Churn: every deleting family ran every round, and none lost a live key.
+    let churn: Vec<experiments::churn::Row> = csvio::read(&csv("churn")).unwrap();
+    for lib in experiments::churn::LIBRARIES {
+        let rs: Vec<_> = churn.iter().filter(|r| r.library == *lib).collect();
+        assert_eq!(rs.len(), 4, "{lib}: built plus three rounds");
+        assert!(
+            rs.iter().all(|r| r.false_negatives == 0),
+            "{lib} lost live keys"
+        );
+        assert!(rs.iter().all(|r| r.bytes > 0 && r.fpr < 0.1));
+    }
     let thr: Vec<experiments::throughput::Row> = csvio::read(&csv("throughput")).unwrap();
     assert!(
         thr.iter()

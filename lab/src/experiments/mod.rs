@@ -5,6 +5,7 @@
 //! CSV back, draw `plot.svg`/`plot.png`) and `summary(ctx)` (read the CSV back, give the
 //! report's table and findings).
 
+pub mod churn;
 pub mod formula;
 pub mod fpr_vs_bits;
 pub mod kernels;
@@ -109,6 +110,14 @@ pub const REGISTRY: &[Experiment] = &[
         run: space::run,
         plot: space::plot,
         summary: space::summary,
+    },
+    Experiment {
+        name: churn::NAME,
+        about: "a set that changes: delete the oldest 10% and insert as many new keys, round after round, for every filter that can delete",
+        needs_server: false,
+        run: churn::run,
+        plot: churn::plot,
+        summary: churn::summary,
     },
     Experiment {
         name: threads::NAME,

@@ -28,6 +28,9 @@ pub const LIBRARIES: &[&str] = &[
     "fastbloom",
     "bloomfilter",
     "growable-bloom-filter",
+    "qfilter",
+    "scalable-cuckoo-filter",
+    "fastbloom-rs-counting",
 ];
 
 /// One CSV row.

@@ -24,6 +24,22 @@ const SCHEMES: &[&str] = &[
     "bloomfilter",
     "growable-bloom-filter",
     "xorf-binaryfuse8",
+    "xorf-binaryfuse16",
+    "xorf-xor8",
+    "xorf-xor16",
+    "cuckoofilter",
+    "scalable-cuckoo-filter",
+    "qfilter",
+    "fastbloom-rs-counting",
+];
+
+/// Schemes with one size for a key count whatever the rate asked: measured once.
+const ONE_SIZE: &[&str] = &[
+    "xorf-binaryfuse8",
+    "xorf-binaryfuse16",
+    "xorf-xor8",
+    "xorf-xor16",
+    "cuckoofilter",
 ];
 
 /// One CSV row.
@@ -68,10 +84,15 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
         bar.set_message(format!("p = {p}"));
         let probes = ((200.0 / p) as usize).clamp(max_probes.min(100_000), max_probes);
         for scheme in SCHEMES {
-            // xorf has one size: measure it once.
-            if *scheme == "xorf-binaryfuse8" && p != targets[0] {
+            if ONE_SIZE.contains(scheme) && p != targets[0] {
                 continue;
             }
+            // One size, whatever the rate: as many probes as the scale allows.
+            let probes = if ONE_SIZE.contains(scheme) {
+                max_probes
+            } else {
+                probes
+            };
             let Some(f) = build(scheme, Sizing::Fpr(p), &keys, ctx.kernel)? else {
                 continue;
             };

@@ -1,0 +1,227 @@
+//! `churn`: a set that changes. Every filter that can delete is built for `n` keys at
+//! 1%, then, round after round, the oldest tenth of its keys is deleted and as many new
+//! keys are inserted. After each round the lab measures the false-positive rate over
+//! non-members, checks every live key (a false negative is a defect: it must stay
+//! zero), counts the inserts and deletes the filter refused (a full cuckoo or quotient
+//! filter refuses; a counting filter never does), and reads the memory.
+
+use super::{Summary, false_positives, markdown_table, members, non_members};
+use crate::plot::{LineChart, Series, Style};
+use crate::rivals::{Sizing, build};
+use crate::{Ctx, csvio};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// Experiment name.
+pub const NAME: &str = "churn";
+
+/// The families that can delete, linebloom's first.
+pub const LIBRARIES: &[&str] = &[
+    "linebloom-counting",
+    "cuckoofilter",
+    "scalable-cuckoo-filter",
+    "qfilter",
+    "fastbloom-rs-counting",
+];
+
+/// The rate every filter is sized for (the cuckoo filter has one fixed rate).
+const TARGET: f64 = 0.01;
+
+/// One CSV row: one library after one round.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Row {
+    /// Library.
+    pub library: String,
+    /// Round (0: just built).
+    pub round: u32,
+    /// Keys the filter should hold now.
+    pub live_keys: u64,
+    /// Measured false-positive rate over non-members.
+    pub fpr: f64,
+    /// Live keys the filter answered "absent" for (must be zero).
+    pub false_negatives: u64,
+    /// Inserts refused so far.
+    pub failed_inserts: u64,
+    /// Deletes refused so far.
+    pub failed_removes: u64,
+    /// Bytes of filter memory.
+    pub bytes: u64,
+}
+
+/// Measures and writes `data.csv`.
+pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
+    let (n, rounds, probes) = ctx.scale.pick(
+        (2_000, 3, 20_000),
+        (100_000, 10, 200_000),
+        (1_000_000, 20, 2_000_000),
+    );
+    let step = (n / 10).max(1);
+    let initial = members(ctx, n, 21);
+    let fresh = members(ctx, step * rounds as usize, 22);
+    let probe_keys = non_members(ctx, probes, 21);
+    let mut rows = Vec::new();
+    let bar = crate::progress::bar(ctx, LIBRARIES.len() as u64, NAME);
+    for lib in LIBRARIES {
+        bar.set_message(lib.to_string());
+        let Some(mut f) = build(lib, Sizing::Fpr(TARGET), &initial, ctx.kernel)? else {
+            anyhow::bail!("{lib} cannot be built for churn");
+        };
+        anyhow::ensure!(
+            f.remove(initial[0]).is_some(),
+            "{lib} is in churn's list but cannot delete"
+        );
+        f.try_insert(initial[0]);
+        let mut live: VecDeque<u64> = initial.iter().copied().collect();
+        let (mut failed_inserts, mut failed_removes) = (0, 0);
+        let mut fresh_keys = fresh.iter().copied();
+        for round in 0..=rounds {
+            if round > 0 {
+                for _ in 0..step {
+                    let Some(old) = live.pop_front() else { break };
+                    if f.remove(old) != Some(true) {
+                        failed_removes += 1;
+                        live.push_back(old); // still held: still a member
+                    }
+                }
+                for key in fresh_keys.by_ref().take(step) {
+                    if f.try_insert(key) {
+                        live.push_back(key);
+                    } else {
+                        failed_inserts += 1;
+                    }
+                }
+            }
+            let false_negatives = live.iter().filter(|&&k| !f.contains(k)).count() as u64;
+            rows.push(Row {
+                library: lib.to_string(),
+                round,
+                live_keys: live.len() as u64,
+                fpr: false_positives(f.as_ref(), &probe_keys) as f64 / probes as f64,
+                false_negatives,
+                failed_inserts,
+                failed_removes,
+                bytes: f.bytes() as u64,
+            });
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    csvio::write(&ctx.dir(NAME)?.join("data.csv"), &rows)
+}
+
+/// Draws the false-positive rate against the round for each library.
+pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
+    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let mut series: Vec<Series> = LIBRARIES
+        .iter()
+        .map(|lib| Series {
+            name: lib.to_string(),
+            colour_key: lib.to_string(),
+            points: rows
+                .iter()
+                .filter(|r| r.library == *lib)
+                .map(|r| (r.round as f64, r.fpr.max(1e-6)))
+                .collect(),
+            errors: None,
+            style: Style::Measured,
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    let last = rows.iter().map(|r| r.round).max().unwrap_or(0) as f64;
+    series.push(Series::horizontal(
+        "target 1%",
+        "bound",
+        (0.0, last),
+        TARGET,
+    ));
+    let frame = LineChart {
+        title: "False-positive rate while a tenth of the keys is replaced each round",
+        x_label: "round (each deletes the oldest 10% of keys and inserts as many new ones)",
+        y_label: "measured false-positive rate",
+        log_x: false,
+        log_y: true,
+        legend: plotters::prelude::SeriesLabelPosition::MiddleRight,
+        bands: &[],
+    };
+    crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)
+}
+
+/// Report material from the CSV.
+pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
+    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let last = |lib: &str| rows.iter().rfind(|r| r.library == lib);
+    let first = |lib: &str| rows.iter().find(|r| r.library == lib);
+    let table: Vec<Vec<String>> = LIBRARIES
+        .iter()
+        .filter_map(|lib| {
+            let (start, end) = (first(lib)?, last(lib)?);
+            let fneg: u64 = rows
+                .iter()
+                .filter(|r| r.library == *lib)
+                .map(|r| r.false_negatives)
+                .max()
+                .unwrap_or(0);
+            Some(vec![
+                lib.to_string(),
+                format!("{:.4}", start.fpr),
+                format!("{:.4}", end.fpr),
+                fneg.to_string(),
+                end.failed_inserts.to_string(),
+                end.failed_removes.to_string(),
+                format!(
+                    "{:.1}",
+                    end.bytes as f64 * 8.0 / end.live_keys.max(1) as f64
+                ),
+            ])
+        })
+        .collect();
+    let ours = last("linebloom-counting");
+    let mut notes = Vec::new();
+    if let Some(ours) = ours {
+        let our_bpk = ours.bytes as f64 * 8.0 / ours.live_keys.max(1) as f64;
+        for lib in LIBRARIES.iter().skip(1) {
+            let Some(end) = last(lib) else { continue };
+            let clean = rows
+                .iter()
+                .filter(|r| r.library == *lib)
+                .all(|r| r.false_negatives == 0);
+            let bpk = end.bytes as f64 * 8.0 / end.live_keys.max(1) as f64;
+            if clean && end.failed_inserts == 0 && bpk < our_bpk && end.fpr <= TARGET * 1.1 {
+                notes.push(format!(
+                    "{lib} held the changing set at {:.2}% with {bpk:.1} bits per key against linebloom-counting's {our_bpk:.1} ({:.2}%)",
+                    100.0 * end.fpr,
+                    100.0 * ours.fpr
+                ));
+            }
+        }
+        if rows
+            .iter()
+            .any(|r| r.library == "linebloom-counting" && r.false_negatives > 0)
+        {
+            notes.push("linebloom-counting gave false negatives".into());
+        }
+    }
+    let rounds = rows.iter().map(|r| r.round).max().unwrap_or(0);
+    Ok(Summary {
+        table: markdown_table(
+            &[
+                "library",
+                "FPR when built",
+                &format!("FPR after {rounds} rounds"),
+                "most false negatives in a round",
+                "inserts refused",
+                "deletes refused",
+                "bits per live key",
+            ],
+            &table,
+        ),
+        caption: format!(
+            "Every filter that can delete, sized for its keys at 1% (the cuckoo filter has one fixed rate), then put through {rounds} rounds that each delete the oldest tenth of the keys and insert as many new ones. The plot is the false-positive rate over non-members after each round; the table adds the false negatives found by checking every live key after every round, the inserts and deletes each filter refused, and its memory per live key."
+        ),
+        not_leading: if notes.is_empty() {
+            "— (no other deleting filter held the set at or near 1% with fewer bits per key and no refused inserts or false negatives)".into()
+        } else {
+            notes.join("; ") + "."
+        },
+    })
+}
