@@ -14,24 +14,14 @@ use serde::{Deserialize, Serialize};
 /// Experiment name.
 pub const NAME: &str = "space";
 
-const SCHEMES: &[&str] = &[
-    "linebloom",
-    "linebloom-classic",
-    "linebloom-counting",
-    "linebloom-scalable",
-    "sbbf-rs-safe",
-    "fastbloom",
-    "bloomfilter",
-    "growable-bloom-filter",
-    "xorf-binaryfuse8",
-    "xorf-binaryfuse16",
-    "xorf-xor8",
-    "xorf-xor16",
-    "cuckoofilter",
-    "scalable-cuckoo-filter",
-    "qfilter",
-    "fastbloom-rs-counting",
-];
+/// Every scheme the lab builds except the atomic filter (the same memory and rate as
+/// the blocked filter).
+fn schemes() -> impl Iterator<Item = &'static str> {
+    crate::rivals::SCHEMES
+        .iter()
+        .copied()
+        .filter(|s| *s != "linebloom-atomic")
+}
 
 /// Schemes with one size for a key count whatever the rate asked: measured once.
 const ONE_SIZE: &[&str] = &[
@@ -83,12 +73,12 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     for &p in &targets {
         bar.set_message(format!("p = {p}"));
         let probes = ((200.0 / p) as usize).clamp(max_probes.min(100_000), max_probes);
-        for scheme in SCHEMES {
-            if ONE_SIZE.contains(scheme) && p != targets[0] {
+        for scheme in schemes() {
+            if ONE_SIZE.contains(&scheme) && p != targets[0] {
                 continue;
             }
             // One size, whatever the rate: as many probes as the scale allows.
-            let probes = if ONE_SIZE.contains(scheme) {
+            let probes = if ONE_SIZE.contains(&scheme) {
                 max_probes
             } else {
                 probes
@@ -129,8 +119,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
 /// Draws bits per key against achieved rate, with the lower bound.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
     let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
-    let mut series: Vec<Series> = SCHEMES
-        .iter()
+    let mut series: Vec<Series> = schemes()
         .map(|s| {
             let mut rs: Vec<&Row> = rows
                 .iter()
