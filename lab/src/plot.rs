@@ -139,10 +139,27 @@ pub struct LineChart<'a> {
     pub log_x: bool,
     /// Log-scaled y.
     pub log_y: bool,
-    /// Where the legend goes (pick the emptiest corner of the data).
-    pub legend: SeriesLabelPosition,
+    /// Where the legend goes.
+    pub legend: Legend,
     /// Shaded spans of x, each labelled at the top (phases of a run); usually none.
     pub bands: &'a [Band],
+}
+
+/// Where a line chart's legend goes.
+#[derive(Clone, Debug)]
+pub enum Legend {
+    /// In a corner of the plot (pick the emptiest corner of the data).
+    Inside(SeriesLabelPosition),
+    /// In a column right of the plot, off the data whatever it does (for charts with
+    /// many series crossing everywhere).
+    Outside,
+}
+
+/// Width in pixels of the legend column of [`Legend::Outside`] for these labels: about
+/// 7.3 pixels a character at the legend's 14-pixel font, plus the line sample.
+fn legend_width(names: &[String]) -> u32 {
+    let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    (longest as f64 * 7.3) as u32 + 48
 }
 
 /// A shaded span of a chart's x axis with a label: one phase of a run.
@@ -285,14 +302,17 @@ fn ticks(lo: f64, hi: f64, log: bool, mut values: impl Iterator<Item = f64>) -> 
 }
 
 /// Legend names, with a note where a line lies exactly on an earlier one and so hides
-/// it (`linebloom` under `linebloom-atomic`: the same filter, the same points).
+/// it (`linebloom` under `linebloom-atomic`: the same filter, the same points), naming
+/// the earlier one by its colour key (its scheme).
 fn legend_names(series: &[Series]) -> Vec<String> {
     series
         .iter()
         .enumerate()
         .map(
             |(i, s)| match series[..i].iter().find(|t| t.points == s.points) {
-                Some(twin) if !s.points.is_empty() => format!("{} (on {})", s.name, twin.name),
+                Some(twin) if !s.points.is_empty() => {
+                    format!("{} (on {})", s.name, twin.colour_key)
+                }
                 _ => s.name.clone(),
             },
         )
@@ -452,19 +472,25 @@ where
                         .map_err(|e| anyhow::anyhow!("{e}"))?;
                 }
             }
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 14))
-                .position(frame.legend.clone())
-                .draw()
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            if let Legend::Inside(corner) = &frame.legend {
+                chart
+                    .configure_series_labels()
+                    .background_style(WHITE.mix(0.85))
+                    .border_style(BLACK)
+                    .label_font(("sans-serif", 14))
+                    .position(corner.clone())
+                    .draw()
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
         }};
     }
     let mut b = ChartBuilder::on(root);
     b.caption(frame.title, ("sans-serif", 24))
         .margin(16)
+        .margin_right(match frame.legend {
+            Legend::Inside(_) => 16,
+            Legend::Outside => 16 + legend_width(&names),
+        })
         .x_label_area_size(50)
         .y_label_area_size(80);
     let x_lin = || linear_axis(x0, x1, &x_ticks);
@@ -489,7 +515,46 @@ where
                 .map_err(|e| anyhow::anyhow!("{e}"))?
         ),
     }
+    if let Legend::Outside = frame.legend {
+        draw_outside_legend(root, series, &names)?;
+    }
     root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(())
+}
+
+/// The legend of [`Legend::Outside`]: a column at the right edge of the image, in the
+/// margin the chart left for it (plotters clips its own legend to the plot).
+fn draw_outside_legend<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    series: &[Series],
+    names: &[String],
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let x = SIZE.0 as i32 - legend_width(names) as i32;
+    for (i, (s, name)) in series.iter().zip(names).enumerate() {
+        let y = 60 + 20 * i as i32;
+        let c = colour(&s.colour_key);
+        let sample = match s.style {
+            Style::Measured => PathElement::new(vec![(x, y), (x + 22, y)], c.stroke_width(2)),
+            Style::Reference => PathElement::new(vec![(x, y), (x + 8, y)], c.stroke_width(2)),
+        };
+        root.draw(&sample).map_err(|e| anyhow::anyhow!("{e}"))?;
+        if s.style == Style::Reference {
+            root.draw(&PathElement::new(
+                vec![(x + 14, y), (x + 22, y)],
+                c.stroke_width(2),
+            ))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        root.draw(&Text::new(
+            name.clone(),
+            (x + 30, y - 8),
+            ("sans-serif", 14).into_font().color(&BLACK),
+        ))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     Ok(())
 }
 

@@ -140,7 +140,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         y_label: "measured false-positive rate",
         log_x: false,
         log_y: true,
-        legend: plotters::prelude::SeriesLabelPosition::MiddleRight,
+        legend: crate::plot::Legend::Inside(plotters::prelude::SeriesLabelPosition::MiddleRight),
         bands: &[],
     };
     crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)

@@ -179,7 +179,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         y_label: "false-positive rate",
         log_x: false,
         log_y: true,
-        legend: plotters::prelude::SeriesLabelPosition::UpperRight,
+        legend: crate::plot::Legend::Inside(plotters::prelude::SeriesLabelPosition::UpperRight),
         bands: &[],
     };
     crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)

@@ -190,7 +190,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         y_label: "% of filters above p (none: drawn at 0.3%)",
         log_x: true,
         log_y: true,
-        legend: plotters::prelude::SeriesLabelPosition::MiddleRight,
+        legend: crate::plot::Legend::Outside,
         bands: &[],
     };
     crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)

@@ -157,7 +157,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         y_label: "bits per key",
         log_x: true,
         log_y: false,
-        legend: plotters::prelude::SeriesLabelPosition::UpperRight,
+        legend: crate::plot::Legend::Inside(plotters::prelude::SeriesLabelPosition::UpperRight),
         bands: &[],
     };
     crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)

@@ -221,7 +221,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
             y_label: "CPU ns per operation (median)",
             log_x: true,
             log_y: true,
-            legend: plotters::prelude::SeriesLabelPosition::UpperLeft,
+            legend: crate::plot::Legend::Inside(plotters::prelude::SeriesLabelPosition::UpperLeft),
             bands: &[],
         };
         crate::plot::line_chart_as(&dir, stem, &frame, &op_series(&rows, op))?;
