@@ -155,6 +155,12 @@ impl<F: Filter> Filter for Named<F> {
     fn exact_fpr(&self) -> Option<f64> {
         self.1.exact_fpr()
     }
+    fn try_insert(&mut self, key: u64) -> bool {
+        self.1.try_insert(key)
+    }
+    fn remove(&mut self, key: u64) -> Option<bool> {
+        self.1.remove(key)
+    }
 }
 
 /// A [`Filter`] adapter: a newtype over a filter with how to insert, query and size it.
