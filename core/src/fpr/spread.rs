@@ -78,7 +78,7 @@ pub fn per_filter_quantile(mean: f64, spread: f64) -> f64 {
     }
     let c = spread / mean;
     let log_var = log1p(c * c);
-    mean * exp(PER_FILTER_Z * libm::sqrt(log_var) - 0.5 * log_var)
+    mean * exp(PER_FILTER_Z * sqrt(log_var) - 0.5 * log_var)
 }
 
 /// The standard deviation, over key sets, of the false-positive rate of one blocked
@@ -137,7 +137,7 @@ pub fn classic_spread(m_bits: u64, k: u32, n: u64) -> f64 {
         -q_t * q_t
     };
     let var_clear = (m * m * gap + m * (q_t - q2_t)).max(0.0);
-    let sd_fill = libm::sqrt(var_clear) / m;
+    let sd_fill = sqrt(var_clear) / m;
     let fill = 1.0 - q_t;
     k as f64 * pow(fill, k as f64 - 1.0) * sd_fill
 }
@@ -189,6 +189,13 @@ pub fn classic_per_filter(m_bits: u64, k: u32, n: u64) -> f64 {
     1.0
 }
 
+/// `√x` for `x ≥ 0`, as `x^0.5`. `libm::sqrt` is one `sqrtsd` in inline assembly on
+/// x86, which Miri cannot run, and sizing runs under Miri in CI; `pow` is plain Rust,
+/// within an ulp or two, and nothing here needs more.
+fn sqrt(x: f64) -> f64 {
+    pow(x, 0.5)
+}
+
 /// [`blocked_spread`] with `slots` positions per word.
 fn spread_with_slots(blocks: u64, k: u32, n: u64, slots: f64) -> f64 {
     if blocks == 0 || k == 0 || k > crate::hash::MAX_K || n == 0 {
@@ -213,7 +220,7 @@ fn spread_with_slots(blocks: u64, k: u32, n: u64, slots: f64) -> f64 {
     } else {
         0.0
     };
-    libm::sqrt((var_block - linear).max(0.0) / blocks as f64)
+    sqrt((var_block - linear).max(0.0) / blocks as f64)
 }
 
 /// `E[(X)_j]/s^j` for `j = 1..=4`, where `X` is the number of distinct slots of `s` hit

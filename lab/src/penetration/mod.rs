@@ -28,7 +28,9 @@
 //! requests, false negatives, p50/p99 latency, and the filter's capacity monitor: fill
 //! ratio, estimated keys, capacity at the target rate, estimated rate now); `plot.svg`
 //! (database queries per 1000 requests), `dbps.svg` (per second) and `requests.svg`
-//! (requests per second); with `--redis` also `sidebyside.csv`: the
+//! (requests per second), each with the attack phases shaded; `replay.csv`: the
+//! in-process schemes under a 90% attack whose ids never repeat and under one that
+//! replays 1000 ids ([`replay`]); with `--redis` also `sidebyside.csv`: the
 //! Redis-held linebloom filter against RedisBloom at equal memory.
 
 pub mod cache;
