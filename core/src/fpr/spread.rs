@@ -189,11 +189,16 @@ pub fn classic_per_filter(m_bits: u64, k: u32, n: u64) -> f64 {
     1.0
 }
 
-/// `√x` for `x ≥ 0`, as `x^0.5`. `libm::sqrt` is one `sqrtsd` in inline assembly on
-/// x86, which Miri cannot run, and sizing runs under Miri in CI; `pow` is plain Rust,
-/// within an ulp or two, and nothing here needs more.
+/// `√x` for `x ≥ 0`, as `e^{ln(x)/2}`. `libm::sqrt` is one `sqrtsd` in inline assembly
+/// on x86 (and `libm::pow(x, 0.5)` calls it), which Miri cannot run, and sizing runs
+/// under Miri in CI; `exp` and `log` are plain Rust, within a few ulps, and nothing
+/// here needs more.
 fn sqrt(x: f64) -> f64 {
-    pow(x, 0.5)
+    if x > 0.0 {
+        exp(0.5 * libm::log(x))
+    } else {
+        0.0
+    }
 }
 
 /// [`blocked_spread`] with `slots` positions per word.
