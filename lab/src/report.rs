@@ -81,7 +81,9 @@ pub fn report(ctx: &Ctx, rerun: bool) -> anyhow::Result<()> {
             not_leading: nl,
         } = (e.summary)(ctx)?;
         writeln!(sections, "## {}\n\n{}.\n", e.name, capitalise(e.about))?;
-        writeln!(sections, "![{}]({}/plot.svg)\n", e.name, e.name)?;
+        if ctx.dir(e.name)?.join("plot.svg").exists() {
+            writeln!(sections, "![{}]({}/plot.svg)\n", e.name, e.name)?;
+        }
         writeln!(sections, "{caption}\n")?;
         writeln!(sections, "{table}")?;
         writeln!(sections, "**Where linebloom does not lead:** {nl}\n")?;

@@ -13,11 +13,13 @@ pub mod families;
 use linebloom::arch::Kernel;
 use linebloom::{
     AtomicBloomFilter, Block, Blocks, BloomFilter, ClassicBloomFilter, ClassicParams,
-    CountingBloomFilter, IntFold, KeyHasher, Params, ScalableBloomFilter, Xxh3,
+    CountingBloomFilter, IntFold, Params, ScalableBloomFilter, StableHasher, Xxh3,
 };
+use std::any::Any;
 
-/// A filter under test.
-pub trait Filter {
+/// A filter under test. (`Any`: [`Filter::merge`] checks that the other filter is the
+/// same type.)
+pub trait Filter: Any {
     /// Name in CSVs and legends.
     fn name(&self) -> String;
     /// Adds a key.
@@ -61,6 +63,50 @@ pub trait Filter {
     fn exact_fpr(&self) -> Option<f64> {
         None
     }
+    /// Adds every key of `other` (the same type, built with the same sizing) by the
+    /// library's own merge: `Some(Err)` if it refused, `None` where it has none.
+    fn merge(&mut self, _other: &dyn Filter) -> Option<anyhow::Result<()>> {
+        None
+    }
+    /// Inserts `keys` from `threads` threads at once through a shared reference; `None`
+    /// where the filter needs `&mut self` to insert (a lock around it would serialise).
+    fn insert_concurrently(&self, _keys: &[u64], _threads: usize) -> Option<()> {
+        None
+    }
+    /// Serializes by the library's own format and decodes it again: the decoded copy and
+    /// the encoding's length in bytes; `None` where the library cannot serialize.
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+        None
+    }
+}
+
+/// The `other` of a [`Filter::merge`] as the type `T`, or an error naming both.
+pub fn same_kind<'a, T: Filter>(this: &T, other: &'a dyn Filter) -> anyhow::Result<&'a T> {
+    let any: &dyn Any = other;
+    any.downcast_ref::<T>()
+        .ok_or_else(|| anyhow::anyhow!("{} cannot merge a {}", this.name(), other.name()))
+}
+
+/// Runs `insert` over `keys` split among `threads` scoped threads.
+pub fn spawn_inserts(keys: &[u64], threads: usize, insert: impl Fn(u64) + Sync) {
+    let chunk = keys.len().div_ceil(threads.max(1)).max(1);
+    std::thread::scope(|s| {
+        for part in keys.chunks(chunk) {
+            let insert = &insert;
+            s.spawn(move || part.iter().for_each(|&k| insert(k)));
+        }
+    });
+}
+
+/// A serde round trip through CBOR (`ciborium`), a compact binary serde format that
+/// also takes sequences of unknown length (xorf's fuse filters write those), for the
+/// libraries whose only format is serde: the decoded value and the encoding's length.
+pub fn serde_round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(
+    value: &T,
+) -> anyhow::Result<(T, usize)> {
+    let mut bytes = Vec::new();
+    ciborium::into_writer(value, &mut bytes)?;
+    Ok((ciborium::from_reader(bytes.as_slice())?, bytes.len()))
 }
 
 /// XXH3-64 of the key's little-endian bytes: linebloom's hash of a `u64` key.
@@ -70,7 +116,7 @@ pub fn xxh3(key: u64) -> u64 {
 }
 
 /// How a linebloom hasher shows in contender names: nothing for the default.
-pub trait HasherLabel: KeyHasher {
+pub trait HasherLabel: StableHasher + PartialEq + 'static {
     /// Inserted after `linebloom-`: `""` or `"xxh3-"`.
     const LABEL: &'static str;
 }
@@ -84,7 +130,7 @@ impl HasherLabel for Xxh3 {
 /// linebloom's blocked filter over any storage, with a chosen kernel and hasher.
 pub struct Blocked<S, H = IntFold>(pub BloomFilter<S, H>);
 
-impl<S: AsRef<[Block]> + AsMut<[Block]>, H: HasherLabel> Filter for Blocked<S, H> {
+impl<S: AsRef<[Block]> + AsMut<[Block]> + 'static, H: HasherLabel> Filter for Blocked<S, H> {
     fn name(&self) -> String {
         format!("linebloom-{}{}", H::LABEL, self.0.kernel_name())
     }
@@ -110,6 +156,17 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: HasherLabel> Filter for Blocked<S, H
     }
     fn exact_fpr(&self) -> Option<f64> {
         Some(self.0.estimated_fpr())
+    }
+    fn merge(&mut self, other: &dyn Filter) -> Option<anyhow::Result<()>> {
+        Some(same_kind(self, other).and_then(|o| Ok(self.0.union(&o.0)?)))
+    }
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+        let bytes = self.0.to_bytes();
+        Some(
+            BloomFilter::<Blocks, H>::decode(&bytes)
+                .map(|f| (Box::new(Blocked(f)) as Box<dyn Filter>, bytes.len()))
+                .map_err(Into::into),
+        )
     }
 }
 
@@ -161,6 +218,25 @@ impl<F: Filter> Filter for Named<F> {
     fn remove(&mut self, key: u64) -> Option<bool> {
         self.1.remove(key)
     }
+    fn merge(&mut self, other: &dyn Filter) -> Option<anyhow::Result<()>> {
+        let any: &dyn Any = other;
+        match any.downcast_ref::<Self>() {
+            Some(o) => self.1.merge(&o.1),
+            None => self.1.merge(other),
+        }
+    }
+    fn insert_concurrently(&self, keys: &[u64], threads: usize) -> Option<()> {
+        self.1.insert_concurrently(keys, threads)
+    }
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+        self.1.round_trip()
+    }
+}
+
+/// Runs `f`: a block in which `?` returns its error (inside a method that returns an
+/// `Option`).
+fn attempt<T>(f: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
+    f()
 }
 
 /// A [`Filter`] adapter: a newtype over a filter with how to insert, query and size it.
@@ -170,7 +246,10 @@ macro_rules! adapter {
      contains: |$fc:ident, $kc:ident| $contains:expr,
      bytes: |$fb:ident| $bytes:expr
      $(, exact: |$fe:ident| $exact:expr)?
-     $(, remove: |$fr:ident, $kr:ident| $remove:expr)? $(,)?) => {
+     $(, remove: |$fr:ident, $kr:ident| $remove:expr)?
+     $(, merge: |$fm:ident, $om:ident| $merge:expr)?
+     $(, concurrent: |$fcc:ident, $kcc:ident| $concurrent:expr)?
+     $(, round_trip: |$ft:ident| $round_trip:expr)? $(,)?) => {
         $(#[$doc])*
         pub struct $name(pub $inner);
         impl Filter for $name {
@@ -203,6 +282,32 @@ macro_rules! adapter {
                     Some($remove)
                 }
             )?
+            $(
+                fn merge(&mut self, other: &dyn Filter) -> Option<anyhow::Result<()>> {
+                    let other = match same_kind(self, other) {
+                        Ok(o) => o,
+                        Err(e) => return Some(Err(e)),
+                    };
+                    let ($fm, $om) = (&mut self.0, &other.0);
+                    Some(attempt(|| -> anyhow::Result<()> { $merge }))
+                }
+            )?
+            $(
+                fn insert_concurrently(&self, keys: &[u64], threads: usize) -> Option<()> {
+                    let $fcc = &self.0;
+                    spawn_inserts(keys, threads, |$kcc| {
+                        $concurrent;
+                    });
+                    Some(())
+                }
+            )?
+            $(
+                fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+                    let $ft = &self.0;
+                    let decoded = attempt(|| -> anyhow::Result<(_, usize)> { $round_trip });
+                    Some(decoded.map(|(f, len)| (Box::new($name(f)) as Box<dyn Filter>, len)))
+                }
+            )?
         }
     };
 }
@@ -215,6 +320,10 @@ adapter!(
     bytes: |f| f.params().bytes(),
     exact: |f| f.estimated_fpr(),
     remove: |f, k| f.remove(&k).is_ok(),
+    round_trip: |f| {
+        let bytes = f.to_bytes();
+        Ok((CountingBloomFilter::from_bytes(&bytes)?, bytes.len()))
+    },
 );
 adapter!(
     /// linebloom's scalable filter (growth 2, tightening 0.5).
@@ -223,6 +332,10 @@ adapter!(
     contains: |f, k| f.contains(&k),
     bytes: |f| f.memory_bytes(),
     exact: |f| f.estimated_fpr(),
+    round_trip: |f| {
+        let bytes = f.to_bytes();
+        Ok((ScalableBloomFilter::from_bytes(&bytes)?, bytes.len()))
+    },
 );
 adapter!(
     /// linebloom's atomic filter (used single-threaded here; see the `threads` experiment).
@@ -231,6 +344,12 @@ adapter!(
     contains: |f, k| f.contains(&k),
     bytes: |f| f.params().bytes(),
     exact: |f| f.estimated_fpr(),
+    concurrent: |f, k| f.insert(&k),
+    // Through the plain filter's format, the atomic filter's documented path.
+    round_trip: |f| {
+        let bytes = f.to_bloom().to_bytes();
+        Ok((AtomicBloomFilter::from(BloomFilter::from_bytes(&bytes)?), bytes.len()))
+    },
 );
 adapter!(
     /// linebloom's classic (unblocked) filter.
@@ -239,6 +358,11 @@ adapter!(
     contains: |f, k| f.contains(&k),
     bytes: |f| f.params().bits().div_ceil(8) as usize,
     exact: |f| f.estimated_fpr(),
+    merge: |f, o| Ok(f.union(o)?),
+    round_trip: |f| {
+        let bytes = f.to_bytes();
+        Ok((ClassicBloomFilter::from_bytes(&bytes)?, bytes.len()))
+    },
 );
 adapter!(
     /// sbbf-rs-safe: Parquet's split-block filter (256-bit blocks, k = 8).
@@ -246,6 +370,12 @@ adapter!(
     insert: |f, k| f.insert_hash(xxh3(k)),
     contains: |f, k| f.contains_hash(xxh3(k)),
     bytes: |f| f.as_bytes().len(),
+    round_trip: |f| {
+        let bytes = f.as_bytes();
+        let decoded = sbbf_rs_safe::Filter::from_bytes(bytes)
+            .ok_or_else(|| anyhow::anyhow!("sbbf-rs-safe refused its own bytes"))?;
+        Ok((decoded, bytes.len()))
+    },
 );
 adapter!(
     /// fastbloom (blocked 512-bit, its own k).
@@ -253,6 +383,26 @@ adapter!(
     insert: |f, k| f.insert_hash(xxh3(k)),
     contains: |f, k| f.contains_hash(xxh3(k)),
     bytes: |f| f.num_bits() / 8,
+    // fastbloom's union panics on a different number of hashes: the check builds both
+    // filters with one recipe.
+    merge: |f, o| {
+        f.union(o);
+        Ok(())
+    },
+    round_trip: |f| serde_round_trip(f),
+);
+adapter!(
+    /// fastbloom's `AtomicBloomFilter` (the same layout, inserts through `&self`).
+    FastbloomAtomic(fastbloom::AtomicBloomFilter), "fastbloom-atomic",
+    insert: |f, k| f.insert_hash(xxh3(k)),
+    contains: |f, k| f.contains_hash(xxh3(k)),
+    bytes: |f| f.num_bits() / 8,
+    merge: |f, o| {
+        f.union(o);
+        Ok(())
+    },
+    concurrent: |f, k| f.insert_hash(xxh3(k)),
+    round_trip: |f| serde_round_trip(f),
 );
 adapter!(
     /// The `bloomfilter` crate (classic, SipHash), with a fixed seed.
@@ -260,6 +410,11 @@ adapter!(
     insert: |f, k| f.set(&k),
     contains: |f, k| f.check(&k),
     bytes: |f| f.as_slice().len(),
+    round_trip: |f| {
+        let bytes = f.to_bytes();
+        let len = bytes.len();
+        Ok((bloomfilter::Bloom::from_bytes(bytes).map_err(anyhow::Error::msg)?, len))
+    },
 );
 adapter!(
     /// `growable-bloom-filter` (scalable, its own hashing).
@@ -267,6 +422,7 @@ adapter!(
     insert: |f, k| f.insert(k),
     contains: |f, k| f.contains(k),
     bytes: |f| growable_bytes(f),
+    round_trip: |f| serde_round_trip(f),
 );
 
 /// Bytes of a `GrowableBloom`'s bit buffers. The crate does not report its memory, but
@@ -332,6 +488,12 @@ impl Filter for Fuse8 {
     fn bytes(&self) -> usize {
         self.0.fingerprints.len()
     }
+    fn try_insert(&mut self, _key: u64) -> bool {
+        false
+    }
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+        Some(serde_round_trip(&self.0).map(|(f, len)| (Box::new(Fuse8(f)) as Box<dyn Filter>, len)))
+    }
 }
 
 /// `std::collections::HashSet`: exact, the memory reference.
@@ -370,6 +532,7 @@ pub const SCHEMES: &[&str] = &[
     "linebloom-atomic",
     "sbbf-rs-safe",
     "fastbloom",
+    "fastbloom-atomic",
     "bloomfilter",
     "growable-bloom-filter",
     "xorf-binaryfuse8",
@@ -400,7 +563,19 @@ pub fn build(
     members: &[u64],
     kernel: &'static Kernel,
 ) -> anyhow::Result<Option<Box<dyn Filter>>> {
-    let n = members.len() as u64;
+    build_sized(scheme, sizing, members.len() as u64, members, kernel)
+}
+
+/// Like [`build`], sized for `n` keys whatever the number of `members` inserted (two
+/// filters of one recipe to merge, a filter to fill from several threads). The static
+/// xor filters are built from `members` alone.
+pub fn build_sized(
+    scheme: &str,
+    sizing: Sizing,
+    n: u64,
+    members: &[u64],
+    kernel: &'static Kernel,
+) -> anyhow::Result<Option<Box<dyn Filter>>> {
     let bits = |b: f64| (b * n as f64).ceil() as u64;
     let mut f: Box<dyn Filter> = match (scheme, sizing) {
         ("linebloom", Sizing::Fpr(p)) => Box::new(blocked(Params::for_fpr(n, p)?, kernel)),
@@ -451,6 +626,13 @@ pub fn build(
         ("fastbloom", Sizing::BitsPerKey(b)) => Box::new(Fastbloom(
             fastbloom::BloomFilter::with_num_bits(bits(b) as usize).expected_items(n as usize),
         )),
+        ("fastbloom-atomic", Sizing::Fpr(p)) => Box::new(FastbloomAtomic(
+            fastbloom::AtomicBloomFilter::with_false_pos(p).expected_items(n as usize),
+        )),
+        ("fastbloom-atomic", Sizing::BitsPerKey(b)) => Box::new(FastbloomAtomic(
+            fastbloom::AtomicBloomFilter::with_num_bits(bits(b) as usize)
+                .expected_items(n as usize),
+        )),
         ("bloomfilter", Sizing::Fpr(p)) => Box::new(Bloomfilter(
             bloomfilter::Bloom::new_for_fp_rate_with_seed(n as usize, p, &BLOOMFILTER_SEED)
                 .map_err(anyhow::Error::msg)?,
@@ -471,8 +653,8 @@ pub fn build(
             )))
         }
         ("xorf-binaryfuse8", _) => return Ok(Some(Box::new(Fuse8::build(members)?))),
-        (other, Sizing::Fpr(p)) => return families::build(other, Some(p), members),
-        (other, Sizing::BitsPerKey(_)) => return families::build(other, None, members),
+        (other, Sizing::Fpr(p)) => return families::build(other, Some(p), n, members),
+        (other, Sizing::BitsPerKey(_)) => return families::build(other, None, n, members),
     };
     f.insert_batch(members);
     Ok(Some(f))

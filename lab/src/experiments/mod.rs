@@ -5,6 +5,7 @@
 //! CSV back, draw `plot.svg`/`plot.png`) and `summary(ctx)` (read the CSV back, give the
 //! report's table and findings).
 
+pub mod capabilities;
 pub mod churn;
 pub mod formula;
 pub mod fpr_vs_bits;
@@ -118,6 +119,14 @@ pub const REGISTRY: &[Experiment] = &[
         run: churn::run,
         plot: churn::plot,
         summary: churn::summary,
+    },
+    Experiment {
+        name: capabilities::NAME,
+        about: "the capability matrix: insert after build, delete, grow, merge, concurrent insert and serialize, each run and checked for every contender",
+        needs_server: false,
+        run: capabilities::run,
+        plot: capabilities::plot,
+        summary: capabilities::summary,
     },
     Experiment {
         name: threads::NAME,

@@ -9,7 +9,7 @@
 //! sizing recipe in [`super::build`]: from `(n, p)` where it has one; the cuckoo filter
 //! and the xor filters have a fixed fingerprint and size from `n` alone.
 
-use super::{Filter, xxh3};
+use super::{Filter, same_kind, serde_round_trip, xxh3};
 use fastbloom_rs::{Deletable, Membership};
 
 /// `cuckoofilter`: 4 entries of 8-bit fingerprints per bucket, SipHash; its only recipe
@@ -37,6 +37,14 @@ impl Filter for Cuckoo {
     fn bytes(&self) -> usize {
         self.0.memory_usage()
     }
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+        let exported = self.0.export();
+        let len = exported.values.len();
+        Some(Ok((
+            Box::new(Cuckoo(cuckoofilter::CuckooFilter::from(exported))),
+            len,
+        )))
+    }
 }
 
 /// `scalable_cuckoo_filter`: cuckoo filters that grow, sized from `(n, p)`.
@@ -57,6 +65,9 @@ impl Filter for ScalableCuckoo {
     }
     fn bytes(&self) -> usize {
         (self.0.bits() / 8) as usize
+    }
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+        Some(serde_round_trip(&self.0).map(|(f, len)| (Box::new(ScalableCuckoo(f)) as _, len)))
     }
 }
 
@@ -86,6 +97,16 @@ impl Filter for Quotient {
     fn bytes(&self) -> usize {
         self.0.memory_usage()
     }
+    fn merge(&mut self, other: &dyn Filter) -> Option<anyhow::Result<()>> {
+        Some(same_kind(self, other).and_then(|o| {
+            self.0
+                .merge(true, &o.0)
+                .map_err(|e| anyhow::anyhow!("qfilter merge: {e:?}"))
+        }))
+    }
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+        Some(serde_round_trip(&self.0).map(|(f, len)| (Box::new(Quotient(f)) as _, len)))
+    }
 }
 
 /// `fastbloom-rs`'s counting Bloom filter (4-bit counters), sized from `(n, p)`,
@@ -113,6 +134,24 @@ impl Filter for FastbloomRsCounting {
     fn bytes(&self) -> usize {
         // One 4-bit counter per position.
         (self.0.config().size / 2) as usize
+    }
+    /// Through `get_u8_array` and `from_u64_array`. (The crate's `from_u8_array` reads
+    /// the byte slice as `usize`s through a cast pointer, which is undefined behaviour
+    /// for bytes that are not 8-aligned; the lab hands it aligned words instead.)
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+        use fastbloom_rs::Hashes;
+        let bytes = self.0.get_u8_array();
+        let words: Vec<u64> = bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_ne_bytes(c.try_into().expect("8 bytes")))
+            .collect();
+        let config = self.0.config();
+        let decoded = fastbloom_rs::CountingBloomFilter::from_u64_array(
+            &words,
+            self.0.hashes(),
+            config.enable_repeat_insert,
+        );
+        Some(Ok((Box::new(FastbloomRsCounting(decoded)), bytes.len())))
     }
 }
 
@@ -145,7 +184,9 @@ impl<F: xorf::Filter<u64>> Xorf<F> {
     }
 }
 
-impl<F: xorf::Filter<u64>> Filter for Xorf<F> {
+impl<F: xorf::Filter<u64> + serde::Serialize + serde::de::DeserializeOwned + 'static> Filter
+    for Xorf<F>
+{
     fn name(&self) -> String {
         self.name.into()
     }
@@ -161,15 +202,27 @@ impl<F: xorf::Filter<u64>> Filter for Xorf<F> {
     fn bytes(&self) -> usize {
         self.bytes
     }
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+        Some(serde_round_trip(&self.filter).map(|(filter, len)| {
+            let decoded = Xorf {
+                name: self.name,
+                filter,
+                bytes: self.bytes,
+            };
+            (Box::new(decoded) as Box<dyn Filter>, len)
+        }))
+    }
 }
 
-/// Builds one of this module's families, or `None` for another name.
+/// Builds one of this module's families for `n` keys and inserts `keys` (the xor
+/// filters are built from `keys` alone), or `None` for another name.
 pub fn build(
     name: &str,
     fpr: Option<f64>,
+    n: u64,
     keys: &[u64],
 ) -> anyhow::Result<Option<Box<dyn Filter>>> {
-    let n = keys.len().max(1);
+    let n = n.max(1) as usize;
     let mut f: Box<dyn Filter> = match (name, fpr) {
         ("cuckoofilter", Some(_)) => Box::new(Cuckoo(cuckoofilter::CuckooFilter::with_capacity(
             n * 10 / 9 + 1,
@@ -240,7 +293,9 @@ mod tests {
             "xorf-xor16",
             "xorf-binaryfuse16",
         ] {
-            let mut f = build(name, Some(0.01), &keys).unwrap().unwrap();
+            let mut f = build(name, Some(0.01), keys.len() as u64, &keys)
+                .unwrap()
+                .unwrap();
             assert_eq!(f.name(), name);
             assert!(
                 keys.iter().all(|&k| f.contains(k)),
@@ -265,7 +320,7 @@ mod tests {
             }
         }
         assert!(
-            build("no-such-filter", Some(0.01), &keys)
+            build("no-such-filter", Some(0.01), 1, &keys)
                 .unwrap()
                 .is_none()
         );
