@@ -51,7 +51,10 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
     report::report(&ctx, true).expect("report at tiny scale");
     for e in REGISTRY {
         let dir = tmp.path().join(e.name);
-        assert_plots(&dir);
+        // The capability matrix is a table, not a plot.
+        if e.name != experiments::capabilities::NAME {
+            assert_plots(&dir);
+        }
         let meta = Meta::read(&dir).expect("meta.json");
         assert_eq!(meta.experiment, e.name);
         assert_eq!(meta.seed, 7);
@@ -118,6 +121,36 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
         );
         assert!(rs.iter().all(|r| r.bytes > 0 && r.fpr < 0.1));
     }
+    // Growth: every growing filter held every key and refused none; the fixed-size
+    // reference saturated, the scalable filter did not.
+    let growth: Vec<experiments::growth::Row> = csvio::read(&csv("growth")).unwrap();
+    for lib in experiments::growth::LIBRARIES {
+        let rs: Vec<_> = growth.iter().filter(|r| r.library == *lib).collect();
+        assert_eq!(rs.len(), 7, "{lib}: seven steps");
+        assert!(
+            rs.iter()
+                .all(|r| r.false_negatives == 0 && r.failed_inserts == 0)
+        );
+    }
+    let at_100 = |lib: &str| {
+        growth
+            .iter()
+            .find(|r| r.library == lib && r.multiple == 100)
+            .unwrap()
+            .fpr
+    };
+    assert!(at_100("linebloom") > 0.5 && at_100("linebloom-scalable") < 0.02);
+    assert!(tmp.path().join("growth/memory.svg").exists());
+    // The capability matrix: one verdict per contender and operation.
+    let caps: Vec<experiments::capabilities::Row> = csvio::read(&csv("capabilities")).unwrap();
+    assert_eq!(
+        caps.len(),
+        linebloom_lab::rivals::SCHEMES.len() * experiments::capabilities::OPERATIONS.len()
+    );
+    assert_eq!(
+        experiments::capabilities::verdict(&caps, "linebloom-atomic", "concurrent insert"),
+        Some(experiments::capabilities::Verdict::Works)
+    );
     let thr: Vec<experiments::throughput::Row> = csvio::read(&csv("throughput")).unwrap();
     assert!(
         thr.iter()

@@ -9,6 +9,7 @@ pub mod capabilities;
 pub mod churn;
 pub mod formula;
 pub mod fpr_vs_bits;
+pub mod growth;
 pub mod kernels;
 pub mod latency;
 pub mod sizing;
@@ -119,6 +120,14 @@ pub const REGISTRY: &[Experiment] = &[
         run: churn::run,
         plot: churn::plot,
         summary: churn::summary,
+    },
+    Experiment {
+        name: growth::NAME,
+        about: "a set that outgrows its first estimate: rate and memory at 1 to 100 times it, for every filter that can grow",
+        needs_server: false,
+        run: growth::run,
+        plot: growth::plot,
+        summary: growth::summary,
     },
     Experiment {
         name: capabilities::NAME,
