@@ -56,7 +56,7 @@ pub fn colour(name: &str) -> RGBColor {
         ("xorf-xor16", RGBColor(128, 128, 0)),
         ("cuckoofilter", RGBColor(230, 159, 0)),
         ("scalable-cuckoo-filter", RGBColor(0, 158, 115)),
-        ("qfilter", RGBColor(0, 114, 178)),
+        ("qfilter", RGBColor(153, 0, 76)),
         ("fastbloom-rs-counting", RGBColor(86, 180, 233)),
         ("hashset", RGBColor(100, 100, 100)),
         ("no-protection", RGBColor(127, 127, 127)),

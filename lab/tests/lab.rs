@@ -112,7 +112,10 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
     assert!(per_1000("linebloom-in-process", false) < 0.5 * per_1000("no-protection", false));
     // Churn: every deleting family ran every round, and none lost a live key.
     let churn: Vec<experiments::churn::Row> = csvio::read(&csv("churn")).unwrap();
-    for lib in experiments::churn::LIBRARIES {
+    for lib in experiments::churn::LIBRARIES
+        .iter()
+        .chain(experiments::churn::REBUILT)
+    {
         let rs: Vec<_> = churn.iter().filter(|r| r.library == *lib).collect();
         assert_eq!(rs.len(), 4, "{lib}: built plus three rounds");
         assert!(

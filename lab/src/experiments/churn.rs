@@ -4,10 +4,17 @@
 //! non-members, checks every live key (a false negative is a defect: it must stay
 //! zero), counts the inserts and deletes the filter refused (a full cuckoo or quotient
 //! filter refuses; a counting filter never does), and reads the memory.
+//!
+//! The filters that cannot delete take part the way a service runs them: rebuilt from
+//! the live set every round (the seeds' periodic rebuild). Each row records the CPU
+//! time of its round's update, the deletes and inserts or the rebuild (one measurement
+//! per round, so it shows orders of magnitude, not small differences).
 
 use super::{Summary, false_positives, markdown_table, members, non_members};
 use crate::plot::{LineChart, Series, Style};
+use crate::rivals::Filter;
 use crate::rivals::{Sizing, build};
+use crate::timing::thread_cpu_ns;
 use crate::{Ctx, csvio};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -24,6 +31,16 @@ pub const LIBRARIES: &[&str] = &[
     "fastbloom-rs-counting",
 ];
 
+/// Filters that cannot delete, rebuilt from the live set every round.
+pub const REBUILT: &[&str] = &[
+    "linebloom",
+    "linebloom-classic",
+    "sbbf-rs-safe",
+    "fastbloom",
+    "xorf-binaryfuse8",
+    "xorf-xor8",
+];
+
 /// The rate every filter is sized for (the cuckoo filter has one fixed rate).
 const TARGET: f64 = 0.01;
 
@@ -32,6 +49,8 @@ const TARGET: f64 = 0.01;
 pub struct Row {
     /// Library.
     pub library: String,
+    /// `delete` (deletes the old keys) or `rebuild` (built again from the live set).
+    pub strategy: String,
     /// Round (0: just built).
     pub round: u32,
     /// Keys the filter should hold now.
@@ -46,6 +65,8 @@ pub struct Row {
     pub failed_removes: u64,
     /// Bytes of filter memory.
     pub bytes: u64,
+    /// CPU milliseconds of this round's update (0 in round 0).
+    pub update_ms: f64,
 }
 
 /// Measures and writes `data.csv`.
@@ -60,40 +81,58 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     let fresh = members(ctx, step * rounds as usize, 22);
     let probe_keys = non_members(ctx, probes, 21);
     let mut rows = Vec::new();
-    let bar = crate::progress::bar(ctx, LIBRARIES.len() as u64, NAME);
-    for lib in LIBRARIES {
+    let bar = crate::progress::bar(ctx, (LIBRARIES.len() + REBUILT.len()) as u64, NAME);
+    let make = |lib: &str, keys: &[u64]| -> anyhow::Result<Box<dyn Filter>> {
+        build(lib, Sizing::Fpr(TARGET), keys, ctx.kernel)?
+            .ok_or_else(|| anyhow::anyhow!("{lib} cannot be built for churn"))
+    };
+    for (lib, rebuild) in LIBRARIES
+        .iter()
+        .map(|l| (l, false))
+        .chain(REBUILT.iter().map(|l| (l, true)))
+    {
         bar.set_message(lib.to_string());
-        let Some(mut f) = build(lib, Sizing::Fpr(TARGET), &initial, ctx.kernel)? else {
-            anyhow::bail!("{lib} cannot be built for churn");
-        };
-        anyhow::ensure!(
-            f.remove(initial[0]).is_some(),
-            "{lib} is in churn's list but cannot delete"
-        );
-        f.try_insert(initial[0]);
+        let mut f = make(lib, &initial)?;
+        if !rebuild {
+            anyhow::ensure!(
+                f.remove(initial[0]).is_some(),
+                "{lib} is in churn's list but cannot delete"
+            );
+            f.try_insert(initial[0]);
+        }
         let mut live: VecDeque<u64> = initial.iter().copied().collect();
         let (mut failed_inserts, mut failed_removes) = (0, 0);
         let mut fresh_keys = fresh.iter().copied();
         for round in 0..=rounds {
+            let mut update_ns = 0;
             if round > 0 {
-                for _ in 0..step {
-                    let Some(old) = live.pop_front() else { break };
-                    if f.remove(old) != Some(true) {
-                        failed_removes += 1;
-                        live.push_back(old); // still held: still a member
+                let t = thread_cpu_ns();
+                if rebuild {
+                    live.drain(..step.min(live.len()));
+                    live.extend(fresh_keys.by_ref().take(step));
+                    f = make(lib, live.make_contiguous())?;
+                } else {
+                    for _ in 0..step {
+                        let Some(old) = live.pop_front() else { break };
+                        if f.remove(old) != Some(true) {
+                            failed_removes += 1;
+                            live.push_back(old); // still held: still a member
+                        }
+                    }
+                    for key in fresh_keys.by_ref().take(step) {
+                        if f.try_insert(key) {
+                            live.push_back(key);
+                        } else {
+                            failed_inserts += 1;
+                        }
                     }
                 }
-                for key in fresh_keys.by_ref().take(step) {
-                    if f.try_insert(key) {
-                        live.push_back(key);
-                    } else {
-                        failed_inserts += 1;
-                    }
-                }
+                update_ns = thread_cpu_ns() - t;
             }
             let false_negatives = live.iter().filter(|&&k| !f.contains(k)).count() as u64;
             rows.push(Row {
                 library: lib.to_string(),
+                strategy: if rebuild { "rebuild" } else { "delete" }.into(),
                 round,
                 live_keys: live.len() as u64,
                 fpr: false_positives(f.as_ref(), &probe_keys) as f64 / probes as f64,
@@ -101,6 +140,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
                 failed_inserts,
                 failed_removes,
                 bytes: f.bytes() as u64,
+                update_ms: update_ns as f64 / 1e6,
             });
         }
         bar.inc(1);
@@ -109,21 +149,37 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     csvio::write(&ctx.dir(NAME)?.join("data.csv"), &rows)
 }
 
+/// Every library with whether it is rebuilt (true) or deletes (false).
+fn every_library() -> impl Iterator<Item = (&'static str, bool)> {
+    LIBRARIES
+        .iter()
+        .map(|l| (*l, false))
+        .chain(REBUILT.iter().map(|l| (*l, true)))
+}
+
 /// Draws the false-positive rate against the round for each library.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
     let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
-    let mut series: Vec<Series> = LIBRARIES
-        .iter()
-        .map(|lib| Series {
-            name: lib.to_string(),
+    let mut series: Vec<Series> = every_library()
+        .map(|(lib, rebuilt)| Series {
+            name: if rebuilt {
+                format!("{lib} (rebuilt)")
+            } else {
+                lib.to_string()
+            },
             colour_key: lib.to_string(),
             points: rows
                 .iter()
-                .filter(|r| r.library == *lib)
+                .filter(|r| r.library == lib)
                 .map(|r| (r.round as f64, r.fpr.max(1e-6)))
                 .collect(),
             errors: None,
-            style: Style::Measured,
+            // Dashed: rebuilt from scratch, not updated in place.
+            style: if rebuilt {
+                Style::Reference
+            } else {
+                Style::Measured
+            },
         })
         .filter(|s| !s.points.is_empty())
         .collect();
@@ -140,7 +196,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         y_label: "measured false-positive rate",
         log_x: false,
         log_y: true,
-        legend: crate::plot::Legend::Inside(plotters::prelude::SeriesLabelPosition::MiddleRight),
+        legend: crate::plot::Legend::Outside,
         bands: &[],
     };
     crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)
@@ -151,18 +207,23 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
     let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
     let last = |lib: &str| rows.iter().rfind(|r| r.library == lib);
     let first = |lib: &str| rows.iter().find(|r| r.library == lib);
-    let table: Vec<Vec<String>> = LIBRARIES
-        .iter()
-        .filter_map(|lib| {
+    let table: Vec<Vec<String>> = every_library()
+        .filter_map(|(lib, rebuilt)| {
             let (start, end) = (first(lib)?, last(lib)?);
             let fneg: u64 = rows
                 .iter()
-                .filter(|r| r.library == *lib)
+                .filter(|r| r.library == lib)
                 .map(|r| r.false_negatives)
                 .max()
                 .unwrap_or(0);
+            let updates: Vec<f64> = rows
+                .iter()
+                .filter(|r| r.library == lib && r.round > 0)
+                .map(|r| r.update_ms)
+                .collect();
             Some(vec![
                 lib.to_string(),
+                if rebuilt { "rebuild" } else { "delete" }.to_string(),
                 format!("{:.4}", start.fpr),
                 format!("{:.4}", end.fpr),
                 fneg.to_string(),
@@ -172,6 +233,11 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
                     "{:.1}",
                     end.bytes as f64 * 8.0 / end.live_keys.max(1) as f64
                 ),
+                if updates.is_empty() {
+                    "—".into()
+                } else {
+                    format!("{:.1}", crate::stats::summary(&updates).0)
+                },
             ])
         })
         .collect();
@@ -206,17 +272,19 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         table: markdown_table(
             &[
                 "library",
+                "strategy",
                 "FPR when built",
                 &format!("FPR after {rounds} rounds"),
                 "most false negatives in a round",
                 "inserts refused",
                 "deletes refused",
                 "bits per live key",
+                "CPU ms per round (median)",
             ],
             &table,
         ),
         caption: format!(
-            "Every filter that can delete, sized for its keys at 1% (the cuckoo filter has one fixed rate), then put through {rounds} rounds that each delete the oldest tenth of the keys and insert as many new ones. The plot is the false-positive rate over non-members after each round; the table adds the false negatives found by checking every live key after every round, the inserts and deletes each filter refused, and its memory per live key."
+            "Every filter that can delete, sized for its keys at 1% (the cuckoo filter has one fixed rate), then put through {rounds} rounds that each delete the oldest tenth of the keys and insert as many new ones. The filters that cannot delete are rebuilt from the live set every round instead (dashed). The plot is the false-positive rate over non-members after each round; the table adds the false negatives found by checking every live key after every round, the inserts and deletes each filter refused, its memory per live key, and the CPU time of a round's update (the deletes and inserts, or the rebuild; one measurement per round)."
         ),
         not_leading: if notes.is_empty() {
             "— (no other deleting filter held the set at or near 1% with fewer bits per key and no refused inserts or false negatives)".into()

@@ -14,13 +14,13 @@ use serde::{Deserialize, Serialize};
 /// Experiment name.
 pub const NAME: &str = "space";
 
-/// Every scheme the lab builds except the atomic filter (the same memory and rate as
-/// the blocked filter).
+/// Every scheme the lab builds except the atomic filters (the same memory and rate as
+/// their plain twins).
 fn schemes() -> impl Iterator<Item = &'static str> {
     crate::rivals::SCHEMES
         .iter()
         .copied()
-        .filter(|s| *s != "linebloom-atomic")
+        .filter(|s| !["linebloom-atomic", "fastbloom-atomic"].contains(s))
 }
 
 /// Schemes with one size for a key count whatever the rate asked: measured once.

@@ -5,7 +5,11 @@
 //! dependent chain of such reads (one miss at a time). Every curve reads as a multiple
 //! of what the memory can do.
 //!
-//! Filters hold 1% at 10 bits per key. linebloom's storage asks for transparent huge
+//! Filters hold 1% at 10 bits per key. The other families (classic and counting Bloom
+//! filters, cuckoo, quotient, xor and binary fuse; [`FAMILIES`]) are built for the same
+//! keys at 1% by their own recipe, up to the rivals' largest size; their inserts are not
+//! timed where they refuse keys past their capacity (the insert workload adds keys past
+//! `n`) or cannot insert at all (the static xor filters). linebloom's storage asks for transparent huge
 //! pages (`madvise`); the CSV records how many huge-page bytes the process had, since the
 //! kernel may refuse. Rivals allocate their own memory (no huge pages). At the largest
 //! size the quick scale measures only linebloom's detected kernel (filling a 1 GiB
@@ -18,7 +22,7 @@
 
 use super::{Summary, fill_stream, markdown_table, member_key, non_members};
 use crate::plot::{LineChart, Series, Style};
-use crate::rivals::{Blocked, Fastbloom, Filter, Named, Sbbf};
+use crate::rivals::{Blocked, Fastbloom, Filter, Named, Sbbf, Sizing, build};
 use crate::stats::summary as med;
 use crate::timing::{HugePageBlocks, MemoryProbe, anon_huge_bytes, ns_per_key};
 use crate::{Ctx, csvio};
@@ -31,6 +35,22 @@ pub const NAME: &str = "throughput";
 
 /// The control copy's name: an identical second sbbf-rs-safe.
 const CONTROL: &str = "sbbf-rs-safe-control";
+
+/// The other filter families, built for the same keys at 1% by their own recipe.
+pub const FAMILIES: &[&str] = &[
+    "linebloom-classic",
+    "bloomfilter",
+    "linebloom-counting",
+    "fastbloom-rs-counting",
+    "cuckoofilter",
+    "qfilter",
+    "xorf-binaryfuse8",
+    "xorf-xor8",
+];
+
+/// Families whose inserts are not timed: they refuse keys past their capacity (the
+/// insert workload adds keys past `n`), or cannot insert after they are built.
+const UNTIMED_INSERTS: &[&str] = &["cuckoofilter", "qfilter", "xorf-binaryfuse8", "xorf-xor8"];
 
 /// One CSV row.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -114,6 +134,15 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
             let name = c.name();
             fill_stream(ctx, c.as_mut(), n, &name);
         }
+        if size <= rival_max {
+            let keys: Vec<u64> = (0..n).map(|i| member_key(ctx, i)).collect();
+            for family in FAMILIES {
+                bar.set_message(format!("{} KiB: building {family}", size >> 10));
+                let built = build(family, Sizing::Fpr(0.01), &keys, ctx.kernel)?;
+                contenders.push(built.ok_or_else(|| anyhow::anyhow!("{family}: no recipe"))?);
+            }
+            bar.set_message(format!("{} KiB", size >> 10));
+        }
         let huge = anon_huge_bytes();
         let probe = MemoryProbe::new(params.bytes(), ctx.seed);
 
@@ -130,6 +159,9 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
                 for (wi, w) in workloads.iter().enumerate() {
                     let batched = w.ends_with("batched");
                     if batched && !c.has_batch() {
+                        continue;
+                    }
+                    if *w == "insert" && UNTIMED_INSERTS.contains(&c.name().as_str()) {
                         continue;
                     }
                     let keys = if w.starts_with("hit") {
@@ -304,7 +336,11 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
                 .map(|x| format!("±{:.0}%", x * 100.0))
                 .unwrap_or_else(|| "—".into()),
         ]);
-        for (name, theirs) in [("sbbf-rs-safe", sb), ("fastbloom", fb)] {
+        let families = FAMILIES.iter().map(|f| (*f, get(f, "miss", s)));
+        for (name, theirs) in [("sbbf-rs-safe", sb), ("fastbloom", fb)]
+            .into_iter()
+            .chain(families)
+        {
             // Slower only when the gap is larger than the control's.
             if let (Some(a), Some(b)) = (o, theirs)
                 && b * (1.0 + noise.unwrap_or(0.0)) < a
@@ -314,28 +350,60 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         }
     }
     let huge = rows.iter().map(|r| r.huge_page_bytes).max().unwrap_or(0);
+    // Every contender's negative and positive lookups at every size where it ran.
+    let mut names: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.workload == "miss" && r.contender != CONTROL)
+        .map(|r| r.contender.as_str())
+        .collect();
+    names.dedup();
+    let family_sizes: Vec<u64> = sizes
+        .iter()
+        .copied()
+        .filter(|&s| get("cuckoofilter", "miss", s).is_some())
+        .collect();
+    let mut header = vec!["contender (miss / hit ns)".to_string()];
+    header.extend(family_sizes.iter().map(|s| format!("{} KiB", s >> 10)));
+    let every: Vec<Vec<String>> = names
+        .iter()
+        .map(|c| {
+            let mut line = vec![c.to_string()];
+            line.extend(family_sizes.iter().map(|&s| {
+                match (get(c, "miss", s), get(c, "hit", s)) {
+                    (Some(m), Some(h)) => format!("{m:.1} / {h:.1}"),
+                    _ => "—".into(),
+                }
+            }));
+            line
+        })
+        .collect();
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let every_table = markdown_table(&header, &every);
     Ok(Summary {
-        table: markdown_table(
-            &[
-                "size",
-                &format!("{ours} miss"),
-                "batched miss",
-                "sbbf-rs-safe miss",
-                "fastbloom miss",
-                &format!("{ours} insert"),
-                "sbbf-rs-safe insert",
-                "independent reads",
-                "dependent reads",
-                "noise floor (control vs sbbf)",
-            ],
-            &table,
+        table: format!(
+            "{}\nEvery contender, every family, at the sizes where all of them ran (median CPU ns per negative / positive lookup):\n\n{every_table}",
+            markdown_table(
+                &[
+                    "size",
+                    &format!("{ours} miss"),
+                    "batched miss",
+                    "sbbf-rs-safe miss",
+                    "fastbloom miss",
+                    &format!("{ours} insert"),
+                    "sbbf-rs-safe insert",
+                    "independent reads",
+                    "dependent reads",
+                    "noise floor (control vs sbbf)",
+                ],
+                &table,
+            )
         ),
         caption: format!(
             "Median CPU ns per negative lookup against filter size (log-log), single-key (solid) and batched with prefetch (dashed), next to the time of independent and of dependent random 64-byte reads over a buffer of the same size. Contenders ran interleaved with a rotating start order; the last column is how far an identical copy of sbbf-rs-safe landed from it, the noise floor of each row. The process held at most {} MiB in transparent huge pages during the run (the kernel decides; 0 means every lookup also paid for a TLB miss). The same for positive lookups is in [`hit.svg`](throughput/hit.svg) and for inserts in [`insert.svg`](throughput/insert.svg); every number is in `data.csv`.",
             huge >> 20
         ),
         not_leading: if behind.is_empty() {
-            "— (linebloom's single-key negative lookup was not slower than sbbf-rs-safe or fastbloom, beyond the noise floor, at any size measured)".into()
+            "— (linebloom's single-key negative lookup was not slower than any other contender, beyond the noise floor, at any size measured)".into()
         } else {
             format!(
                 "Single-key negative lookups were slower, beyond the noise floor, than: {}.",
