@@ -7,6 +7,7 @@
 //! One experiment is one module under [`experiments`]; [`experiments::REGISTRY`] lists
 //! them. Every number comes from a run of this code: nothing is typed in.
 
+pub mod choosing;
 pub mod csvio;
 pub mod experiments;
 pub mod live;

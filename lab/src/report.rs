@@ -1,6 +1,7 @@
 //! `lab report`: runs every experiment that needs no server, draws each plot, and writes
 //! `results/REPORT.md` with the environment, the time the run took, and per experiment
-//! its plot, what the plot shows, a summary table, and where linebloom does not lead.
+//! its plot, what the plot shows, a summary table, and where linebloom does not lead;
+//! and, from those results, which filter to choose for each job (`choosing`).
 
 use crate::Ctx;
 use crate::experiments::{REGISTRY, Summary};
@@ -99,6 +100,7 @@ pub fn report(ctx: &Ctx, rerun: bool) -> anyhow::Result<()> {
         "## Where linebloom does not lead\n\n{}\n",
         not_leading.join("\n")
     )?;
+    md.push_str(&crate::choosing::section(ctx));
     md.push_str(&sections);
     if ctx.out.join("live").join("page.png").exists() {
         writeln!(

@@ -177,6 +177,27 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
 
     let report = std::fs::read_to_string(tmp.path().join("REPORT.md")).unwrap();
     assert!(report.contains("## Where linebloom does not lead"));
+    // Choosing a filter: every job has a measured answer, none "not measured".
+    let choosing = report
+        .split("## Choosing a filter")
+        .nth(1)
+        .expect("a choosing section");
+    for job in [
+        "static set",
+        "deletes",
+        "unknown size",
+        "threads",
+        "microcontroller",
+    ] {
+        assert!(choosing.contains(job), "no line for {job}");
+    }
+    assert!(
+        !choosing
+            .split("\n## ")
+            .next()
+            .unwrap()
+            .contains("not measured")
+    );
     for e in REGISTRY {
         assert!(
             report.contains(&format!("## {}", e.name)),

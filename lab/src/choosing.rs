@@ -1,0 +1,316 @@
+//! "Choosing a filter": the report's answer, per job, to which filter to use, computed
+//! from this run's CSVs (`space`, `throughput`, `churn`, `growth`, `capabilities`,
+//! `threads`, `kernels`), never typed in. For each job it names the measured best
+//! choice, whatever its family, and where linebloom stands; a job whose experiments did
+//! not run says so.
+
+use crate::experiments::{capabilities, churn, growth, kernels, space, threads, throughput};
+use crate::{Ctx, csvio};
+
+/// The rate every choice is made at.
+const TARGET: f64 = 0.01;
+
+/// One job's line: the job, the measured best, linebloom's standing, the evidence.
+struct Choice {
+    job: &'static str,
+    best: String,
+    linebloom: String,
+    from: &'static str,
+}
+
+/// The CSV of `name` as rows, or `None` when that experiment has not run.
+fn rows<T: serde::de::DeserializeOwned>(ctx: &Ctx, name: &str) -> Option<Vec<T>> {
+    csvio::read(&ctx.csv(name)).ok()
+}
+
+/// The Markdown section.
+pub fn section(ctx: &Ctx) -> String {
+    let choices = [
+        static_set(ctx),
+        deletes(ctx),
+        unknown_size(ctx),
+        threads(ctx),
+        microcontroller(ctx),
+    ];
+    let lines: Vec<Vec<String>> = choices
+        .into_iter()
+        .map(|c| {
+            vec![
+                c.job.to_string(),
+                c.best,
+                c.linebloom,
+                format!("`{}`", c.from),
+            ]
+        })
+        .collect();
+    format!(
+        "## Choosing a filter\n\nFor each job, the best choice this run measured, whatever its family, and where linebloom stands; every number comes from the named experiments' CSVs at a 1% target.\n\n{}\n",
+        crate::experiments::markdown_table(&["job", "measured best", "linebloom", "from"], &lines)
+    )
+}
+
+/// A set built once: the fewest bits per key at 1%, and the fastest negative lookup.
+fn static_set(ctx: &Ctx) -> Choice {
+    let job = "static set (built once)";
+    let from = "space, throughput";
+    let Some(space) = rows::<space::Row>(ctx, space::NAME) else {
+        return not_run(job, from);
+    };
+    // Every point not significantly above 1%, whatever rate it was asked for (the
+    // one-size filters were asked once): the fewest bits per key among them.
+    let smallest = space
+        .iter()
+        .filter(|r| r.wilson_lo <= TARGET && r.scheme != "hashset")
+        .min_by(|a, b| a.bits_per_key.total_cmp(&b.bits_per_key));
+    let ours = space
+        .iter()
+        .find(|r| (r.target - TARGET).abs() < 1e-12 && r.scheme == "linebloom");
+    let fastest = rows::<throughput::Row>(ctx, throughput::NAME).and_then(|t| {
+        // The largest size where the other families ran too.
+        let size = t
+            .iter()
+            .filter(|r| r.contender == "cuckoofilter" && r.workload == "miss")
+            .map(|r| r.size_bytes)
+            .max()?;
+        let at_size: Vec<throughput::Row> = t
+            .into_iter()
+            .filter(|r| {
+                r.size_bytes == size && r.workload == "miss" && !r.contender.ends_with("-control")
+            })
+            .collect();
+        let best = at_size
+            .iter()
+            .min_by(|a, b| a.median_ns.total_cmp(&b.median_ns))?
+            .clone();
+        // The kernel a user gets: the one run-time detection picks.
+        let detected = format!("linebloom-{}", ctx.kernel.name);
+        let ours = at_size.iter().find(|r| r.contender == detected).cloned();
+        Some((size, best, ours))
+    });
+    let mut best = smallest.map_or("—".into(), |r| {
+        format!(
+            "smallest: {} ({:.1} bits/key, {:.2}%)",
+            r.scheme,
+            r.bits_per_key,
+            100.0 * r.fpr
+        )
+    });
+    let mut linebloom = ours.map_or("—".into(), |r| {
+        format!("{:.1} bits/key, {:.2}%", r.bits_per_key, 100.0 * r.fpr)
+    });
+    if let Some((size, fast, ours)) = fastest {
+        best.push_str(&format!(
+            "; fastest negative lookup at {} KiB: {} ({:.1} ns)",
+            size >> 10,
+            fast.contender,
+            fast.median_ns
+        ));
+        if let Some(o) = ours {
+            linebloom.push_str(&format!("; {} {:.1} ns", o.contender, o.median_ns));
+        }
+    }
+    Choice {
+        job,
+        best,
+        linebloom,
+        from,
+    }
+}
+
+/// A set with deletes: the fewest bits per live key that held the target with no false
+/// negative and no refused insert, and the rebuild alternative.
+fn deletes(ctx: &Ctx) -> Choice {
+    let job = "dynamic set with deletes";
+    let from = "churn";
+    let Some(rows) = rows::<churn::Row>(ctx, churn::NAME) else {
+        return not_run(job, from);
+    };
+    let last = |lib: &str| rows.iter().rfind(|r| r.library == lib);
+    let bpk = |r: &churn::Row| r.bytes as f64 * 8.0 / r.live_keys.max(1) as f64;
+    let clean = |lib: &str| {
+        rows.iter()
+            .filter(|r| r.library == lib)
+            .all(|r| r.false_negatives == 0)
+    };
+    let best = churn::LIBRARIES
+        .iter()
+        .filter_map(|lib| last(lib).map(|r| (lib, r)))
+        .filter(|(lib, r)| clean(lib) && r.failed_inserts == 0 && r.fpr <= TARGET * 1.1)
+        .min_by(|a, b| bpk(a.1).total_cmp(&bpk(b.1)));
+    let median_update = |lib: &str| {
+        let v: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.library == lib && r.round > 0)
+            .map(|r| r.update_ms)
+            .collect();
+        crate::stats::summary(&v).0
+    };
+    let ours = last("linebloom-counting");
+    Choice {
+        job,
+        best: best.map_or("— (no deleting filter held 1% cleanly)".into(), |(lib, r)| {
+            format!(
+                "{lib} ({:.1} bits per live key, {:.2}%, {:.1} ms per round of updates)",
+                bpk(r),
+                100.0 * r.fpr,
+                median_update(lib)
+            )
+        }),
+        linebloom: ours.map_or("—".into(), |r| {
+            format!(
+                "linebloom-counting {:.1} bits per live key, {:.2}%, {:.1} ms per round; or a plain linebloom rebuilt each round: {:.1} ms",
+                bpk(r),
+                100.0 * r.fpr,
+                median_update("linebloom-counting"),
+                median_update("linebloom")
+            )
+        }),
+        from,
+    }
+}
+
+/// A set of unknown size: the fewest bits per key at 100× the first estimate among the
+/// filters that kept the target, lost nothing and refused nothing.
+fn unknown_size(ctx: &Ctx) -> Choice {
+    let job = "unknown size (grows 100×)";
+    let from = "growth";
+    let Some(rows) = rows::<growth::Row>(ctx, growth::NAME) else {
+        return not_run(job, from);
+    };
+    let bpk = |r: &growth::Row| r.bytes as f64 * 8.0 / (r.initial * r.multiple) as f64;
+    let at_100 = |lib: &str| rows.iter().find(|r| r.library == lib && r.multiple == 100);
+    let best = growth::LIBRARIES
+        .iter()
+        .filter(|lib| **lib != "linebloom")
+        .filter_map(|lib| at_100(lib))
+        .filter(|r| r.fpr <= TARGET && r.false_negatives == 0 && r.failed_inserts == 0)
+        .min_by(|a, b| bpk(a).total_cmp(&bpk(b)));
+    Choice {
+        job,
+        best: best.map_or("— (none kept 1% at 100×)".into(), |r| {
+            format!(
+                "{} ({:.1} bits/key, {:.2}% at 100×)",
+                r.library,
+                bpk(r),
+                100.0 * r.fpr
+            )
+        }),
+        linebloom: at_100("linebloom-scalable").map_or("—".into(), |r| {
+            format!(
+                "linebloom-scalable {:.1} bits/key, {:.2}% at 100×",
+                bpk(r),
+                100.0 * r.fpr
+            )
+        }),
+        from,
+    }
+}
+
+/// A filter shared between threads: who passed the concurrent-insert check, and who
+/// inserts fastest at the most threads measured.
+fn threads(ctx: &Ctx) -> Choice {
+    let job = "shared between threads";
+    let from = "capabilities, threads";
+    let Some(caps) = rows::<capabilities::Row>(ctx, capabilities::NAME) else {
+        return not_run(job, from);
+    };
+    let able: Vec<&str> = caps
+        .iter()
+        .filter(|r| r.operation == "concurrent insert" && r.verdict == capabilities::Verdict::Works)
+        .map(|r| r.contender.as_str())
+        .collect();
+    let speed = rows::<threads::Row>(ctx, threads::NAME).and_then(|t| {
+        let most = t.iter().map(|r| r.threads).max()?;
+        let at = |c: &str, w: &str| {
+            t.iter()
+                .find(|r| r.contender == c && r.workload == w && r.threads == most)
+                .map(|r| r.median_mops)
+        };
+        let ours = at("linebloom-atomic", "insert")?;
+        let theirs = at("fastbloom-atomic", "insert")?;
+        Some((most, ours, theirs))
+    });
+    let (best, linebloom) = match speed {
+        Some((most, ours, theirs)) => {
+            let winner = if ours >= theirs {
+                "linebloom-atomic"
+            } else {
+                "fastbloom-atomic"
+            };
+            (
+                format!(
+                    "{winner} (inserts at {most} threads: {:.0} M/s); concurrent insert passes for {}",
+                    ours.max(theirs),
+                    able.join(", ")
+                ),
+                format!("linebloom-atomic {ours:.0} M/s against fastbloom-atomic's {theirs:.0}"),
+            )
+        }
+        None => (
+            format!("concurrent insert passes for {}", able.join(", ")),
+            "—".into(),
+        ),
+    };
+    Choice {
+        job,
+        best,
+        linebloom,
+        from,
+    }
+}
+
+/// A microcontroller: which filters were run or built without std, and linebloom's
+/// code size there.
+fn microcontroller(ctx: &Ctx) -> Choice {
+    let job = "microcontroller (no_std)";
+    let from = "capabilities, kernels";
+    let Some(caps) = rows::<capabilities::Row>(ctx, capabilities::NAME) else {
+        return not_run(job, from);
+    };
+    let with = |v: capabilities::Verdict| -> Vec<&str> {
+        caps.iter()
+            .filter(|r| r.operation == "no_std" && r.verdict == v)
+            .map(|r| r.contender.as_str())
+            .collect()
+    };
+    let checked = with(capabilities::Verdict::CiChecked);
+    let declared = with(capabilities::Verdict::Declared);
+    let code = rows::<kernels::Row>(ctx, kernels::NAME).and_then(|k| {
+        k.iter()
+            .filter(|r| r.workload == "text")
+            .map(|r| (r.kernel.clone(), r.value))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    });
+    let others = if declared.is_empty() {
+        "no other crate declares no_std".to_string()
+    } else {
+        format!(
+            "{} declare no_std but were not built here",
+            declared.join(", ")
+        )
+    };
+    Choice {
+        job,
+        best: if checked.is_empty() {
+            format!("— (nothing checked without std; {others})")
+        } else {
+            format!("linebloom, the only one checked without std ({others})")
+        },
+        linebloom: match code {
+            Some((kernel, bytes)) => format!(
+                "runs on Cortex-M4/M3 under QEMU in CI; its insert and contains entry points (every k variant) are {bytes:.0} bytes of thumbv7em code ({kernel})"
+            ),
+            None => "runs on Cortex-M4/M3 under QEMU in CI".into(),
+        },
+        from,
+    }
+}
+
+fn not_run(job: &'static str, from: &'static str) -> Choice {
+    Choice {
+        job,
+        best: format!("not measured: run `lab run` on {from}"),
+        linebloom: "—".into(),
+        from,
+    }
+}
