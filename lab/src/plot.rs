@@ -48,7 +48,8 @@ pub fn colour(name: &str) -> RGBColor {
         ("sbbf-rs-safe", RGBColor(23, 190, 207)),
         ("fastbloom", RGBColor(31, 119, 180)),
         ("fastbloom-atomic", RGBColor(120, 170, 215)),
-        ("bloomfilter", RGBColor(44, 160, 44)),
+        // Not avx2's green: linebloom-avx2 and bloomfilter share the throughput plots.
+        ("bloomfilter", RGBColor(200, 0, 200)),
         ("growable-bloom-filter", RGBColor(148, 103, 189)),
         ("xorf-binaryfuse8", RGBColor(0, 0, 0)),
         ("xorf-binaryfuse16", RGBColor(90, 90, 90)),
@@ -59,6 +60,9 @@ pub fn colour(name: &str) -> RGBColor {
         ("qfilter", RGBColor(153, 0, 76)),
         ("fastbloom-rs-counting", RGBColor(86, 180, 233)),
         ("hashset", RGBColor(100, 100, 100)),
+        // The memory limit lines: greys, dashed.
+        ("limit-independent", RGBColor(0, 0, 0)),
+        ("limit-dependent", RGBColor(190, 190, 190)),
         ("no-protection", RGBColor(127, 127, 127)),
         ("null-caching", RGBColor(255, 127, 14)),
         ("linebloom-in-process", RGBColor(214, 39, 40)),

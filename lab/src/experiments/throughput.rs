@@ -234,17 +234,17 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         (
             "miss",
             "plot",
-            "Negative lookup: CPU ns/op vs filter size (dashed: batched, and memory limits)",
+            "Negative lookup: CPU ns/op vs size (dashed: batched; memory limits)",
         ),
         (
             "hit",
             "hit",
-            "Positive lookup: CPU ns/op vs filter size (dashed: batched, and memory limits)",
+            "Positive lookup: CPU ns/op vs size (dashed: batched; memory limits)",
         ),
         (
             "insert",
             "insert",
-            "Insert: CPU ns/op vs filter size (dashed: memory limits)",
+            "Insert: CPU ns/op vs size (dashed: memory limits)",
         ),
     ] {
         let frame = LineChart {
@@ -253,7 +253,8 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
             y_label: "CPU ns per operation (median)",
             log_x: true,
             log_y: true,
-            legend: crate::plot::Legend::Inside(plotters::prelude::SeriesLabelPosition::UpperLeft),
+            // Twenty series: the legend goes beside the plot.
+            legend: crate::plot::Legend::Outside,
             bands: &[],
         };
         crate::plot::line_chart_as(&dir, stem, &frame, &op_series(&rows, op))?;
