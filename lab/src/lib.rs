@@ -81,6 +81,27 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// A context for tests: tiny scale, seed 7, the detected kernel, no progress bars and
+    /// no server, writing under `out`.
+    pub fn tiny(out: PathBuf) -> Ctx {
+        Ctx {
+            out,
+            scale: Scale::Tiny,
+            seed: 7,
+            kernel: linebloom::arch::detect(),
+            progress: false,
+            redis: None,
+            redis_cluster: Vec::new(),
+            redis_prefix: None,
+        }
+    }
+
+    /// The rows of experiment `name`'s `data.csv`, or a clear error if it has not been
+    /// produced.
+    pub fn rows<T: serde::de::DeserializeOwned>(&self, name: &str) -> anyhow::Result<Vec<T>> {
+        csvio::read(&self.existing_csv(name)?)
+    }
+
     /// `results/<name>/`, created if needed.
     pub fn dir(&self, name: &str) -> anyhow::Result<PathBuf> {
         let d = self.out.join(name);

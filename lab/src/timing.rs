@@ -168,14 +168,20 @@ impl MemoryProbe {
     }
 }
 
-/// Runs `rounds` rounds of every closure in `contenders`, interleaved: round `r` starts
-/// with contender `r mod len` and goes round from there, so every contender starts a
-/// round equally often. Returns each contender's samples, in round order.
+/// The order of `len` contenders in round `round`: it starts with contender
+/// `round mod len` and goes round from there, so every contender starts a round equally
+/// often (a fixed order biased an identical copy by 1.67×).
+pub fn round_order(round: usize, len: usize) -> impl Iterator<Item = usize> {
+    (0..len).map(move |j| (round + j) % len)
+}
+
+/// Runs `rounds` rounds of every closure in `contenders`, interleaved in
+/// [`round_order`]. Returns each contender's samples, in round order.
 pub fn interleaved(rounds: usize, contenders: &mut [&mut dyn FnMut() -> f64]) -> Vec<Vec<f64>> {
     let len = contenders.len();
     let mut samples = vec![Vec::with_capacity(rounds); len];
     for round in 0..rounds {
-        for i in (0..len).map(|j| (round + j) % len) {
+        for i in round_order(round, len) {
             samples[i].push(contenders[i]());
         }
     }

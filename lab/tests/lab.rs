@@ -4,7 +4,7 @@
 //! section per experiment, and that bad input gives a clear error and a non-zero exit.
 
 use linebloom_lab::experiments::{self, REGISTRY};
-use linebloom_lab::{Ctx, Scale, csvio, meta::Meta, report};
+use linebloom_lab::{Ctx, csvio, meta::Meta, report};
 use std::path::Path;
 use std::process::Command;
 
@@ -16,16 +16,7 @@ fn lab(args: &[&str]) -> std::process::Output {
 }
 
 fn tiny_ctx(dir: &Path) -> Ctx {
-    Ctx {
-        out: dir.to_path_buf(),
-        scale: Scale::Tiny,
-        seed: 7,
-        kernel: linebloom::arch::detect(),
-        progress: false,
-        redis: None,
-        redis_cluster: Vec::new(),
-        redis_prefix: None,
-    }
+    Ctx::tiny(dir.to_path_buf())
 }
 
 fn assert_plots(dir: &Path) {

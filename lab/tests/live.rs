@@ -14,14 +14,9 @@ use std::time::{Duration, Instant};
 /// A tiny-scale context, with a Redis server if `redis` is given.
 fn ctx(redis: Option<String>) -> linebloom_lab::Ctx {
     linebloom_lab::Ctx {
-        out: std::env::temp_dir(),
-        scale: linebloom_lab::Scale::Tiny,
         seed: 5,
-        kernel: linebloom::arch::detect(),
-        progress: false,
         redis,
-        redis_cluster: Vec::new(),
-        redis_prefix: None,
+        ..linebloom_lab::Ctx::tiny(std::env::temp_dir())
     }
 }
 

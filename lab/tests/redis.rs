@@ -353,14 +353,9 @@ fn side_by_side_with_redisbloom() {
         return;
     };
     let ctx = linebloom_lab::Ctx {
-        out: tmp.path().to_path_buf(),
-        scale: linebloom_lab::Scale::Tiny,
         seed: 1,
-        kernel: linebloom::arch::detect(),
-        progress: false,
         redis: Some(server.url()),
-        redis_cluster: Vec::new(),
-        redis_prefix: None,
+        ..linebloom_lab::Ctx::tiny(tmp.path().to_path_buf())
     };
     let ns = Namespace::claim_on(&server.url(), "sbs-test:").unwrap();
     let rows = penetration::side_by_side(&server.url(), &ns, 50_000, &ctx).unwrap();
@@ -558,14 +553,10 @@ fn the_lab_touches_only_its_own_prefix_and_removes_it() {
     assert_untouched(&mut con, &foreign);
     // A run given a prefix in use is refused before it writes anything.
     let ctx = linebloom_lab::Ctx {
-        out: tmp.path().to_path_buf(),
-        scale: linebloom_lab::Scale::Tiny,
         seed: 1,
-        kernel: linebloom::arch::detect(),
-        progress: false,
         redis: Some(server.url()),
-        redis_cluster: Vec::new(),
         redis_prefix: Some("user:".into()),
+        ..linebloom_lab::Ctx::tiny(tmp.path().to_path_buf())
     };
     let err = penetration::run(&ctx).expect_err("prefix in use");
     assert!(err.to_string().contains("already has"), "{err}");

@@ -400,15 +400,10 @@ fn the_penetration_scenario_runs_on_the_cluster_and_leaves_it_clean() {
     }
     let urls: Vec<String> = cluster.nodes.iter().map(|n| n.url()).collect();
     let ctx = linebloom_lab::Ctx {
-        out: tmp.path().join("results"),
-        scale: linebloom_lab::Scale::Tiny,
         seed: 3,
-        kernel: linebloom::arch::detect(),
-        progress: false,
-        redis: None,
         // One seed node is enough: the lab finds the others.
         redis_cluster: vec![urls[0].clone()],
-        redis_prefix: None,
+        ..linebloom_lab::Ctx::tiny(tmp.path().join("results"))
     };
     linebloom_lab::penetration::run(&ctx).unwrap();
     let data: Vec<linebloom_lab::penetration::Row> =

@@ -441,7 +441,7 @@ pub fn verdict(rows: &[Row], contender: &str, operation: &str) -> Option<Verdict
 
 /// Report material from the CSV: the matrix, and the failed checks spelled out.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let mut header = vec!["contender", "family"];
     header.extend(OPERATIONS);
     let table: Vec<Vec<String>> = contenders(&rows)
@@ -514,16 +514,7 @@ mod tests {
     use super::*;
 
     fn ctx() -> Ctx {
-        Ctx {
-            out: std::env::temp_dir(),
-            scale: crate::Scale::Tiny,
-            seed: 7,
-            kernel: linebloom::arch::detect(),
-            progress: false,
-            redis: None,
-            redis_cluster: Vec::new(),
-            redis_prefix: None,
-        }
+        Ctx::tiny(std::env::temp_dir())
     }
 
     /// Every cell of the matrix: the lab runs each operation on each contender (at a

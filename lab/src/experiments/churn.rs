@@ -159,7 +159,7 @@ fn every_library() -> impl Iterator<Item = (&'static str, bool)> {
 
 /// Draws the false-positive rate against the round for each library.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let mut series: Vec<Series> = every_library()
         .map(|(lib, rebuilt)| Series {
             name: if rebuilt {
@@ -204,7 +204,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Report material from the CSV.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let last = |lib: &str| rows.iter().rfind(|r| r.library == lib);
     let first = |lib: &str| rows.iter().find(|r| r.library == lib);
     let table: Vec<Vec<String>> = every_library()

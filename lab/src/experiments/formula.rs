@@ -173,7 +173,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
 /// Draws the plot from the CSV: measured / predicted against bits per key for random
 /// keys, with Wilson 99% bars and the ±3% lines.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let mut random: Vec<&Row> = rows.iter().filter(|r| r.keys == "random").collect();
     random.sort_by(|a, b| a.bits_per_key.total_cmp(&b.bits_per_key));
     let span = |r: &[&Row]| {
@@ -212,7 +212,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Report material from the CSV.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let table_rows: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {

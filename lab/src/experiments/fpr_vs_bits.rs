@@ -166,7 +166,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Draws the plot from the CSV.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let mut names: Vec<String> = rows.iter().map(|r| r.scheme.clone()).collect();
     names.dedup();
     names.sort();
@@ -205,7 +205,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Report material from the CSV.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     // The row nearest 10 bits/key for each scheme.
     let pick = |scheme: &str| {
         rows.iter().filter(|r| r.scheme == scheme).min_by(|a, b| {

@@ -153,7 +153,7 @@ fn bits_per_key(r: &Row) -> f64 {
 
 /// Draws the rate (`plot`) and the memory per key (`memory`) against the growth.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let dir = ctx.dir(NAME)?;
     let span = (1.0, *MULTIPLES.last().expect("multiples") as f64);
     let mut rate = series(&rows, |r| r.fpr.max(1e-5));
@@ -182,7 +182,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Report material from the CSV.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let at = |lib: &str, m: u64| rows.iter().find(|r| r.library == lib && r.multiple == m);
     let cell = |r: Option<&Row>| {
         r.map_or("–".into(), |r| {

@@ -158,7 +158,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     let len = filters.len();
     for round in 0..rounds {
         // The start order rotates every round (see `timing`).
-        for fi in (0..len).map(|j| (round + j) % len) {
+        for fi in crate::timing::round_order(round, len) {
             let f = &mut filters[fi];
             samples[fi][0].push(ns_per_key(&misses, |k| {
                 k.iter().for_each(|&x| f.insert(x));
@@ -209,7 +209,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Draws the miss-lookup bars per kernel.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let bars: Vec<(String, String, f64)> = rows
         .iter()
         .filter(|r| r.workload != "text")
@@ -225,7 +225,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Report material from the CSV.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let table: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {

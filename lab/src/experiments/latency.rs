@@ -150,7 +150,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Draws chain latency and batch percentiles (per key) against size.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let series_of = |mode: &str, pick: fn(&Row) -> f64, per: f64, name: &str, style: Style| {
         let mut pts: Vec<(f64, f64)> = rows
             .iter()
@@ -232,7 +232,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Report material from the CSV.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let mut sizes: Vec<u64> = rows.iter().map(|r| r.size_bytes).collect();
     sizes.sort();
     sizes.dedup();

@@ -115,7 +115,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Draws achieved / requested against requested, at the largest n.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let n_max = rows.iter().map(|r| r.n).max().unwrap_or(0);
     let mut series: Vec<Series> = LIBRARIES
         .iter()
@@ -171,7 +171,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Report material from the CSV.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let table_rows: Vec<Vec<String>> = LIBRARIES
         .iter()
         .filter(|lib| rows.iter().any(|r| r.library == **lib))

@@ -149,7 +149,7 @@ const ZERO_AT: f64 = 0.3;
 
 /// Draws the share of filters above `p` against `n`, at the smallest `p` measured.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let p_min = rows.iter().map(|r| r.requested).fold(1.0, f64::min);
     let mut series: Vec<Series> = LIBRARIES
         .iter()
@@ -198,7 +198,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Report material from the CSV.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let pct = |count: u64, of: u64| format!("{:.1}%", 100.0 * count as f64 / of as f64);
     let cell = |r: &Row| format!("n = {}, p = {}", r.n, r.requested);
     let table_rows: Vec<Vec<String>> = LIBRARIES

@@ -197,7 +197,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Bits per key of every scheme at each (n, p), from the CSV.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let bars: Vec<(String, String, f64)> = rows
         .iter()
         .map(|r| {
@@ -259,7 +259,7 @@ pub fn table(rows: &[Row]) -> String {
 
 /// Report material from the CSV.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let case = |r: &Row| format!("n = {}, p = {}", r.n, r.requested);
     // Above the target beyond the noise: the Wilson 99% lower bound is above it.
     let over: Vec<String> = rows

@@ -118,7 +118,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Draws bits per key against achieved rate, with the lower bound.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let mut series: Vec<Series> = schemes()
         .map(|s| {
             let mut rs: Vec<&Row> = rows
@@ -165,7 +165,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Report material from the CSV.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let at = |s: &str| {
         rows.iter()
             .filter(|r| r.scheme == s)

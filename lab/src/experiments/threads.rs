@@ -108,7 +108,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Draws Mops/s against threads.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let mut series = Vec::new();
     for c in ["linebloom-atomic", "fastbloom-atomic"] {
         for w in ["insert", "lookup"] {
@@ -149,7 +149,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Report material from the CSV.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let table: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {

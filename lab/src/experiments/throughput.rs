@@ -154,7 +154,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
         let len = contenders.len();
         for round in 0..rounds {
             // The start order rotates every round (see `timing`).
-            for ci in (0..len).map(|j| (round + j) % len) {
+            for ci in crate::timing::round_order(round, len) {
                 let c = &mut contenders[ci];
                 for (wi, w) in workloads.iter().enumerate() {
                     let batched = w.ends_with("batched");
@@ -228,7 +228,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
 /// headline), hits in `hit.svg` and inserts in `insert.svg`, each with its batched
 /// variant where one exists and the memory limit lines.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let dir = ctx.dir(NAME)?;
     for (op, stem, title) in [
         (
@@ -302,7 +302,7 @@ fn op_series(rows: &[Row], op: &str) -> Vec<Series> {
 
 /// Report material from the CSV.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let mut sizes: Vec<u64> = rows.iter().map(|r| r.size_bytes).collect();
     sizes.sort();
     sizes.dedup();

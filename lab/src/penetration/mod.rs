@@ -538,7 +538,7 @@ fn attack_phases(rows: &[Row]) -> Vec<crate::plot::Band> {
 
 /// Draws database queries per second and requests per second over time.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let mut schemes: Vec<String> = rows.iter().map(|r| r.scheme.clone()).collect();
     schemes.dedup();
     let series = |pick: fn(&Row) -> f64| -> Vec<Series> {
@@ -606,7 +606,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
 
 /// Report material from the CSV.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = csvio::read(&ctx.existing_csv(NAME)?)?;
+    let rows: Vec<Row> = ctx.rows(NAME)?;
     let mut schemes: Vec<String> = rows.iter().map(|r| r.scheme.clone()).collect();
     schemes.dedup();
     let attack = |s: &str| {
