@@ -510,6 +510,38 @@ from_bytes_into_for_default_hasher!(ClassicBloomFilter, "ClassicBloomFilter");
 decode_into_block_array!(BloomFilter, KIND_BLOOM, "BloomFilter");
 decode_into_block_array!(CountingBloomFilter, KIND_COUNTING, "CountingBloomFilter");
 
+/// The payload of a checked encoding as blocks borrowed in place: `bytes` must start at
+/// a 64-byte aligned address ([`DecodeError::Misaligned`] otherwise); `open` checks the
+/// rest (header, kind, hasher, lengths, checksum) and returns what it read of the header
+/// with the payload.
+#[cfg(target_endian = "little")]
+fn view_blocks<'a, T>(
+    bytes: &'a [u8],
+    open: impl FnOnce(&'a [u8]) -> Result<(T, &'a [u8]), DecodeError>,
+) -> Result<(T, &'a [Block]), DecodeError> {
+    if !(bytes.as_ptr() as usize).is_multiple_of(core::mem::align_of::<Block>()) {
+        return Err(DecodeError::Misaligned);
+    }
+    let (header, payload) = open(bytes)?;
+    let offset = payload.as_ptr() as usize - bytes.as_ptr() as usize;
+    if !offset.is_multiple_of(Block::BYTES) || !payload.len().is_multiple_of(Block::BYTES) {
+        return Err(DecodeError::Inconsistent);
+    }
+    // SAFETY: `payload` lies inside `bytes` at a multiple of 64 bytes from its 64-byte
+    // aligned start, so it is aligned for `Block`, and its length is a whole number of
+    // blocks (both checked just above); every bit pattern is a valid `Block` (plain
+    // `[u64; 8]`); on a little-endian target the stored little-endian words are the
+    // native words; and the slice borrows `bytes` for `'a`, so it cannot outlive or
+    // alias a mutable borrow.
+    let blocks = unsafe {
+        core::slice::from_raw_parts(
+            payload.as_ptr() as *const Block,
+            payload.len() / Block::BYTES,
+        )
+    };
+    Ok((header, blocks))
+}
+
 #[cfg(target_endian = "little")]
 impl<'a, H: StableHasher> BloomFilter<&'a [Block], H> {
     /// A read-only filter that borrows its blocks straight from an encoding, with no copy
@@ -532,23 +564,71 @@ impl<'a, H: StableHasher> BloomFilter<&'a [Block], H> {
     /// assert!(view.contains("a"));
     /// ```
     pub fn view(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        if !(bytes.as_ptr() as usize).is_multiple_of(core::mem::align_of::<Block>()) {
-            return Err(DecodeError::Misaligned);
-        }
-        let (fields, payload) = open(bytes, KIND_BLOOM, H::ID, |f, _| block_array_len(f))?;
-        // SAFETY: `payload` starts 64 bytes after a 64-byte aligned address, so it is
-        // aligned for `Block`; its length is `blocks × 64` (checked by `open` through `block_array_len`);
-        // every bit pattern is a valid `Block` (plain `[u64; 8]`); on a little-endian
-        // target the stored little-endian words are the native words; and the slice
-        // borrows `bytes` for `'a`, so it cannot outlive or alias a mutable borrow.
-        let blocks = unsafe {
-            core::slice::from_raw_parts(
-                payload.as_ptr() as *const Block,
-                payload.len() / Block::BYTES,
-            )
-        };
+        let (fields, blocks) = view_blocks(bytes, |b| {
+            open(b, KIND_BLOOM, H::ID, |f, _| block_array_len(f))
+        })?;
         BloomFilter::from_storage_with_hasher(blocks, fields.k, H::from_seed(fields.seed))
             .map_err(DecodeError::InvalidParams)
+    }
+}
+
+#[cfg(target_endian = "little")]
+impl<'a, H: StableHasher> crate::CountingBloomFilter<&'a [Block], H> {
+    /// A read-only counting filter borrowed straight from an encoding: no copy, no
+    /// allocation (the checks and conditions of [`BloomFilter::view`]). It answers
+    /// `contains` and `count_estimate`; removing needs owned or mutable storage
+    /// (`decode_into`).
+    ///
+    /// ```
+    /// use linebloom::{Block, CountingBloomFilter, Params, block::blocks_as_bytes_mut};
+    /// let mut f = CountingBloomFilter::new(Params::new(2, 5).unwrap());
+    /// f.insert("a");
+    /// let mut aligned = vec![Block::ZERO; f.encoded_len().div_ceil(64)];
+    /// let bytes = blocks_as_bytes_mut(&mut aligned);
+    /// let n = f.encode_into(bytes).unwrap();
+    /// let view = CountingBloomFilter::<&[Block]>::view(&bytes[..n]).unwrap();
+    /// assert!(view.contains("a") && view.count_estimate("a") == 1);
+    /// ```
+    pub fn view(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let (fields, blocks) = view_blocks(bytes, |b| {
+            open(b, KIND_COUNTING, H::ID, |f, _| block_array_len(f))
+        })?;
+        crate::CountingBloomFilter::from_storage_with_hasher(
+            blocks,
+            fields.k,
+            H::from_seed(fields.seed),
+        )
+        .map_err(DecodeError::InvalidParams)
+    }
+}
+
+#[cfg(target_endian = "little")]
+impl<'a, H: StableHasher> crate::ClassicBloomFilter<&'a [Block], H> {
+    /// A read-only classic filter borrowed straight from an encoding: no copy, no
+    /// allocation (the checks and conditions of [`BloomFilter::view`], padding bits
+    /// included).
+    ///
+    /// ```
+    /// use linebloom::{Block, ClassicBloomFilter, ClassicParams, block::blocks_as_bytes_mut};
+    /// let mut f = ClassicBloomFilter::new(ClassicParams::new(700, 4).unwrap());
+    /// f.insert("a");
+    /// let mut aligned = vec![Block::ZERO; f.encoded_len().div_ceil(64)];
+    /// let bytes = blocks_as_bytes_mut(&mut aligned);
+    /// let n = f.encode_into(bytes).unwrap();
+    /// let view = ClassicBloomFilter::<&[Block]>::view(&bytes[..n]).unwrap();
+    /// assert!(view.contains("a"));
+    /// ```
+    pub fn view(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let ((fields, params), blocks) = view_blocks(bytes, |b| {
+            let (fields, params, payload) = open_classic::<H>(b)?;
+            Ok(((fields, params), payload))
+        })?;
+        crate::ClassicBloomFilter::from_storage_with_hasher(
+            blocks,
+            params,
+            H::from_seed(fields.seed),
+        )
+        .map_err(DecodeError::InvalidParams)
     }
 }
 

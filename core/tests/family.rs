@@ -18,6 +18,11 @@ trait Family: Sized + PartialEq + std::fmt::Debug {
     fn put(&mut self, key: u64) -> bool;
     fn has(&self, key: u64) -> bool;
     fn round_trip(&self) -> Self;
+    /// The answers for `keys` of a zero-copy `view` of the encoding (in 64-byte aligned
+    /// memory), where the type has one; `None` elsewhere, and on big-endian targets.
+    fn view_answers(&self, _keys: std::ops::Range<u64>) -> Option<Vec<bool>> {
+        None
+    }
     /// `self ∪= other` where supported.
     fn union_with(&mut self, _other: &Self) -> bool {
         false
@@ -36,6 +41,12 @@ impl Family for BloomFilter {
     }
     fn round_trip(&self) -> Self {
         BloomFilter::from_bytes(&self.to_bytes()).unwrap()
+    }
+    #[cfg(target_endian = "little")]
+    fn view_answers(&self, keys: std::ops::Range<u64>) -> Option<Vec<bool>> {
+        let (buffer, n) = aligned(|out| self.encode_into(out), self.encoded_len());
+        let view = BloomFilter::<&[Block]>::view(&block::blocks_as_bytes(&buffer)[..n]).unwrap();
+        Some(keys.map(|k| view.contains(&k)).collect())
     }
     fn union_with(&mut self, other: &Self) -> bool {
         self.union(other).unwrap();
@@ -56,6 +67,13 @@ impl Family for CountingBloomFilter {
     fn round_trip(&self) -> Self {
         <CountingBloomFilter>::from_bytes(&self.to_bytes()).unwrap()
     }
+    #[cfg(target_endian = "little")]
+    fn view_answers(&self, keys: std::ops::Range<u64>) -> Option<Vec<bool>> {
+        let (buffer, n) = aligned(|out| self.encode_into(out), self.encoded_len());
+        let bytes = &block::blocks_as_bytes(&buffer)[..n];
+        let view = CountingBloomFilter::<&[Block]>::view(bytes).unwrap();
+        Some(keys.map(|k| view.contains(&k)).collect())
+    }
 }
 
 impl Family for ClassicBloomFilter {
@@ -70,6 +88,13 @@ impl Family for ClassicBloomFilter {
     }
     fn round_trip(&self) -> Self {
         <ClassicBloomFilter>::from_bytes(&self.to_bytes()).unwrap()
+    }
+    #[cfg(target_endian = "little")]
+    fn view_answers(&self, keys: std::ops::Range<u64>) -> Option<Vec<bool>> {
+        let (buffer, n) = aligned(|out| self.encode_into(out), self.encoded_len());
+        let bytes = &block::blocks_as_bytes(&buffer)[..n];
+        let view = ClassicBloomFilter::<&[Block]>::view(bytes).unwrap();
+        Some(keys.map(|k| view.contains(&k)).collect())
     }
     fn union_with(&mut self, other: &Self) -> bool {
         self.union(other).unwrap();
@@ -119,6 +144,18 @@ impl Family for Atomic {
     }
 }
 
+/// An encoding written into 64-byte aligned memory, as a memory map would give it: the
+/// buffer and the encoding's length.
+#[cfg(target_endian = "little")]
+fn aligned(
+    encode: impl FnOnce(&mut [u8]) -> Result<usize, DecodeError>,
+    len: usize,
+) -> (Vec<Block>, usize) {
+    let mut buffer = vec![Block::ZERO; len.div_ceil(Block::BYTES)];
+    let n = encode(block::blocks_as_bytes_mut(&mut buffer)).unwrap();
+    (buffer, n)
+}
+
 macro_rules! family_suite {
     ($($module:ident => $ty:ty),* $(,)?) => {$(
         mod $module {
@@ -148,6 +185,11 @@ macro_rules! family_suite {
                     prop_assert_eq!(&g, &f);
                     for k in 0..5_000u64 {
                         prop_assert_eq!(g.has(k), f.has(k));
+                    }
+                    // The zero-copy view answers as the filter does.
+                    if let Some(answers) = f.view_answers(0..5_000) {
+                        let expected: Vec<bool> = (0..5_000).map(|k| f.has(k)).collect();
+                        prop_assert_eq!(answers, expected);
                     }
                 }
 

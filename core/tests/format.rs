@@ -225,6 +225,27 @@ fn misaligned_view() {
     );
     let n = f.encode_into(bytes).unwrap();
     assert_eq!(BloomFilter::<&[Block]>::view(&bytes[..n]).unwrap(), f);
+    // The counting and classic views check alignment and the whole encoding alike.
+    use linebloom::{ClassicBloomFilter, ClassicParams, CountingBloomFilter};
+    let counting = CountingBloomFilter::new(Params::new(2, 5).unwrap());
+    let n = counting.encode_into(&mut bytes[1..]).unwrap();
+    assert_eq!(
+        CountingBloomFilter::<&[Block]>::view(&bytes[1..1 + n]).unwrap_err(),
+        DecodeError::Misaligned
+    );
+    let classic = ClassicBloomFilter::new(ClassicParams::new(700, 4).unwrap());
+    let n = classic.encode_into(bytes).unwrap();
+    bytes[HEADER_LEN] ^= 1;
+    assert!(matches!(
+        ClassicBloomFilter::<&[Block]>::view(&bytes[..n]).unwrap_err(),
+        DecodeError::BadChecksum { .. }
+    ));
+    // A Bloom encoding is not a counting filter.
+    let n = f.encode_into(bytes).unwrap();
+    assert!(matches!(
+        CountingBloomFilter::<&[Block]>::view(&bytes[..n]).unwrap_err(),
+        DecodeError::WrongKind { .. }
+    ));
 }
 
 #[test]

@@ -125,6 +125,16 @@ fn bytes_views_and_every_decoder() {
         CountingBloomFilter::from_bytes(&counting.to_bytes()).unwrap(),
         counting
     );
+    #[cfg(target_endian = "little")]
+    {
+        let mut buffer = vec![Block::ZERO; counting.encoded_len().div_ceil(64)];
+        let n = counting
+            .encode_into(blocks_as_bytes_mut(&mut buffer))
+            .unwrap();
+        let view = CountingBloomFilter::<&[Block]>::view(&blocks_as_bytes(&buffer)[..n]).unwrap();
+        assert_eq!(view.count_estimate(&1u64), 1);
+        assert_eq!(view.as_blocks(), counting.as_blocks());
+    }
 
     let mut classic = ClassicBloomFilter::new(ClassicParams::new(700, 4).unwrap());
     classic.insert("a");
@@ -132,6 +142,16 @@ fn bytes_views_and_every_decoder() {
         ClassicBloomFilter::from_bytes(&classic.to_bytes()).unwrap(),
         classic
     );
+    #[cfg(target_endian = "little")]
+    {
+        let mut buffer = vec![Block::ZERO; classic.encoded_len().div_ceil(64)];
+        let n = classic
+            .encode_into(blocks_as_bytes_mut(&mut buffer))
+            .unwrap();
+        let view = ClassicBloomFilter::<&[Block]>::view(&blocks_as_bytes(&buffer)[..n]).unwrap();
+        assert!(view.contains("a"));
+        assert_eq!(view.as_blocks(), classic.as_blocks());
+    }
 
     let mut scalable = ScalableBloomFilter::new(4, 0.1).unwrap();
     for i in 0..20u64 {
