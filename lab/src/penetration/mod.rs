@@ -34,24 +34,27 @@
 //! Redis-held linebloom filter against RedisBloom at equal memory.
 
 pub mod cache;
+pub mod connection;
 pub mod db;
 pub mod guard;
 pub mod namespace;
 pub mod redis_filter;
 pub mod replay;
+pub mod report;
 pub mod scenario;
 pub mod sidebyside;
 
+pub use connection::{RedisTarget, connect, connect_cluster, has_redisbloom};
+pub use report::{plot, summary};
+
 pub use sidebyside::{SideBySide, run as side_by_side};
 
-use crate::experiments::{Summary, markdown_table};
-use crate::plot::{LineChart, Series, Style};
 use crate::{Ctx, csvio};
 use cache::{Cache, Cached, LocalCache, RedisCache};
 use db::Db;
 use guard::{Guard, InProcess, InRedis, NoGuard, RedisBloom, RedisClassic};
 use namespace::Namespace;
-use redis_filter::{DEFAULT_SHARD_BLOCKS, FilterConnection, RedisFilter};
+use redis_filter::{DEFAULT_SHARD_BLOCKS, RedisFilter};
 use scenario::Scenario;
 
 /// Blocks per shard key on a Redis Cluster: 1024 (64 KiB), so a filter of 1e6 keys at 1%
@@ -269,92 +272,6 @@ pub fn serve(
     })
 }
 
-/// Connects to `url`, with a clear error.
-pub fn connect(url: &str) -> anyhow::Result<redis::Connection> {
-    let client =
-        redis::Client::open(url).map_err(|e| anyhow::anyhow!("bad Redis URL {url}: {e}"))?;
-    client
-        .get_connection_with_timeout(Duration::from_secs(3))
-        .map_err(|e| anyhow::anyhow!("cannot connect to Redis at {url}: {e}"))
-}
-
-/// The Redis deployment the Redis schemes run against.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RedisTarget {
-    /// One server (`--redis URL`).
-    Single(String),
-    /// A Redis Cluster, from one or more of its nodes' URLs (`--redis-cluster URL,…`).
-    Cluster(Vec<String>),
-}
-
-impl RedisTarget {
-    /// The target `ctx` names, if any (`--redis-cluster` wins over `--redis`).
-    pub fn of(ctx: &Ctx) -> Option<RedisTarget> {
-        if !ctx.redis_cluster.is_empty() {
-            Some(RedisTarget::Cluster(ctx.redis_cluster.clone()))
-        } else {
-            ctx.redis.clone().map(RedisTarget::Single)
-        }
-    }
-
-    /// A new connection, with a clear error.
-    pub fn connect(&self) -> anyhow::Result<Box<dyn FilterConnection + Send>> {
-        Ok(match self {
-            RedisTarget::Single(url) => Box::new(connect(url)?),
-            RedisTarget::Cluster(urls) => Box::new(connect_cluster(urls)?),
-        })
-    }
-
-    /// The cache's name in the CSV.
-    pub fn label(&self) -> &'static str {
-        match self {
-            RedisTarget::Single(_) => "redis",
-            RedisTarget::Cluster(_) => "redis-cluster",
-        }
-    }
-}
-
-impl std::fmt::Display for RedisTarget {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RedisTarget::Single(url) => write!(f, "the server at {url}"),
-            RedisTarget::Cluster(urls) => write!(f, "the cluster at {}", urls.join(",")),
-        }
-    }
-}
-
-/// Connects to a Redis Cluster through any of its nodes, with a clear error. A node
-/// that dies mid-run costs a short wait, not the default retries: its keys' requests
-/// then count as degraded.
-pub fn connect_cluster(urls: &[String]) -> anyhow::Result<redis::cluster::ClusterConnection> {
-    redis::cluster::ClusterClient::builder(urls.to_vec())
-        .retries(1)
-        .min_retry_wait(10)
-        .max_retry_wait(100)
-        .connection_timeout(Duration::from_secs(3))
-        .build()
-        .map_err(|e| anyhow::anyhow!("bad Redis Cluster URLs {}: {e}", urls.join(",")))?
-        .get_connection()
-        .map_err(|e| {
-            anyhow::anyhow!(
-                "cannot connect to the Redis Cluster at {}: {e}",
-                urls.join(",")
-            )
-        })
-}
-
-/// Does the server at `con` have the RedisBloom module? (Asks `BF.INFO` about a key
-/// under `ns` that does not exist: nothing is created.)
-pub fn has_redisbloom(con: &mut dyn redis::ConnectionLike, ns: &Namespace) -> bool {
-    redis::cmd("BF.INFO")
-        .arg(ns.key("probe-missing"))
-        .query::<redis::Value>(con)
-        .map_or_else(
-            |e| !e.to_string().to_lowercase().contains("unknown command"),
-            |_| true,
-        )
-}
-
 /// Measures and writes `data.csv` (and `sidebyside.csv` with `--redis`).
 pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     let (n, secs) = sizes(ctx);
@@ -375,7 +292,12 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
         None => None,
     };
     let dir = ctx.dir(NAME)?;
-    let work = tempfile_dir(&dir)?;
+    // Removed when dropped: at the end, and on every early return with an error.
+    let scratch = tempfile::Builder::new()
+        .prefix("linebloom-penetration-")
+        .tempdir()
+        .map_err(|e| anyhow::anyhow!("cannot create a scratch folder for the databases: {e}"))?;
+    let work = scratch.path();
     let template = work.join("template.sqlite");
     eprintln!("   loading {n} products into SQLite");
     drop(Db::create(&template, n)?);
@@ -408,7 +330,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     } else {
         let _ = std::fs::remove_file(dir.join("sidebyside.csv"));
     }
-    let _ = std::fs::remove_dir_all(&work);
+    drop(scratch);
     csvio::write(&dir.join("data.csv"), &rows)
 }
 
@@ -500,264 +422,4 @@ pub fn schemes(
         false,
     ));
     Ok(out)
-}
-
-/// A scratch folder for the databases, inside the results folder's parent temp space.
-fn tempfile_dir(dir: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
-    let p = std::env::temp_dir().join(format!(
-        "linebloom-penetration-{}-{}",
-        std::process::id(),
-        dir.display().to_string().len()
-    ));
-    std::fs::create_dir_all(&p)
-        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", p.display()))?;
-    Ok(p)
-}
-
-/// The run's attack phases from the CSV: the seconds of the first scheme, grouped by
-/// attack share, as shaded spans.
-fn attack_phases(rows: &[Row]) -> Vec<crate::plot::Band> {
-    let Some(first) = rows.first() else {
-        return Vec::new();
-    };
-    let mut bands: Vec<crate::plot::Band> = Vec::new();
-    for r in rows.iter().filter(|r| r.scheme == first.scheme) {
-        let label = format!("attack {:.0}%", 100.0 * r.attack_share);
-        let second = r.second as f64;
-        match bands.last_mut() {
-            Some(band) if band.label == label => band.to = second + 0.5,
-            _ => bands.push(crate::plot::Band {
-                from: second - 0.5,
-                to: second + 0.5,
-                label,
-            }),
-        }
-    }
-    bands
-}
-
-/// Draws database queries per second and requests per second over time.
-pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = ctx.rows(NAME)?;
-    let mut schemes: Vec<String> = rows.iter().map(|r| r.scheme.clone()).collect();
-    schemes.dedup();
-    let series = |pick: fn(&Row) -> f64| -> Vec<Series> {
-        schemes
-            .iter()
-            .map(|s| Series {
-                name: s.clone(),
-                colour_key: s.clone(),
-                points: rows
-                    .iter()
-                    .filter(|r| &r.scheme == s)
-                    .map(|r| (r.second as f64, pick(r).max(0.5)))
-                    .collect(),
-                errors: None,
-                style: Style::Measured,
-            })
-            .collect()
-    };
-    let bands = attack_phases(&rows);
-    let dir = ctx.dir(NAME)?;
-    // The headline is per request: schemes serve at very different rates (the Redis
-    // ones pay a round trip per request), so absolute rates alone mislead.
-    crate::plot::line_chart(
-        &dir,
-        &LineChart {
-            title: "Database queries per 1000 requests, by attack phase",
-            x_label: "second",
-            y_label: "database queries per 1000 requests",
-            log_x: false,
-            log_y: true,
-            legend: crate::plot::Legend::Inside(plotters::prelude::SeriesLabelPosition::LowerLeft),
-            bands: &bands,
-        },
-        &series(|r| 1000.0 * r.db_queries as f64 / r.requests.max(1) as f64),
-    )?;
-    crate::plot::line_chart_as(
-        &dir,
-        "dbps",
-        &LineChart {
-            title: "Database queries per second (absolute), by attack phase",
-            x_label: "second",
-            y_label: "database queries / s",
-            log_x: false,
-            log_y: true,
-            legend: crate::plot::Legend::Inside(plotters::prelude::SeriesLabelPosition::MiddleLeft),
-            bands: &bands,
-        },
-        &series(|r| r.db_queries as f64),
-    )?;
-    crate::plot::line_chart_as(
-        &dir,
-        "requests",
-        &LineChart {
-            title: "Requests answered per second (one client, closed loop)",
-            x_label: "second",
-            y_label: "requests / s",
-            log_x: false,
-            log_y: true,
-            legend: crate::plot::Legend::Inside(plotters::prelude::SeriesLabelPosition::MiddleLeft),
-            bands: &bands,
-        },
-        &series(|r| r.requests as f64),
-    )
-}
-
-/// Report material from the CSV.
-pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = ctx.rows(NAME)?;
-    let mut schemes: Vec<String> = rows.iter().map(|r| r.scheme.clone()).collect();
-    schemes.dedup();
-    let attack = |s: &str| {
-        rows.iter()
-            .filter(move |r| r.scheme == s && r.attack_share >= 0.9)
-            .collect::<Vec<_>>()
-    };
-    let sum = |rs: &[&Row], f: fn(&Row) -> u64| rs.iter().map(|r| f(r)).sum::<u64>();
-    let none_db = {
-        let a = attack("no-protection");
-        sum(&a, |r| r.db_queries) as f64 / sum(&a, |r| r.requests).max(1) as f64
-    };
-    let mut table = Vec::new();
-    let mut notes = Vec::new();
-    for s in &schemes {
-        let all: Vec<&Row> = rows.iter().filter(|r| &r.scheme == s).collect();
-        let a = attack(s);
-        let secs = all.len().max(1) as f64;
-        let db_per_req = sum(&a, |r| r.db_queries) as f64 / sum(&a, |r| r.requests).max(1) as f64;
-        let fpr =
-            sum(&all, |r| r.false_positives) as f64 / sum(&all, |r| r.absent_checked).max(1) as f64;
-        let fneg = sum(&all, |r| r.false_negatives);
-        let p50 = all.iter().map(|r| r.p50_us).sum::<f64>() / secs;
-        let p99 = all.iter().map(|r| r.p99_us).fold(0.0, f64::max);
-        table.push(vec![
-            s.clone(),
-            all[0].cache.clone(),
-            format!("{:.0}", sum(&all, |r| r.requests) as f64 / secs),
-            format!(
-                "{:.0}",
-                sum(&a, |r| r.requests) as f64 / a.len().max(1) as f64
-            ),
-            format!("{:.3}", db_per_req),
-            format!("{:.1}%", 100.0 * (1.0 - db_per_req / none_db)),
-            format!("{p50:.1} / {p99:.1}"),
-            format!("{:.2}", all[0].filter_bytes as f64 / (1 << 20) as f64),
-            if all.iter().any(|r| r.absent_checked > 0) {
-                format!("{:.4}", fpr)
-            } else {
-                "—".into()
-            },
-            fneg.to_string(),
-            sum(&all, |r| r.degraded).to_string(),
-        ]);
-        if fneg > 0 {
-            notes.push(format!(
-                "{s} rejected {fneg} valid ids (a bug: this must be 0)"
-            ));
-        }
-    }
-    let best_db = table
-        .iter()
-        .map(|r| r[4].parse::<f64>().unwrap_or(1.0))
-        .fold(1.0, f64::min);
-    let ours_db = table
-        .iter()
-        .find(|r| r[0] == "linebloom-in-process")
-        .and_then(|r| r[4].parse::<f64>().ok())
-        .unwrap_or(1.0);
-    if best_db < ours_db {
-        let who: Vec<&String> = table
-            .iter()
-            .filter(|r| r[4].parse::<f64>().unwrap_or(1.0) < ours_db)
-            .map(|r| &r[0])
-            .collect();
-        notes.push(format!(
-            "fewer database queries per request during the attack than linebloom in process: {}",
-            who.iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    let mut text = markdown_table(
-        &[
-            "scheme",
-            "cache",
-            "requests/s",
-            "requests/s in attack",
-            "DB queries per request in attack",
-            "DB load reduction",
-            "latency p50 / p99 µs",
-            "filter MiB",
-            "measured FPR",
-            "false negatives",
-            "degraded",
-        ],
-        &table,
-    );
-    let monitored: Vec<Vec<String>> = schemes
-        .iter()
-        .filter_map(|s| {
-            rows.iter()
-                .rfind(|r| &r.scheme == s && r.capacity.is_some())
-        })
-        .map(|r| {
-            let alarm = r.capacity().is_some_and(|c| c.over_target());
-            vec![
-                r.scheme.clone(),
-                r.fill_ratio.map_or("—".into(), |f| format!("{f:.3}")),
-                format!(
-                    "{:.0} / {}",
-                    r.estimated_len.unwrap_or(f64::NAN),
-                    r.capacity.unwrap_or(0)
-                ),
-                r.estimated_fpr.map_or("—".into(), |p| format!("{:.4}", p)),
-                format!("{FPR}"),
-                if alarm { "**over target**" } else { "ok" }.into(),
-                rows.iter()
-                    .filter(|x| x.scheme == r.scheme)
-                    .map(|x| x.rebuilds)
-                    .sum::<u64>()
-                    .to_string(),
-            ]
-        })
-        .collect();
-    if !monitored.is_empty() {
-        text.push_str(
-            "\nCapacity monitor at the end of each scheme's run (sampled once a second into \
-             `data.csv`; the in-process filter is a counting filter, RedisBloom shows only \
-             its item count against its capacity). The linebloom filters are rebuilt from \
-             the database at each attack phase change, larger when the monitor is over \
-             target; in Redis into a new generation switched to without a gap:\n\n",
-        );
-        text.push_str(&markdown_table(
-            &[
-                "scheme",
-                "fill ratio",
-                "estimated keys / capacity",
-                "estimated FPR now",
-                "target",
-                "alarm",
-                "rebuilds",
-            ],
-            &monitored,
-        ));
-    }
-    let replay_path = ctx.out.join(NAME).join("replay.csv");
-    if replay_path.exists() {
-        text.push_str(&replay::table(&csvio::read(&replay_path)?, &mut notes));
-    }
-    let sbs_path = ctx.out.join(NAME).join("sidebyside.csv");
-    if sbs_path.exists() {
-        let sbs: Vec<SideBySide> = csvio::read(&sbs_path)?;
-        text.push_str(&sidebyside::table(&sbs, &mut notes));
-    } else {
-        text.push_str("\nThis run had no Redis server (`--redis` not given): the Redis schemes and the RedisBloom comparison are not in it.\n");
-    }
-    Ok(Summary {
-        table: text,
-        caption: "Database queries per 1000 requests over time for each scheme, as the share of requests for ids that do not exist steps from 0% to 10%, 50% and 90%. Beside it, [`dbps.svg`](penetration/dbps.svg) shows the absolute database queries per second and [`requests.svg`](penetration/requests.svg) the requests answered per second: absolute rates also reflect how fast each scheme serves (the Redis schemes pay a network round trip per request), so queries *per request*, here and in the table, are the fair comparison: without protection the attack lands on the database, null caching only helps for repeated ids (the second table measures it), and every filter rejects about 99% of them before cache and database.".into(),
-        not_leading: if notes.is_empty() { "— (linebloom in process had the fewest database queries per request during the attack of every scheme measured)".into() } else { notes.join("; ") + "." },
-    })
 }

@@ -1,0 +1,94 @@
+//! Connections to the Redis deployment the Redis schemes run against: one server or a
+//! Redis Cluster ([`RedisTarget`]), each with a clear error, and whether the server has
+//! the RedisBloom module.
+
+use super::namespace::Namespace;
+use super::redis_filter::FilterConnection;
+use crate::Ctx;
+use std::time::Duration;
+
+/// Connects to `url`, with a clear error.
+pub fn connect(url: &str) -> anyhow::Result<redis::Connection> {
+    let client =
+        redis::Client::open(url).map_err(|e| anyhow::anyhow!("bad Redis URL {url}: {e}"))?;
+    client
+        .get_connection_with_timeout(Duration::from_secs(3))
+        .map_err(|e| anyhow::anyhow!("cannot connect to Redis at {url}: {e}"))
+}
+
+/// The Redis deployment the Redis schemes run against.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RedisTarget {
+    /// One server (`--redis URL`).
+    Single(String),
+    /// A Redis Cluster, from one or more of its nodes' URLs (`--redis-cluster URL,…`).
+    Cluster(Vec<String>),
+}
+
+impl RedisTarget {
+    /// The target `ctx` names, if any (`--redis-cluster` wins over `--redis`).
+    pub fn of(ctx: &Ctx) -> Option<RedisTarget> {
+        if !ctx.redis_cluster.is_empty() {
+            Some(RedisTarget::Cluster(ctx.redis_cluster.clone()))
+        } else {
+            ctx.redis.clone().map(RedisTarget::Single)
+        }
+    }
+
+    /// A new connection, with a clear error.
+    pub fn connect(&self) -> anyhow::Result<Box<dyn FilterConnection + Send>> {
+        Ok(match self {
+            RedisTarget::Single(url) => Box::new(connect(url)?),
+            RedisTarget::Cluster(urls) => Box::new(connect_cluster(urls)?),
+        })
+    }
+
+    /// The cache's name in the CSV.
+    pub fn label(&self) -> &'static str {
+        match self {
+            RedisTarget::Single(_) => "redis",
+            RedisTarget::Cluster(_) => "redis-cluster",
+        }
+    }
+}
+
+impl std::fmt::Display for RedisTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RedisTarget::Single(url) => write!(f, "the server at {url}"),
+            RedisTarget::Cluster(urls) => write!(f, "the cluster at {}", urls.join(",")),
+        }
+    }
+}
+
+/// Connects to a Redis Cluster through any of its nodes, with a clear error. A node
+/// that dies mid-run costs a short wait, not the default retries: its keys' requests
+/// then count as degraded.
+pub fn connect_cluster(urls: &[String]) -> anyhow::Result<redis::cluster::ClusterConnection> {
+    redis::cluster::ClusterClient::builder(urls.to_vec())
+        .retries(1)
+        .min_retry_wait(10)
+        .max_retry_wait(100)
+        .connection_timeout(Duration::from_secs(3))
+        .build()
+        .map_err(|e| anyhow::anyhow!("bad Redis Cluster URLs {}: {e}", urls.join(",")))?
+        .get_connection()
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "cannot connect to the Redis Cluster at {}: {e}",
+                urls.join(",")
+            )
+        })
+}
+
+/// Does the server at `con` have the RedisBloom module? (Asks `BF.INFO` about a key
+/// under `ns` that does not exist: nothing is created.)
+pub fn has_redisbloom(con: &mut dyn redis::ConnectionLike, ns: &Namespace) -> bool {
+    redis::cmd("BF.INFO")
+        .arg(ns.key("probe-missing"))
+        .query::<redis::Value>(con)
+        .map_or_else(
+            |e| !e.to_string().to_lowercase().contains("unknown command"),
+            |_| true,
+        )
+}
