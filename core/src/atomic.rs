@@ -157,6 +157,42 @@ impl<H: KeyHasher> AtomicBloomFilter<H> {
         }
     }
 
+    /// Adds every key of `other` (bitwise OR, word by word with atomic `fetch_or`), through
+    /// `&self`: lock-free, and safe while other threads insert into either filter (each
+    /// word OR-ed in holds every key `other` held when that word was read). Both must
+    /// have the same parameters and hasher.
+    ///
+    /// ```
+    /// use linebloom::{AtomicBloomFilter, Params};
+    /// let p = Params::new(8, 6).unwrap();
+    /// let (a, b) = (AtomicBloomFilter::new(p), AtomicBloomFilter::new(p));
+    /// a.insert("x");
+    /// b.insert("y");
+    /// a.union(&b).unwrap();
+    /// assert!(a.contains("x") && a.contains("y"));
+    /// assert!(a.union(&AtomicBloomFilter::new(Params::new(9, 6).unwrap())).is_err());
+    /// ```
+    pub fn union(&self, other: &AtomicBloomFilter<H>) -> Result<(), crate::IncompatibleError>
+    where
+        H: PartialEq,
+    {
+        if self.params != other.params {
+            return Err(crate::IncompatibleError::Params {
+                ours: self.params,
+                theirs: other.params,
+            });
+        }
+        if self.hasher != other.hasher {
+            return Err(crate::IncompatibleError::Hasher);
+        }
+        for (ours, theirs) in self.blocks.iter().zip(other.blocks.iter()) {
+            for (a, b) in ours.0.iter().zip(&theirs.0) {
+                a.fetch_or(b.load(Ordering::Relaxed), Ordering::Relaxed);
+            }
+        }
+        Ok(())
+    }
+
     /// A plain copy of the current bits (each word read atomically; a snapshot if other
     /// threads are inserting meanwhile). Use it to serialize a shared filter.
     pub fn to_bloom(&self) -> BloomFilter<crate::Blocks, H>

@@ -387,6 +387,55 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> CountingBloomFilter<S, H>
     pub fn clear(&mut self) {
         self.blocks.as_mut().fill(Block::ZERO);
     }
+
+    /// Adds every insertion of `other`: the counters add, each saturating at 15 (and a
+    /// saturated counter stays, as any saturated counter does), so a key inserted into
+    /// either side is held, and removing it works as it would have there. Both must have
+    /// the same parameters and hasher.
+    ///
+    /// ```
+    /// use linebloom::{CountingBloomFilter, Params};
+    /// let p = Params::new(4, 5).unwrap();
+    /// let (mut a, mut b) = (CountingBloomFilter::new(p), CountingBloomFilter::new(p));
+    /// a.insert("x");
+    /// b.insert("x");
+    /// b.insert("y");
+    /// a.union(&b).unwrap();
+    /// assert_eq!(a.count_estimate("x"), 2);
+    /// a.remove("x").unwrap();
+    /// assert!(a.contains("x") && a.contains("y"));
+    /// assert!(a.union(&CountingBloomFilter::new(Params::new(5, 5).unwrap())).is_err());
+    /// ```
+    pub fn union<S2: AsRef<[Block]>>(
+        &mut self,
+        other: &CountingBloomFilter<S2, H>,
+    ) -> Result<(), crate::IncompatibleError>
+    where
+        H: PartialEq,
+    {
+        if self.params != other.params {
+            return Err(crate::IncompatibleError::Params {
+                ours: self.params,
+                theirs: other.params,
+            });
+        }
+        if self.hasher != other.hasher {
+            return Err(crate::IncompatibleError::Hasher);
+        }
+        for (ours, theirs) in self.blocks.as_mut().iter_mut().zip(other.blocks.as_ref()) {
+            for (a, &b) in ours.0.iter_mut().zip(&theirs.0) {
+                *a = add_counters(*a, b);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The sixteen 4-bit counters of two words added, each saturating at 15.
+fn add_counters(a: u64, b: u64) -> u64 {
+    (0..16).fold(0, |sum, slot| {
+        sum | (counter(a, slot) + counter(b, slot)).min(SATURATED) << (4 * slot)
+    })
 }
 
 crate::bloom::block_filter_traits!(CountingBloomFilter, extend);

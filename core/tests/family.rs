@@ -67,6 +67,10 @@ impl Family for CountingBloomFilter {
     fn round_trip(&self) -> Self {
         <CountingBloomFilter>::from_bytes(&self.to_bytes()).unwrap()
     }
+    fn union_with(&mut self, other: &Self) -> bool {
+        self.union(other).unwrap();
+        true
+    }
     #[cfg(target_endian = "little")]
     fn view_answers(&self, keys: std::ops::Range<u64>) -> Option<Vec<bool>> {
         let (buffer, n) = aligned(|out| self.encode_into(out), self.encoded_len());
@@ -141,6 +145,10 @@ impl Family for Atomic {
     fn round_trip(&self) -> Self {
         let plain = BloomFilter::from_bytes(&self.0.to_bloom().to_bytes()).unwrap();
         Atomic(AtomicBloomFilter::from(plain))
+    }
+    fn union_with(&mut self, other: &Self) -> bool {
+        self.0.union(&other.0).unwrap();
+        true
     }
 }
 
@@ -253,6 +261,46 @@ proptest! {
         let plain = c.to_bloom();
         for probe in keys.iter().copied().chain(0..3000u64) {
             prop_assert_eq!(plain.contains(&probe), c.contains(&probe));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if RELEASE { 128 } else { 32 }))]
+
+    /// The union of two counting filters counts like one filter that got both sides'
+    /// insertions: every counter is the sum, saturating at 15 (a model of nibble
+    /// counters), and removing the keys of one side keeps the other's.
+    #[test]
+    fn counting_union_adds_the_counts(
+        a in prop::collection::vec(0u64..300, 0..300),
+        b in prop::collection::vec(0u64..300, 0..300),
+        k in 1u32..=16,
+    ) {
+        let p = Params::new(3, k).unwrap();
+        let (mut fa, mut fb, mut both) = (
+            CountingBloomFilter::new(p),
+            CountingBloomFilter::new(p),
+            CountingBloomFilter::new(p),
+        );
+        a.iter().for_each(|key| { fa.insert(key); both.insert(key); });
+        b.iter().for_each(|key| { fb.insert(key); both.insert(key); });
+        let before = fa.clone();
+        fa.union(&fb).unwrap();
+        let nibbles = |f: &CountingBloomFilter| -> Vec<u64> {
+            f.as_blocks().iter().flat_map(|blk| blk.0).flat_map(|w| (0..16).map(move |s| (w >> (4 * s)) & 0xf)).collect()
+        };
+        let expected: Vec<u64> = nibbles(&before).iter().zip(nibbles(&fb)).map(|(x, y)| (x + y).min(15)).collect();
+        prop_assert_eq!(nibbles(&fa), expected);
+        // Without saturation the union is exactly the filter that got both sides.
+        if nibbles(&both).iter().all(|&c| c < 15) {
+            prop_assert_eq!(&fa, &both);
+        }
+        for key in &a {
+            fa.remove(key).unwrap();
+        }
+        for key in &b {
+            prop_assert!(fa.contains(key), "lost {} of the other side", key);
         }
     }
 }

@@ -320,6 +320,7 @@ adapter!(
     bytes: |f| f.params().bytes(),
     exact: |f| f.estimated_fpr(),
     remove: |f, k| f.remove(&k).is_ok(),
+    merge: |f, o| Ok(f.union(o)?),
     round_trip: |f| {
         let bytes = f.to_bytes();
         Ok((CountingBloomFilter::from_bytes(&bytes)?, bytes.len()))
@@ -344,6 +345,7 @@ adapter!(
     contains: |f, k| f.contains(&k),
     bytes: |f| f.params().bytes(),
     exact: |f| f.estimated_fpr(),
+    merge: |f, o| Ok(f.union(o)?),
     concurrent: |f, k| f.insert(&k),
     // Through the plain filter's format, the atomic filter's documented path.
     round_trip: |f| {

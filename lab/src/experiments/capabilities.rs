@@ -530,9 +530,9 @@ mod tests {
             // insert after build, delete, grow, merge, concurrent, serialize
             ("linebloom",              [Works,  Absent, Absent, Works,  Absent, Works]),
             ("linebloom-classic",      [Works,  Absent, Absent, Works,  Absent, Works]),
-            ("linebloom-counting",     [Works,  Works,  Absent, Absent, Absent, Works]),
+            ("linebloom-counting",     [Works,  Works,  Absent, Works,  Absent, Works]),
             ("linebloom-scalable",     [Works,  Absent, Works,  Absent, Absent, Works]),
-            ("linebloom-atomic",       [Works,  Absent, Absent, Absent, Works,  Works]),
+            ("linebloom-atomic",       [Works,  Absent, Absent, Works,  Works,  Works]),
             ("sbbf-rs-safe",           [Works,  Absent, Absent, Absent, Absent, Works]),
             ("fastbloom",              [Works,  Absent, Absent, Works,  Absent, Works]),
             ("fastbloom-atomic",       [Works,  Absent, Absent, Works,  Works,  Works]),
