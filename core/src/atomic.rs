@@ -176,15 +176,10 @@ impl<H: KeyHasher> AtomicBloomFilter<H> {
     where
         H: PartialEq,
     {
-        if self.params != other.params {
-            return Err(crate::IncompatibleError::Params {
-                ours: self.params,
-                theirs: other.params,
-            });
-        }
-        if self.hasher != other.hasher {
-            return Err(crate::IncompatibleError::Hasher);
-        }
+        crate::IncompatibleError::check(
+            (self.params, &self.hasher),
+            (other.params, &other.hasher),
+        )?;
         for (ours, theirs) in self.blocks.iter().zip(other.blocks.iter()) {
             for (a, b) in ours.0.iter().zip(&theirs.0) {
                 a.fetch_or(b.load(Ordering::Relaxed), Ordering::Relaxed);

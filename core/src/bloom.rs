@@ -53,6 +53,26 @@ pub enum IncompatibleError {
     Hasher,
 }
 
+impl IncompatibleError {
+    /// `Ok` when two blocked filters can be combined: the same shape, then the same
+    /// hasher (the one check behind every blocked kind's `union`).
+    pub(crate) fn check<H: PartialEq>(
+        ours: (Params, &H),
+        theirs: (Params, &H),
+    ) -> Result<(), IncompatibleError> {
+        if ours.0 != theirs.0 {
+            return Err(IncompatibleError::Params {
+                ours: ours.0,
+                theirs: theirs.0,
+            });
+        }
+        if ours.1 != theirs.1 {
+            return Err(IncompatibleError::Hasher);
+        }
+        Ok(())
+    }
+}
+
 impl core::fmt::Display for IncompatibleError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
@@ -423,15 +443,7 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     where
         H: PartialEq,
     {
-        if self.params != other.params {
-            return Err(IncompatibleError::Params {
-                ours: self.params,
-                theirs: other.params,
-            });
-        }
-        if self.hasher != other.hasher {
-            return Err(IncompatibleError::Hasher);
-        }
+        IncompatibleError::check((self.params, &self.hasher), (other.params, &other.hasher))?;
         let kernel = self.kernel;
         let theirs = other.checked_blocks();
         let ours = self.checked_blocks_mut();

@@ -413,15 +413,10 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> CountingBloomFilter<S, H>
     where
         H: PartialEq,
     {
-        if self.params != other.params {
-            return Err(crate::IncompatibleError::Params {
-                ours: self.params,
-                theirs: other.params,
-            });
-        }
-        if self.hasher != other.hasher {
-            return Err(crate::IncompatibleError::Hasher);
-        }
+        crate::IncompatibleError::check(
+            (self.params, &self.hasher),
+            (other.params, &other.hasher),
+        )?;
         for (ours, theirs) in self.blocks.as_mut().iter_mut().zip(other.blocks.as_ref()) {
             for (a, &b) in ours.0.iter_mut().zip(&theirs.0) {
                 *a = add_counters(*a, b);

@@ -67,11 +67,7 @@ fn static_set(ctx: &Ctx) -> Choice {
         .find(|r| (r.target - TARGET).abs() < 1e-12 && r.scheme == "linebloom");
     let fastest = rows::<throughput::Row>(ctx, throughput::NAME).and_then(|t| {
         // The largest size where the other families ran too.
-        let size = t
-            .iter()
-            .filter(|r| r.contender == "cuckoofilter" && r.workload == "miss")
-            .map(|r| r.size_bytes)
-            .max()?;
+        let size = *throughput::family_sizes(&t).last()?;
         let at_size: Vec<throughput::Row> = t
             .into_iter()
             .filter(|r| {

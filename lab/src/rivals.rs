@@ -109,6 +109,19 @@ pub fn serde_round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(
     Ok((ciborium::from_reader(bytes.as_slice())?, bytes.len()))
 }
 
+/// [`serde_round_trip`] of a library's filter, decoded into the adapter `wrap` makes of
+/// it: what [`Filter::round_trip`] returns.
+pub fn serde_round_trip_into<T, F>(
+    value: &T,
+    wrap: impl FnOnce(T) -> F,
+) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned,
+    F: Filter,
+{
+    Some(serde_round_trip(value).map(|(decoded, len)| (Box::new(wrap(decoded)) as _, len)))
+}
+
 /// XXH3-64 of the key's little-endian bytes: linebloom's hash of a `u64` key.
 #[inline(always)]
 pub fn xxh3(key: u64) -> u64 {
@@ -494,7 +507,7 @@ impl Filter for Fuse8 {
         false
     }
     fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
-        Some(serde_round_trip(&self.0).map(|(f, len)| (Box::new(Fuse8(f)) as Box<dyn Filter>, len)))
+        serde_round_trip_into(&self.0, Fuse8)
     }
 }
 

@@ -300,6 +300,18 @@ fn op_series(rows: &[Row], op: &str) -> Vec<Series> {
         .collect()
 }
 
+/// The sizes, ascending, at which the other families ([`FAMILIES`]) ran too.
+pub fn family_sizes(rows: &[Row]) -> Vec<u64> {
+    let mut sizes: Vec<u64> = rows
+        .iter()
+        .filter(|r| r.workload == "miss" && FAMILIES.contains(&r.contender.as_str()))
+        .map(|r| r.size_bytes)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+}
+
 /// Report material from the CSV.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
     let rows: Vec<Row> = ctx.rows(NAME)?;
@@ -358,11 +370,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         .map(|r| r.contender.as_str())
         .collect();
     names.dedup();
-    let family_sizes: Vec<u64> = sizes
-        .iter()
-        .copied()
-        .filter(|&s| get("cuckoofilter", "miss", s).is_some())
-        .collect();
+    let family_sizes = family_sizes(&rows);
     let mut header = vec!["contender (miss / hit ns)".to_string()];
     header.extend(family_sizes.iter().map(|s| format!("{} KiB", s >> 10)));
     let every: Vec<Vec<String>> = names

@@ -9,7 +9,7 @@
 //! sizing recipe in [`super::build`]: from `(n, p)` where it has one; the cuckoo filter
 //! and the xor filters have a fixed fingerprint and size from `n` alone.
 
-use super::{Filter, same_kind, serde_round_trip, xxh3};
+use super::{Filter, same_kind, serde_round_trip_into, xxh3};
 use fastbloom_rs::{Deletable, Membership};
 
 /// `cuckoofilter`: 4 entries of 8-bit fingerprints per bucket, SipHash; its only recipe
@@ -67,7 +67,7 @@ impl Filter for ScalableCuckoo {
         (self.0.bits() / 8) as usize
     }
     fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
-        Some(serde_round_trip(&self.0).map(|(f, len)| (Box::new(ScalableCuckoo(f)) as _, len)))
+        serde_round_trip_into(&self.0, ScalableCuckoo)
     }
 }
 
@@ -105,7 +105,7 @@ impl Filter for Quotient {
         }))
     }
     fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
-        Some(serde_round_trip(&self.0).map(|(f, len)| (Box::new(Quotient(f)) as _, len)))
+        serde_round_trip_into(&self.0, Quotient)
     }
 }
 
@@ -203,14 +203,11 @@ impl<F: xorf::Filter<u64> + serde::Serialize + serde::de::DeserializeOwned + 'st
         self.bytes
     }
     fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
-        Some(serde_round_trip(&self.filter).map(|(filter, len)| {
-            let decoded = Xorf {
-                name: self.name,
-                filter,
-                bytes: self.bytes,
-            };
-            (Box::new(decoded) as Box<dyn Filter>, len)
-        }))
+        serde_round_trip_into(&self.filter, |filter| Xorf {
+            name: self.name,
+            filter,
+            bytes: self.bytes,
+        })
     }
 }
 
