@@ -3,8 +3,10 @@
 //! mid-run, with bad keys, and side by side with RedisBloom.
 //!
 //! Each test starts its own server (a child process on a free 127.0.0.1 port, stopped by
-//! PID when the test ends). `redis-server` must be on PATH and RedisBloom's module at
-//! `$LINEBLOOM_REDISBLOOM_SO`; where either is missing the test says so in the log and
+//! PID when the test ends) that loads the linebloom module (`lab/redis-module`, found by
+//! `redis_filter::module_library`), and the tests of the Redis-held filter run once per
+//! batch path (plain commands, then the module). `redis-server` must be on PATH, the
+//! module built, and RedisBloom's module at `$LINEBLOOM_REDISBLOOM_SO`; where one is missing the test says so in the log and
 //! skips, unless `LINEBLOOM_REQUIRE_REDIS=1` (set by `.ci/run`), which turns a missing
 //! piece into a failure.
 
@@ -13,7 +15,7 @@ use linebloom_lab::penetration::cache::LocalCache;
 use linebloom_lab::penetration::db::Db;
 use linebloom_lab::penetration::guard::{Guard, InRedis};
 use linebloom_lab::penetration::namespace::Namespace;
-use linebloom_lab::penetration::redis_filter::{RedisFilter, RedisFilterError};
+use linebloom_lab::penetration::redis_filter::{self, BatchPath, RedisFilter, RedisFilterError};
 use linebloom_lab::penetration::{self, Outcome, connect, serve};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -36,6 +38,11 @@ fn skip(what: &str) -> Option<Server> {
     None
 }
 
+/// Each test of the Redis-held filter runs once per way of sending batches: the server
+/// loads the module, so a handle detects [`BatchPath::Module`] and the test sets the
+/// other one for the first round.
+const PATHS: [BatchPath; 2] = [BatchPath::Commands, BatchPath::Module];
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -45,7 +52,8 @@ fn free_port() -> u16 {
 }
 
 impl Server {
-    /// Starts a server in `dir` (persistence off unless `aof`), with RedisBloom if asked.
+    /// Starts a server in `dir` (persistence off unless `aof`), with the linebloom module
+    /// and, if asked, RedisBloom.
     fn start(dir: &Path, aof: bool, bloom_module: bool) -> Option<Server> {
         if Command::new("redis-server")
             .arg("--version")
@@ -66,6 +74,17 @@ impl Server {
             "--appendfsync".into(),
             "always".into(),
         ];
+        match redis_filter::module_library() {
+            Some(so) => {
+                args.push("--loadmodule".into());
+                args.push(so.display().to_string());
+            }
+            None => {
+                return skip(
+                    "the linebloom module is not built (cargo build --release -p linebloom-redis, or set LINEBLOOM_MODULE_SO)",
+                );
+            }
+        }
         if bloom_module {
             match std::env::var("LINEBLOOM_REDISBLOOM_SO") {
                 Ok(so) if Path::new(&so).exists() => {
@@ -144,27 +163,37 @@ fn loading_and_reading_back_give_the_same_answers() {
     };
     let mut con = connect(&server.url()).unwrap();
     let f = filter_with(20_000);
-    // Small shards, so the filter spans several keys.
-    let mut rf = RedisFilter::store(&mut con, "t", &f, 64).unwrap();
-    let back = rf.load(&mut con).unwrap();
-    assert_eq!(back, f);
-    let probes: Vec<u64> = (0..40_000).collect();
-    let remote = rf.contains_many(&mut con, &probes).unwrap();
-    for (k, r) in probes.iter().zip(remote) {
-        assert_eq!(r, f.contains(k), "key {k}");
+    for path in PATHS {
+        let prefix = format!("t{path:?}");
+        // Small shards, so the filter spans several keys and a batch several commands.
+        let mut rf = RedisFilter::store(&mut con, &prefix, &f, 64).unwrap();
+        assert_eq!(
+            rf.batch_path(),
+            BatchPath::Module,
+            "the module was detected"
+        );
+        rf.set_batch_path(path);
+        let back = rf.load(&mut con).unwrap();
+        assert_eq!(back, f);
+        let probes: Vec<u64> = (0..40_000).collect();
+        let remote = rf.contains_many(&mut con, &probes).unwrap();
+        for (k, r) in probes.iter().zip(remote) {
+            assert_eq!(r, f.contains(k), "{path:?}: key {k}");
+        }
+        // Inserts (BITFIELD, or the module's LINEBLOOM.MADD) set exactly the in-process bits.
+        let mut local = f.clone();
+        let extra: Vec<u64> = (1_000_000..1_002_000).collect();
+        rf.insert_many(&mut con, &extra).unwrap();
+        local.insert_batch(&extra);
+        assert_eq!(
+            RedisFilter::open(&mut con, &prefix)
+                .unwrap()
+                .load(&mut con)
+                .unwrap(),
+            local,
+            "{path:?}"
+        );
     }
-    // Inserts through BITFIELD set exactly the in-process bits.
-    let mut local = f.clone();
-    let extra: Vec<u64> = (1_000_000..1_002_000).collect();
-    rf.insert_many(&mut con, &extra).unwrap();
-    local.insert_batch(&extra);
-    assert_eq!(
-        RedisFilter::open(&mut con, "t")
-            .unwrap()
-            .load(&mut con)
-            .unwrap(),
-        local
-    );
 }
 
 #[test]
@@ -175,7 +204,7 @@ fn the_capacity_monitor_reads_the_same_bits_as_the_filter() {
     };
     let mut con = connect(&server.url()).unwrap();
     let mut local = filter_with(20_000);
-    // Several shards, so the BITCOUNTs are summed.
+    // Several shards, so the BITCOUNTs are summed. (Inserts take the module's path.)
     let mut rf = RedisFilter::store(&mut con, "m", &local, 100).unwrap();
     let c = rf.capacity(&mut con, 0.01).unwrap();
     // The same bits give exactly the in-process estimates.
@@ -203,28 +232,33 @@ fn concurrent_clients_lose_no_insert() {
         return;
     };
     let mut con = connect(&server.url()).unwrap();
-    // A small filter, so the 8 clients hit the same blocks and bytes all the time.
-    RedisFilter::create(&mut con, "c", Params::new(64, 8).unwrap(), 16).unwrap();
-    std::thread::scope(|s| {
+    for path in PATHS {
+        let prefix = format!("c{path:?}");
+        // A small filter, so the 8 clients hit the same blocks and bytes all the time.
+        RedisFilter::create(&mut con, &prefix, Params::new(64, 8).unwrap(), 16).unwrap();
+        std::thread::scope(|s| {
+            for t in 0..8u64 {
+                let (url, prefix) = (server.url(), &prefix);
+                s.spawn(move || {
+                    let mut con = connect(&url).unwrap();
+                    let mut f = RedisFilter::open(&mut con, prefix).unwrap();
+                    f.set_batch_path(path);
+                    let keys: Vec<u64> = (0..2_000).map(|i| t * 1_000_000 + i).collect();
+                    for chunk in keys.chunks(100) {
+                        f.insert_many(&mut con, chunk).unwrap();
+                    }
+                });
+            }
+        });
+        let mut f = RedisFilter::open(&mut con, &prefix).unwrap();
+        f.set_batch_path(path);
         for t in 0..8u64 {
-            let url = server.url();
-            s.spawn(move || {
-                let mut con = connect(&url).unwrap();
-                let mut f = RedisFilter::open(&mut con, "c").unwrap();
-                let keys: Vec<u64> = (0..2_000).map(|i| t * 1_000_000 + i).collect();
-                for chunk in keys.chunks(100) {
-                    f.insert_many(&mut con, chunk).unwrap();
-                }
-            });
+            let keys: Vec<u64> = (0..2_000).map(|i| t * 1_000_000 + i).collect();
+            assert!(
+                f.contains_many(&mut con, &keys).unwrap().iter().all(|&x| x),
+                "{path:?}: client {t} lost keys"
+            );
         }
-    });
-    let mut f = RedisFilter::open(&mut con, "c").unwrap();
-    for t in 0..8u64 {
-        let keys: Vec<u64> = (0..2_000).map(|i| t * 1_000_000 + i).collect();
-        assert!(
-            f.contains_many(&mut con, &keys).unwrap().iter().all(|&x| x),
-            "client {t} lost keys"
-        );
     }
 }
 
@@ -236,18 +270,32 @@ fn the_filter_survives_a_restart_with_persistence() {
     };
     let mut con = connect(&server.url()).unwrap();
     let f = filter_with(10_000);
-    let mut rf = RedisFilter::store(&mut con, "p", &f, 50).unwrap();
-    rf.insert_many(&mut con, &[777_777, 888_888]).unwrap();
     let probes: Vec<u64> = (0..30_000).chain([777_777, 888_888]).collect();
-    let before = rf.contains_many(&mut con, &probes).unwrap();
+    let mut before = Vec::new();
+    for path in PATHS {
+        // The module's inserts reach the AOF as LINEBLOOM.MADD, replayed on restart.
+        let mut rf = RedisFilter::store(&mut con, &format!("p{path:?}"), &f, 50).unwrap();
+        rf.set_batch_path(path);
+        rf.insert_many(&mut con, &[777_777, 888_888]).unwrap();
+        before.push(rf.contains_many(&mut con, &probes).unwrap());
+    }
     drop(con);
     server.stop();
     let Some(server) = Server::start(&server.dir.clone(), true, false) else {
         return;
     };
     let mut con = connect(&server.url()).unwrap();
-    let mut rf = RedisFilter::open(&mut con, "p").expect("filter is back after the restart");
-    assert_eq!(rf.contains_many(&mut con, &probes).unwrap(), before);
+    for (path, before) in PATHS.into_iter().zip(before) {
+        let mut rf = RedisFilter::open(&mut con, &format!("p{path:?}"))
+            .expect("filter is back after the restart");
+        rf.set_batch_path(path);
+        assert_eq!(
+            rf.contains_many(&mut con, &probes).unwrap(),
+            before,
+            "{path:?}"
+        );
+        assert!(rf.contains(&mut con, 777_777).unwrap() && rf.contains(&mut con, 888_888).unwrap());
+    }
 }
 
 #[test]
@@ -305,35 +353,58 @@ fn bad_keys_give_clear_errors() {
         .unwrap();
     let err = RedisFilter::open(&mut con, "w").err().expect("wrong type");
     assert!(matches!(err, RedisFilterError::WrongType(_)), "{err}");
-    // Truncated payload: the open check and the per-key check both refuse.
-    let mut rf = RedisFilter::store(&mut con, "t", &filter_with(5_000), 1 << 20).unwrap();
-    let full: Vec<u8> = redis::cmd("GET").arg("t:{1:0}").query(&mut con).unwrap();
-    redis::cmd("SET")
-        .arg("t:{1:0}")
-        .arg(&full[..full.len() / 2])
-        .query::<()>(&mut con)
-        .unwrap();
-    assert!(matches!(
-        RedisFilter::open(&mut con, "t"),
-        Err(RedisFilterError::Truncated { .. })
-    ));
-    let keys: Vec<u64> = (0..5_000).collect();
-    let err = rf
-        .contains_many(&mut con, &keys)
-        .expect_err("truncated blocks are an error");
-    assert!(
-        matches!(
-            err,
+    for path in PATHS {
+        // Truncated payload: the open check and the per-key check both refuse.
+        let prefix = format!("t{path:?}");
+        let shard = format!("{prefix}:{{1:0}}");
+        let mut rf = RedisFilter::store(&mut con, &prefix, &filter_with(5_000), 1 << 20).unwrap();
+        rf.set_batch_path(path);
+        let full: Vec<u8> = redis::cmd("GET").arg(&shard).query(&mut con).unwrap();
+        redis::cmd("SET")
+            .arg(&shard)
+            .arg(&full[..full.len() / 2])
+            .query::<()>(&mut con)
+            .unwrap();
+        assert!(matches!(
+            RedisFilter::open(&mut con, &prefix),
+            Err(RedisFilterError::Truncated { .. })
+        ));
+        let keys: Vec<u64> = (0..5_000).collect();
+        let err = rf
+            .contains_many(&mut con, &keys)
+            .expect_err("truncated blocks are an error");
+        // The module names the shard and both sizes; a `GETRANGE` past the end reads
+        // empty, as for a missing key, so the plain path may say either.
+        let exact = matches!(&err, RedisFilterError::Truncated { key, .. } if *key == shard);
+        let either = matches!(
+            &err,
             RedisFilterError::Truncated { .. } | RedisFilterError::Missing(_)
-        ),
-        "{err}"
-    );
-    // The shard deleted under a live handle: an error, not "absent".
-    redis::cmd("DEL")
-        .arg("t:{1:0}")
-        .query::<()>(&mut con)
-        .unwrap();
-    assert!(rf.contains(&mut con, 1).is_err());
+        );
+        let ok = match path {
+            BatchPath::Module => exact,
+            BatchPath::Commands => either,
+        };
+        assert!(ok, "{path:?}: {err}");
+        // Inserts refuse too, and write nothing (the module checks the whole batch).
+        assert!(rf.insert_many(&mut con, &keys).is_err() || path == BatchPath::Commands);
+        if path == BatchPath::Module {
+            let after: Vec<u8> = redis::cmd("GET").arg(&shard).query(&mut con).unwrap();
+            assert_eq!(after, full[..full.len() / 2], "a refused batch wrote bits");
+        }
+        // The shard deleted under a live handle: an error, not "absent".
+        redis::cmd("DEL").arg(&shard).query::<()>(&mut con).unwrap();
+        let err = rf.contains(&mut con, 1).expect_err("missing shard");
+        assert!(
+            matches!(err, RedisFilterError::Missing(_)),
+            "{path:?}: {err}"
+        );
+        // The module never re-creates a deleted shard.
+        if path == BatchPath::Module {
+            assert!(rf.insert(&mut con, 1).is_err());
+            let exists: bool = redis::cmd("EXISTS").arg(&shard).query(&mut con).unwrap();
+            assert!(!exists);
+        }
+    }
     // Bad metadata.
     redis::cmd("SET")
         .arg("b:meta")
@@ -575,87 +646,96 @@ fn rebuilds_and_rotations_leave_no_gap() {
     };
     let url = server.url();
     let mut con = connect(&url).unwrap();
-    let base = 20_000u64;
-    // Small shards, so a generation spans several keys.
-    let mut rf = RedisFilter::store(&mut con, "r", &filter_with(base), 64).unwrap();
-    // The "database": products 0..base, and the writer's products NEW..NEW+acked. The
-    // writer inserts into the filter first, then acknowledges (the database insert).
-    const NEW: u64 = 1 << 40;
-    let acked = AtomicU64::new(0);
-    let stop = AtomicBool::new(false);
-    let (queries, false_absent) = (AtomicU64::new(0), AtomicU64::new(0));
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            let mut con = connect(&url).unwrap();
-            let mut f = RedisFilter::open(&mut con, "r").unwrap();
-            let mut next = 0u64;
-            while !stop.load(Ordering::Relaxed) {
-                let batch: Vec<u64> = (next..next + 50).map(|i| NEW + i).collect();
-                f.insert_many(&mut con, &batch).unwrap();
-                next += 50;
-                acked.store(next, Ordering::Release);
-            }
-        });
-        for reader in 0..2u64 {
-            let (url, stop, acked) = (&url, &stop, &acked);
-            let (queries, false_absent) = (&queries, &false_absent);
-            s.spawn(move || {
-                let mut con = connect(url).unwrap();
-                let mut f = RedisFilter::open(&mut con, "r").unwrap();
-                let mut i = reader;
+    for path in PATHS {
+        let prefix = &format!("r{path:?}");
+        let base = 20_000u64;
+        // Small shards, so a generation spans several keys.
+        let mut rf = RedisFilter::store(&mut con, prefix, &filter_with(base), 64).unwrap();
+        rf.set_batch_path(path);
+        // The "database": products 0..base, and the writer's products NEW..NEW+acked. The
+        // writer inserts into the filter first, then acknowledges (the database insert).
+        const NEW: u64 = 1 << 40;
+        let acked = AtomicU64::new(0);
+        let stop = AtomicBool::new(false);
+        let (queries, false_absent) = (AtomicU64::new(0), AtomicU64::new(0));
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut con = connect(&url).unwrap();
+                let mut f = RedisFilter::open(&mut con, prefix).unwrap();
+                f.set_batch_path(path);
+                let mut next = 0u64;
                 while !stop.load(Ordering::Relaxed) {
-                    let done = acked.load(Ordering::Acquire);
-                    // Old products and every acknowledged new one.
-                    let mut batch: Vec<u64> =
-                        (0..100).map(|j| (i * 7919 + j * 131) % base).collect();
-                    batch.extend((0..done.min(100)).map(|j| NEW + (i * 31 + j * 17) % done));
-                    let answers = f.contains_many(&mut con, &batch).unwrap();
-                    let missed = answers.iter().filter(|&&a| !a).count() as u64;
-                    false_absent.fetch_add(missed, Ordering::Relaxed);
-                    queries.fetch_add(batch.len() as u64, Ordering::Relaxed);
-                    i += 2;
+                    let batch: Vec<u64> = (next..next + 50).map(|i| NEW + i).collect();
+                    f.insert_many(&mut con, &batch).unwrap();
+                    next += 50;
+                    acked.store(next, Ordering::Release);
                 }
             });
-        }
-        // Same shape (clears deleted keys), then rotation to larger and back to the same.
-        for round in 0..6u64 {
-            std::thread::sleep(Duration::from_millis(100));
-            let keys_now = base + acked.load(Ordering::Acquire);
-            let params = if round % 2 == 0 {
-                rf.params()
-            } else {
-                Params::for_fpr(4 * keys_now, 0.01).unwrap()
-            };
-            let rebuilt = rf
-                .rebuild(&mut con, params, Duration::from_millis(20), || {
-                    let done = acked.load(Ordering::Acquire);
-                    Ok::<_, String>((0..base).chain((0..done).map(|i| NEW + i)))
-                })
-                .unwrap();
-            assert_eq!(rebuilt.generation.number, round + 2);
-            assert_eq!(rebuilt.generation.params, params);
-        }
-        stop.store(true, Ordering::Relaxed);
-    });
-    let (q, missed) = (queries.into_inner(), false_absent.into_inner());
-    println!("{q} queries during 6 rebuilds, {missed} false absent");
-    assert!(q > 10_000, "the readers ran only {q} queries");
-    assert_eq!(missed, 0, "false \"absent\" during a rebuild");
-    // Everything acknowledged is in the final generation.
-    let done = acked.into_inner();
-    let all: Vec<u64> = (0..base).chain((0..done).map(|i| NEW + i)).collect();
-    assert!(rf.contains_many(&mut con, &all).unwrap().iter().all(|&a| a));
-    // Only the meta and the live generation's shards are left.
-    let mut keys: Vec<String> = redis::cmd("KEYS").arg("r:*").query(&mut con).unwrap();
-    keys.sort();
-    let live = rf.generation();
-    let shards = (live.params.blocks() as u64).div_ceil(live.shard_blocks);
-    let mut expected: Vec<String> = (0..shards)
-        .map(|s| format!("r:{{{}:{s}}}", live.number))
-        .chain(["r:meta".to_string()])
-        .collect();
-    expected.sort();
-    assert_eq!(keys, expected);
+            for reader in 0..2u64 {
+                let (url, stop, acked) = (&url, &stop, &acked);
+                let (queries, false_absent) = (&queries, &false_absent);
+                s.spawn(move || {
+                    let mut con = connect(url).unwrap();
+                    let mut f = RedisFilter::open(&mut con, prefix).unwrap();
+                    f.set_batch_path(path);
+                    let mut i = reader;
+                    while !stop.load(Ordering::Relaxed) {
+                        let done = acked.load(Ordering::Acquire);
+                        // Old products and every acknowledged new one.
+                        let mut batch: Vec<u64> =
+                            (0..100).map(|j| (i * 7919 + j * 131) % base).collect();
+                        batch.extend((0..done.min(100)).map(|j| NEW + (i * 31 + j * 17) % done));
+                        let answers = f.contains_many(&mut con, &batch).unwrap();
+                        let missed = answers.iter().filter(|&&a| !a).count() as u64;
+                        false_absent.fetch_add(missed, Ordering::Relaxed);
+                        queries.fetch_add(batch.len() as u64, Ordering::Relaxed);
+                        i += 2;
+                    }
+                });
+            }
+            // Same shape (clears deleted keys), then rotation to larger and back to the same.
+            for round in 0..6u64 {
+                std::thread::sleep(Duration::from_millis(100));
+                let keys_now = base + acked.load(Ordering::Acquire);
+                let params = if round % 2 == 0 {
+                    rf.params()
+                } else {
+                    Params::for_fpr(4 * keys_now, 0.01).unwrap()
+                };
+                let rebuilt = rf
+                    .rebuild(&mut con, params, Duration::from_millis(20), || {
+                        let done = acked.load(Ordering::Acquire);
+                        Ok::<_, String>((0..base).chain((0..done).map(|i| NEW + i)))
+                    })
+                    .unwrap();
+                assert_eq!(rebuilt.generation.number, round + 2);
+                assert_eq!(rebuilt.generation.params, params);
+            }
+            stop.store(true, Ordering::Relaxed);
+        });
+        let (q, missed) = (queries.into_inner(), false_absent.into_inner());
+        println!("{path:?}: {q} queries during 6 rebuilds, {missed} false absent");
+        assert!(q > 10_000, "the readers ran only {q} queries");
+        assert_eq!(missed, 0, "{path:?}: false \"absent\" during a rebuild");
+        // Everything acknowledged is in the final generation.
+        let done = acked.into_inner();
+        let all: Vec<u64> = (0..base).chain((0..done).map(|i| NEW + i)).collect();
+        assert!(rf.contains_many(&mut con, &all).unwrap().iter().all(|&a| a));
+        // Only the meta and the live generation's shards are left.
+        let mut keys: Vec<String> = redis::cmd("KEYS")
+            .arg(format!("{prefix}:*"))
+            .query(&mut con)
+            .unwrap();
+        keys.sort();
+        let live = rf.generation();
+        let shards = (live.params.blocks() as u64).div_ceil(live.shard_blocks);
+        let mut expected: Vec<String> = (0..shards)
+            .map(|s| format!("{prefix}:{{{}:{s}}}", live.number))
+            .chain([format!("{prefix}:meta")])
+            .collect();
+        expected.sort();
+        assert_eq!(keys, expected);
+    }
 }
 
 #[test]

@@ -8,11 +8,15 @@
 //! and the other nodes keep answering); and the whole cluster restarted from its
 //! append-only files with nothing lost.
 //!
+//! Every node loads the linebloom module (`lab/redis-module`), so the filter sends its
+//! batches as one `LINEBLOOM.*` command per shard, split per node; the dead-node and
+//! restart tests run again with plain commands.
+//!
 //! `redis-server` and `redis-cli` must be on PATH; where they are missing the tests say
 //! so and skip, unless `LINEBLOOM_REQUIRE_REDIS=1` (set by `.ci/run`).
 
 use linebloom::{BloomFilter, Params};
-use linebloom_lab::penetration::redis_filter::RedisFilter;
+use linebloom_lab::penetration::redis_filter::{self, BatchPath, RedisFilter};
 use redis::cluster::{ClusterClient, ClusterConnection};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -35,14 +39,17 @@ fn required() -> bool {
 
 fn installed() -> bool {
     let ok = |bin: &str| Command::new(bin).arg("--version").output().is_ok();
-    if ok("redis-server") && ok("redis-cli") {
+    if ok("redis-server") && ok("redis-cli") && redis_filter::module_library().is_some() {
         return true;
     }
     assert!(
         !required(),
-        "redis-server or redis-cli is missing, and LINEBLOOM_REQUIRE_REDIS=1"
+        "redis-server, redis-cli or the linebloom module is missing, and LINEBLOOM_REQUIRE_REDIS=1"
     );
-    println!("SKIPPED: redis-server or redis-cli is not installed");
+    println!(
+        "SKIPPED: redis-server or redis-cli is not installed, or the linebloom module is not built \
+         (cargo build --release -p linebloom-redis)"
+    );
     false
 }
 
@@ -86,6 +93,8 @@ impl Node {
             ])
             .arg("--dir")
             .arg(dir)
+            .arg("--loadmodule")
+            .arg(redis_filter::module_library().expect("checked by installed()"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -252,6 +261,11 @@ fn a_million_ids_over_three_nodes_with_no_false_negative() {
     let mut con = cluster.connect();
     let params = Params::for_fpr(N, 0.01).unwrap();
     let mut rf = RedisFilter::create(&mut con, "c", params, SHARD_BLOCKS).unwrap();
+    assert_eq!(
+        rf.batch_path(),
+        BatchPath::Module,
+        "the module was detected"
+    );
     // The shards are spread over every node.
     for (i, node) in cluster.nodes.iter().enumerate() {
         let keys: i64 = node.query(&["DBSIZE"]).unwrap();
@@ -333,22 +347,28 @@ fn a_dead_node_degrades_its_shards_and_the_others_keep_answering() {
     let meta_node = cluster.node_of("k:meta");
     let victim = (meta_node + 1) % 3;
     cluster.nodes[victim].crash();
-    let (mut answered, mut degraded) = (0, 0);
-    for key in 0..150u64 {
-        match rf.contains(&mut con, key) {
-            Ok(present) => {
-                assert!(present, "key {key} answered absent after a node died");
-                answered += 1;
+    for path in [BatchPath::Commands, BatchPath::Module] {
+        rf.set_batch_path(path);
+        let (mut answered, mut degraded) = (0, 0);
+        for key in 0..150u64 {
+            match rf.contains(&mut con, key) {
+                Ok(present) => {
+                    assert!(
+                        present,
+                        "{path:?}: key {key} answered absent after a node died"
+                    );
+                    answered += 1;
+                }
+                Err(_) => degraded += 1,
             }
-            Err(_) => degraded += 1,
         }
+        println!("{path:?}: {answered} answered, {degraded} degraded");
+        assert!(answered > 0, "{path:?}: the live nodes stopped answering");
+        assert!(degraded > 0, "{path:?}: no key lives on the dead node?");
+        // A batch that crosses the dead node is an error as a whole, never "absent".
+        let all: Vec<u64> = (0..150).collect();
+        assert!(rf.contains_many(&mut con, &all).is_err(), "{path:?}");
     }
-    println!("{answered} answered, {degraded} degraded");
-    assert!(answered > 0, "the live nodes stopped answering");
-    assert!(degraded > 0, "no key lives on the dead node?");
-    // A batch that crosses the dead node is an error as a whole, never "absent".
-    let all: Vec<u64> = (0..150).collect();
-    assert!(rf.contains_many(&mut con, &all).is_err());
 }
 
 #[test]
@@ -361,25 +381,37 @@ fn the_cluster_restarted_from_its_append_only_files_loses_nothing() {
     let n = 50_000u64;
     let mut f = BloomFilter::new(Params::for_fpr(n, 0.01).unwrap());
     f.extend(0..n);
-    let mut rf = RedisFilter::store(&mut con, "p", &f, 64).unwrap();
+    // One filter per batch path; the module's inserts reach each node's append-only
+    // file as LINEBLOOM.MADD, replayed when the node (with the module) restarts.
+    let paths = [BatchPath::Commands, BatchPath::Module];
     let extra: Vec<u64> = (1 << 40..(1 << 40) + 2_000).collect();
-    rf.insert_many(&mut con, &extra).unwrap();
     let probes: Vec<u64> = (0..2 * n).chain(extra.iter().copied()).collect();
     let mut before = Vec::new();
-    for batch in probes.chunks(2000) {
-        before.extend(rf.contains_many(&mut con, batch).unwrap());
+    for path in paths {
+        let mut rf = RedisFilter::store(&mut con, &format!("p{path:?}"), &f, 64).unwrap();
+        rf.set_batch_path(path);
+        rf.insert_many(&mut con, &extra).unwrap();
+        let mut answers = Vec::new();
+        for batch in probes.chunks(2000) {
+            answers.extend(rf.contains_many(&mut con, batch).unwrap());
+        }
+        before.push(answers);
     }
     drop(con);
     cluster.restart();
     let mut con = cluster.connect();
-    let mut rf = RedisFilter::open(&mut con, "p").expect("the filter is back after the restart");
-    let mut after = Vec::new();
-    for batch in probes.chunks(2000) {
-        after.extend(rf.contains_many(&mut con, batch).unwrap());
+    for (path, before) in paths.into_iter().zip(before) {
+        let mut rf = RedisFilter::open(&mut con, &format!("p{path:?}"))
+            .expect("the filter is back after the restart");
+        rf.set_batch_path(path);
+        let mut after = Vec::new();
+        for batch in probes.chunks(2000) {
+            after.extend(rf.contains_many(&mut con, batch).unwrap());
+        }
+        assert_eq!(after, before, "{path:?}");
+        assert!(after[..n as usize].iter().all(|&p| p));
+        assert!(after[2 * n as usize..].iter().all(|&p| p), "{path:?}");
     }
-    assert_eq!(after, before);
-    assert!(after[..n as usize].iter().all(|&p| p));
-    assert!(after[2 * n as usize..].iter().all(|&p| p));
 }
 
 #[test]

@@ -16,27 +16,45 @@
 //!
 //! # Operations
 //!
-//! * **Query**: one pipeline of a `GETRANGE` of each key's 64-byte block, then a `GET`
-//!   of the meta; each block is tested with the core's own [`Block::contains_mask`]. If
-//!   the meta names another live generation than the one read (a rebuild switched
-//!   meanwhile), the answers are thrown away and the batch is asked again. So a query
-//!   never answers from a generation that is being built or has been retired.
-//! * **Insert**: one pipeline of an atomic `BITFIELD … SET u1 <offset> 1 …` per key,
-//!   then a `GET` of the meta. During a rebuild the bits go to both generations, so
-//!   nothing added while the new generation is built is missing from it. If the meta
-//!   changed, the handle takes the new one and writes again. Bit `j` of block `b` has
-//!   Redis offset `512·b' + (j ^ 7)` (`b'` the block's index within its shard;
-//!   [`linebloom::hash::redis_bit_offset`]).
+//! A batch goes to the server one of two ways ([`BatchPath`]), chosen when the handle is
+//! stored or opened: the module's where the server has it, else plain commands.
 //!
-//! Why no Lua, where the seed texts used a script: `BITFIELD` sets a key's bits
-//! atomically on its own, and the trailing meta read is what makes a batch safe against
-//! a rebuild, so neither path needs a script. The other forms were measured, and lost
-//! (`benches` binary `redis_batch`, batches of 1000, `results/bench/redis_batch-*.md`):
-//! testing the blocks server-side in Lua ran at about 0.5× the pipelined `GETRANGE`s,
-//! since Lua's per-key `redis.call` costs more than the parsing it saves; one
-//! `BITFIELD_RO` per shard reading every key's bits ran at 0.3×; a script that checks
-//! the meta and then sets the bits ([`INSERT_SCRIPT`]) ran at 0.56–0.70× the pipelined
-//! `BITFIELD`s. The meta check itself costs no more than the control's noise.
+//! * **With the `linebloom-redis` module** (`lab/redis-module`, loaded with
+//!   `--loadmodule`): one `LINEBLOOM.MTEST` (query) or `LINEBLOOM.MADD` (insert) per
+//!   shard the batch touches, carrying 16 bytes per key (its block within the shard and
+//!   its hash), then a `GET` of the meta. The module tests or sets the blocks with the
+//!   core's own pattern code. `benches` `redis_batch` measured it at 8.6× the pipelined
+//!   `GETRANGE`s for queries and 30× the pipelined `BITFIELD`s for inserts (batches of
+//!   1000, `results/bench/redis_batch-*.md`); the penetration side-by-side puts it
+//!   against RedisBloom's `BF.MEXISTS`/`BF.MADD`.
+//! * **Plain commands**, for any Redis:
+//!   * *query*: one pipeline of a `GETRANGE` of each key's 64-byte block, then a `GET`
+//!     of the meta; each block is tested with the core's own [`Block::contains_mask`];
+//!   * *insert*: one pipeline of an atomic `BITFIELD … SET u1 <offset> 1 …` per key,
+//!     then a `GET` of the meta. Bit `j` of block `b` has Redis offset
+//!     `512·b' + (j ^ 7)` (`b'` the block's index within its shard;
+//!     [`linebloom::hash::redis_bit_offset`]).
+//!
+//! Both paths keep the same keys, so a handle of either kind reads what the other wrote.
+//!
+//! If the meta names another live generation than the one a query read (a rebuild
+//! switched meanwhile), the answers are thrown away and the batch is asked again, so a
+//! query never answers from a generation that is being built or has been retired.
+//! During a rebuild inserts go to both generations, so nothing added while the new
+//! generation is built is missing from it; if the meta changed, the handle takes the
+//! new one and writes again (setting bits is idempotent). The module refuses a missing
+//! shard where `GETRANGE` reads it as empty: the handle then re-reads the meta, and
+//! retries if a rebuild moved on, or reports the missing shard if not.
+//!
+//! Why no Lua, where the seed texts used a script: a module command, like `BITFIELD`,
+//! runs whole on Redis's one thread, so each is atomic on its own, and the trailing
+//! meta read is what makes a batch safe against a rebuild; neither path needs a script.
+//! Scripts were measured and lost (`redis_batch`): testing the blocks server-side in
+//! Lua ran at about 0.5× the pipelined `GETRANGE`s, since Lua's per-key `redis.call`
+//! costs more than the parsing it saves; one `BITFIELD_RO` per shard reading every
+//! key's bits ran at 0.3×; a script that checks the meta and then sets the bits
+//! ([`INSERT_SCRIPT`]) ran at 0.56–0.70× the pipelined `BITFIELD`s. The meta check
+//! itself costs no more than the control's noise.
 //!
 //! # Rebuild and rotation ([`RedisFilter::rebuild`])
 //!
@@ -124,10 +142,30 @@ impl std::fmt::Display for RedisFilterError {
 impl std::error::Error for RedisFilterError {}
 
 fn classify(e: redis::RedisError, key: &str) -> RedisFilterError {
-    if e.code() == Some("WRONGTYPE") {
-        RedisFilterError::WrongType(key.to_string())
-    } else {
-        RedisFilterError::Redis(e)
+    match e.code() {
+        Some("WRONGTYPE") => RedisFilterError::WrongType(key.to_string()),
+        // The module's refusals name the shard or its size.
+        Some("LBMISSING") => RedisFilterError::Missing(
+            e.detail()
+                .and_then(|d| d.split(' ').next())
+                .unwrap_or(key)
+                .to_string(),
+        ),
+        Some("LBTRUNCATED") => {
+            let words: Vec<&str> = e.detail().unwrap_or("").split(' ').collect();
+            match words[..] {
+                [shard, len, needed, ..] => match (len.parse(), needed.parse()) {
+                    (Ok(len), Ok(needed)) => RedisFilterError::Truncated {
+                        key: shard.to_string(),
+                        len,
+                        needed,
+                    },
+                    _ => RedisFilterError::Redis(e),
+                },
+                _ => RedisFilterError::Redis(e),
+            }
+        }
+        _ => RedisFilterError::Redis(e),
     }
 }
 
@@ -141,6 +179,65 @@ pub const MAX_RETRIES: usize = 16;
 
 /// Default shard size: 2^20 blocks = 64 MiB per key.
 pub const DEFAULT_SHARD_BLOCKS: u64 = 1 << 20;
+
+/// The scheme word the module commands carry (the meta's first word): a module of
+/// another scheme refuses rather than answering with other bits.
+const MODULE_SCHEME: &str = "linebloom-v2";
+
+/// Where the `linebloom-redis` module's shared library is, for starting a server with
+/// it: `$LINEBLOOM_MODULE_SO` if set, else `liblinebloom_redis.so` beside the running
+/// executable or one folder up (`target/release/` for the lab and the benches,
+/// `target/release/deps/..` for tests), as `cargo build --release -p linebloom-redis`
+/// leaves it. `None` if there is no such file.
+pub fn module_library() -> Option<std::path::PathBuf> {
+    if let Some(so) = std::env::var_os("LINEBLOOM_MODULE_SO") {
+        return Some(std::path::PathBuf::from(so)).filter(|p| p.is_file());
+    }
+    let exe = std::env::current_exe().ok()?;
+    exe.ancestors()
+        .skip(1)
+        .take(2)
+        .map(|dir| dir.join("liblinebloom_redis.so"))
+        .find(|p| p.is_file())
+}
+
+/// How a [`RedisFilter`] sends a batch of keys to the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchPath {
+    /// Plain Redis: one `GETRANGE` (query) or `BITFIELD` (insert) per key, pipelined.
+    Commands,
+    /// The `linebloom-redis` module (`lab/redis-module`): one `LINEBLOOM.MTEST` or
+    /// `LINEBLOOM.MADD` per shard, carrying every key of the batch in that shard.
+    Module,
+}
+
+impl BatchPath {
+    /// [`Module`](Self::Module) where the server has the module's commands (`COMMAND
+    /// INFO`; on a cluster, of the node it reaches: every node must load the same
+    /// modules), else [`Commands`](Self::Commands).
+    pub fn detect<C: FilterConnection + ?Sized>(con: &mut C) -> Result<Self, RedisFilterError> {
+        let info: Vec<redis::Value> = redis::cmd("COMMAND")
+            .arg("INFO")
+            .arg("linebloom.mtest")
+            .arg("linebloom.madd")
+            .query(con.single())
+            .map_err(RedisFilterError::Redis)?;
+        let known = info.iter().all(|v| !matches!(v, redis::Value::Nil)) && info.len() == 2;
+        Ok(if known {
+            BatchPath::Module
+        } else {
+            BatchPath::Commands
+        })
+    }
+
+    /// The name the lab's tables use.
+    pub fn name(self) -> &'static str {
+        match self {
+            BatchPath::Commands => "pipelined commands",
+            BatchPath::Module => "linebloom module",
+        }
+    }
+}
 
 /// The insert script, kept for the comparison in `benches` `redis_batch` (the filter
 /// inserts with a pipeline; see the module docs). `KEYS[1]` is the meta, `KEYS[2..]` shard keys; `ARGV[1]` the meta
@@ -359,6 +456,8 @@ pub struct Rebuilt {
 /// A handle on a filter stored in Redis.
 pub struct RedisFilter {
     prefix: String,
+    /// How batches go to the server.
+    path: BatchPath,
     /// The meta this handle last read, as stored and decoded.
     meta_text: String,
     meta: Meta,
@@ -381,8 +480,9 @@ impl RedisFilter {
             shard_blocks,
         };
         let meta = Meta { live, next: None };
-        let this = RedisFilter {
+        let mut this = RedisFilter {
             prefix: prefix.into(),
+            path: BatchPath::Commands,
             meta_text: meta.encode(),
             meta,
         };
@@ -397,6 +497,7 @@ impl RedisFilter {
         let mut set = redis::cmd("SET");
         set.arg(this.meta_key()).arg(&this.meta_text);
         con.run(vec![set]).map_err(|e| classify(e, prefix))?;
+        this.path = BatchPath::detect(con)?;
         Ok(this)
     }
 
@@ -418,6 +519,7 @@ impl RedisFilter {
     ) -> Result<Self, RedisFilterError> {
         let mut this = RedisFilter {
             prefix: prefix.into(),
+            path: BatchPath::Commands,
             meta_text: String::new(),
             meta: Meta {
                 live: Generation {
@@ -430,6 +532,7 @@ impl RedisFilter {
             },
         };
         this.refresh(con)?;
+        this.path = BatchPath::detect(con)?;
         let live = this.meta.live;
         let strlens = (0..live.shards()).map(|shard| {
             let mut strlen = redis::cmd("STRLEN");
@@ -484,6 +587,18 @@ impl RedisFilter {
         format!("{}:{{{}:{shard}}}", self.prefix, g.number)
     }
 
+    /// How this handle sends batches: chosen when it was stored or opened.
+    pub fn batch_path(&self) -> BatchPath {
+        self.path
+    }
+
+    /// Sends batches by `path` from now on (the benches compare both on one server).
+    /// [`BatchPath::Module`] on a server without the module fails every call with an
+    /// unknown-command error.
+    pub fn set_batch_path(&mut self, path: BatchPath) {
+        self.path = path;
+    }
+
     /// The live generation's shape.
     pub fn params(&self) -> Params {
         self.meta.live.params
@@ -527,13 +642,35 @@ impl RedisFilter {
             let used = self.meta.live.number;
             let mut cmds = Vec::new();
             read(self, &mut cmds);
-            let (replies, meta) = self.then_meta(con, cmds)?;
-            self.adopt(meta)?;
-            if self.meta.live.number == used {
-                return Ok(replies);
+            match self.then_meta(con, cmds) {
+                Ok((replies, meta)) => {
+                    self.adopt(meta)?;
+                    if self.meta.live.number == used {
+                        return Ok(replies);
+                    }
+                }
+                Err(RedisFilterError::Missing(key)) => self.moved_on(con, key)?,
+                Err(e) => return Err(e),
             }
         }
         Err(RedisFilterError::Stale(self.prefix.clone()))
+    }
+
+    /// After a batch met a missing shard (the module refuses one, where `GETRANGE`
+    /// reads it as empty and `BITFIELD` re-creates it): re-reads the meta. If it moved
+    /// on, a rebuild removed the generation the batch used, and the caller retries
+    /// against the new meta; if not, the shard is really gone, and that is the error.
+    fn moved_on<C: FilterConnection + ?Sized>(
+        &mut self,
+        con: &mut C,
+        missing: String,
+    ) -> Result<(), RedisFilterError> {
+        let before = self.meta_text.clone();
+        self.refresh(con)?;
+        if self.meta_text == before {
+            return Err(RedisFilterError::Missing(missing));
+        }
+        Ok(())
     }
 
     /// Runs `cmds`, then a `GET` of the meta that runs after all of them: in the same
@@ -582,21 +719,33 @@ impl RedisFilter {
                 .collect();
             let mut cmds = Vec::with_capacity(keys.len() * written.len());
             for g in &written {
-                for &key in keys {
-                    let (shard, b, mask) = Self::place(g, key);
-                    let mut cmd = redis::cmd("BITFIELD");
-                    cmd.arg(self.shard_key(g, shard));
-                    for_each_bit(&mask, |j| {
-                        cmd.arg("SET").arg("u1").arg(redis_bit_offset(b, j)).arg(1);
-                    });
-                    cmds.push(cmd);
+                match self.path {
+                    BatchPath::Commands => {
+                        for &key in keys {
+                            let (shard, b, mask) = Self::place(g, key);
+                            let mut cmd = redis::cmd("BITFIELD");
+                            cmd.arg(self.shard_key(g, shard));
+                            for_each_bit(&mask, |j| {
+                                cmd.arg("SET").arg("u1").arg(redis_bit_offset(b, j)).arg(1);
+                            });
+                            cmds.push(cmd);
+                        }
+                    }
+                    BatchPath::Module => {
+                        cmds.extend(self.module_cmds("LINEBLOOM.MADD", g, keys).map(|(c, _)| c))
+                    }
                 }
             }
-            let (_, meta) = self.then_meta(con, cmds)?;
-            if meta.as_deref() == Some(self.meta_text.as_str()) {
-                return Ok(());
+            match self.then_meta(con, cmds) {
+                Ok((_, meta)) => {
+                    if meta.as_deref() == Some(self.meta_text.as_str()) {
+                        return Ok(());
+                    }
+                    self.adopt(meta)?;
+                }
+                Err(RedisFilterError::Missing(key)) => self.moved_on(con, key)?,
+                Err(e) => return Err(e),
             }
-            self.adopt(meta)?;
             for g in written {
                 let current = g.number == self.meta.live.number
                     || self.meta.next.is_some_and(|n| n.number == g.number);
@@ -665,6 +814,9 @@ impl RedisFilter {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
+        if self.path == BatchPath::Module {
+            return self.contains_many_module(con, keys);
+        }
         let replies = self.consistent_read(con, |this, cmds| {
             let g = this.meta.live;
             for &key in keys {
@@ -687,6 +839,71 @@ impl RedisFilter {
                 test_line(&line, &mask, || self.shard_key(&g, shard))
             })
             .collect()
+    }
+
+    /// [`contains_many`](Self::contains_many) on [`BatchPath::Module`]: one
+    /// `LINEBLOOM.MTEST` per shard the batch touches, then the meta.
+    fn contains_many_module<C: FilterConnection + ?Sized>(
+        &mut self,
+        con: &mut C,
+        keys: &[u64],
+    ) -> Result<Vec<bool>, RedisFilterError> {
+        let replies = self.consistent_read(con, |this, cmds| {
+            let g = this.meta.live;
+            cmds.extend(
+                this.module_cmds("LINEBLOOM.MTEST", &g, keys)
+                    .map(|(c, _)| c),
+            );
+        })?;
+        // The reads used the live generation (consistent_read checked it), so the
+        // grouping below is the one the commands were built from.
+        let g = self.meta.live;
+        let mut answers = vec![false; keys.len()];
+        for ((_, (shard, members)), reply) in self.module_cmds("", &g, keys).zip(replies) {
+            let bytes: Vec<u8> =
+                redis::from_redis_value(&reply).map_err(RedisFilterError::Redis)?;
+            if bytes.len() != members.len() {
+                return Err(RedisFilterError::BadMeta(format!(
+                    "LINEBLOOM.MTEST on {} answered {} of {} keys",
+                    self.shard_key(&g, shard),
+                    bytes.len(),
+                    members.len()
+                )));
+            }
+            for (i, answer) in members.into_iter().zip(bytes) {
+                answers[i] = answer == 1;
+            }
+        }
+        Ok(answers)
+    }
+
+    /// One module command (`LINEBLOOM.MTEST` or `LINEBLOOM.MADD`) per shard of
+    /// generation `g` that `keys` touch, in shard order, each with the indices (into
+    /// `keys`) of the keys it carries. The probes are 16 bytes per key: block within
+    /// the shard, then hash, little-endian (`lab/redis-module/src/batch.rs`).
+    fn module_cmds<'a>(
+        &'a self,
+        name: &'a str,
+        g: &'a Generation,
+        keys: &[u64],
+    ) -> impl Iterator<Item = (redis::Cmd, (u64, Vec<usize>))> + 'a {
+        let mut shards: std::collections::BTreeMap<u64, (Vec<usize>, Vec<u8>)> = Default::default();
+        for (i, &key) in keys.iter().enumerate() {
+            let hash = Self::hash(g, key);
+            let b = location(hash, g.params.blocks(), g.params.k()).block as u64;
+            let (members, probes) = shards.entry(b / g.shard_blocks).or_default();
+            members.push(i);
+            probes.extend_from_slice(&(b % g.shard_blocks).to_le_bytes());
+            probes.extend_from_slice(&hash.to_le_bytes());
+        }
+        shards.into_iter().map(move |(shard, (members, probes))| {
+            let mut cmd = redis::cmd(name);
+            cmd.arg(self.shard_key(g, shard))
+                .arg(MODULE_SCHEME)
+                .arg(g.params.k())
+                .arg(probes);
+            (cmd, (shard, members))
+        })
     }
 
     /// Tests keys with one `BITFIELD_RO … GET u1 <offset> …` per shard for the whole

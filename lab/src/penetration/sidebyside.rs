@@ -9,6 +9,11 @@
 //!   reported size;
 //! * `linebloom-in-redis` *sized for 1%*: linebloom's own sizing (`Params::for_fpr`).
 //!
+//! Where the server has the linebloom module (`lab/redis-module`), the linebloom filters
+//! send batches through it (one `LINEBLOOM.MTEST`/`LINEBLOOM.MADD` per shard), and the
+//! equal-memory filter runs a second time as plain pipelined `GETRANGE`/`BITFIELD`
+//! commands, so the table shows what the module buys. The `batches` column says which.
+//!
 //! Method: every contender is loaded with batches of 1000 (the first insert figure).
 //! Then, in `ROUNDS` rounds whose start order rotates, each contender answers
 //! 1e5 non-members in batches of 1000 and `SINGLE` non-members one round trip each, and
@@ -17,7 +22,7 @@
 //! point. The rate counts every "present" among the 1e5 non-members of the last round.
 
 use super::namespace::Namespace;
-use super::redis_filter::{DEFAULT_SHARD_BLOCKS, RedisFilter};
+use super::redis_filter::{BatchPath, DEFAULT_SHARD_BLOCKS, RedisFilter};
 use super::{FPR, connect, has_redisbloom};
 use crate::Ctx;
 use serde::{Deserialize, Serialize};
@@ -38,6 +43,10 @@ pub struct SideBySide {
     /// How it was sized: `reserve 1%`, `equal memory` or `for 1%`.
     #[serde(default)]
     pub sizing: String,
+    /// How batches reached the server: `BF.MADD/BF.MEXISTS`, or a linebloom
+    /// [`BatchPath`] name (`linebloom module`, `pipelined commands`).
+    #[serde(default)]
+    pub batches: String,
     /// Filter bytes in Redis.
     pub bytes: u64,
     /// Keys loaded.
@@ -108,6 +117,17 @@ impl Contender {
     }
 }
 
+/// A contender, with what its row says about it.
+struct Entry {
+    scheme: &'static str,
+    sizing: &'static str,
+    batches: &'static str,
+    bytes: u64,
+    contender: Contender,
+    /// Batched inserts per second while loading.
+    insert_rate: f64,
+}
+
 /// Operations per second of `ops` operations that took `seconds`, median over rounds.
 fn median_rate(ops: usize, seconds: &mut [f64]) -> f64 {
     seconds.sort_by(f64::total_cmp);
@@ -119,7 +139,7 @@ fn median_rate(ops: usize, seconds: &mut [f64]) -> f64 {
 pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<SideBySide>> {
     let keys: Vec<u64> = (0..n).collect();
     let probes: Vec<u64> = crate::experiments::non_members(ctx, 100_000, 99);
-    let mut contenders: Vec<(String, String, u64, Contender, f64)> = Vec::new();
+    let mut contenders: Vec<Entry> = Vec::new();
     let load = |c: &mut Contender| -> anyhow::Result<f64> {
         let t = Instant::now();
         for chunk in keys.chunks(BATCH) {
@@ -147,7 +167,14 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
         let bytes = *size
             .first()
             .ok_or_else(|| anyhow::anyhow!("BF.INFO SIZE returned nothing"))?;
-        contenders.push(("redisbloom".into(), "reserve 1%".into(), bytes, c, rate));
+        contenders.push(Entry {
+            scheme: "redisbloom",
+            sizing: "reserve 1%",
+            batches: "BF.MADD/BF.MEXISTS",
+            bytes,
+            contender: c,
+            insert_rate: rate,
+        });
         let params = linebloom::Params::for_bits_per_key(n, bytes as f64 * 8.0 / n as f64)?;
         let mut con = connect(url)?;
         let filter = RedisFilter::create(
@@ -156,28 +183,48 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
             params,
             DEFAULT_SHARD_BLOCKS,
         )?;
-        let mut c = Contender::Linebloom { filter, con };
-        let rate = load(&mut c)?;
-        contenders.push((
-            "linebloom-in-redis".into(),
-            "equal memory".into(),
-            params.bytes() as u64,
-            c,
-            rate,
-        ));
+        let module = filter.batch_path() == BatchPath::Module;
+        let linebloom = |filter: RedisFilter, con, sizing| -> anyhow::Result<Entry> {
+            let batches = filter.batch_path().name();
+            let mut c = Contender::Linebloom { filter, con };
+            let rate = load(&mut c)?;
+            Ok(Entry {
+                scheme: "linebloom-in-redis",
+                sizing,
+                batches,
+                bytes: params.bytes() as u64,
+                contender: c,
+                insert_rate: rate,
+            })
+        };
+        contenders.push(linebloom(filter, con, "equal memory")?);
+        if module {
+            // The same filter without the module, for what the module buys.
+            let mut con = connect(url)?;
+            let mut filter = RedisFilter::create(
+                &mut con,
+                &ns.key("sbs:equal-memory-commands"),
+                params,
+                DEFAULT_SHARD_BLOCKS,
+            )?;
+            filter.set_batch_path(BatchPath::Commands);
+            contenders.push(linebloom(filter, con, "equal memory")?);
+        }
     }
     let params = linebloom::Params::for_fpr(n, FPR)?;
     let mut con = connect(url)?;
     let filter = RedisFilter::create(&mut con, &ns.key("sbs:for-p"), params, DEFAULT_SHARD_BLOCKS)?;
+    let batches = filter.batch_path().name();
     let mut c = Contender::Linebloom { filter, con };
     let rate = load(&mut c)?;
-    contenders.push((
-        "linebloom-in-redis".into(),
-        "for 1%".into(),
-        params.bytes() as u64,
-        c,
-        rate,
-    ));
+    contenders.push(Entry {
+        scheme: "linebloom-in-redis",
+        sizing: "for 1%",
+        batches,
+        bytes: params.bytes() as u64,
+        contender: c,
+        insert_rate: rate,
+    });
 
     let m = contenders.len();
     let (mut batched, mut single_q, mut single_i) = (
@@ -189,7 +236,7 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
     for round in 0..ROUNDS {
         for turn in 0..m {
             let i = (round + turn) % m;
-            let c = &mut contenders[i].3;
+            let c = &mut contenders[i].contender;
             let t = Instant::now();
             let mut fp = 0;
             for chunk in probes.chunks(BATCH) {
@@ -212,15 +259,16 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
     Ok(contenders
         .into_iter()
         .enumerate()
-        .map(|(i, (scheme, sizing, bytes, _, insert_rate))| SideBySide {
-            scheme,
-            sizing,
-            bytes,
+        .map(|(i, e)| SideBySide {
+            scheme: e.scheme.into(),
+            sizing: e.sizing.into(),
+            batches: e.batches.into(),
+            bytes: e.bytes,
             n,
             fpr: positives[i] as f64 / probes.len() as f64,
             probes: probes.len() as u64,
             query_ops_per_s: median_rate(probes.len(), &mut batched[i]),
-            insert_ops_per_s: insert_rate,
+            insert_ops_per_s: e.insert_rate,
             single_query_ops_per_s: median_rate(SINGLE, &mut single_q[i]),
             single_insert_ops_per_s: median_rate(SINGLE.min(keys.len()), &mut single_i[i]),
         })
@@ -239,6 +287,7 @@ pub fn table(rows: &[SideBySide], notes: &mut Vec<String>) -> String {
             vec![
                 r.scheme.clone(),
                 r.sizing.clone(),
+                r.batches.clone(),
                 format!("{:.2}", r.bytes as f64 / (1 << 20) as f64),
                 format!("{:.5}", r.fpr),
                 format!("{:.0}", r.query_ops_per_s),
@@ -258,6 +307,7 @@ pub fn table(rows: &[SideBySide], notes: &mut Vec<String>) -> String {
         &[
             "scheme",
             "sized",
+            "batches",
             "MiB",
             "measured FPR",
             "queries/s (batched)",
@@ -267,6 +317,8 @@ pub fn table(rows: &[SideBySide], notes: &mut Vec<String>) -> String {
         ],
         &cells,
     ));
+    // linebloom's best way of sending batches: the first equal-memory row (the module's,
+    // where the server had it).
     let equal = rows.iter().find(|r| r.sizing == "equal memory");
     let rb = rows.iter().find(|r| r.scheme == "redisbloom");
     if let (Some(lb), Some(rb)) = (equal, rb) {
