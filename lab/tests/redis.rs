@@ -452,6 +452,13 @@ fn side_by_side_with_redisbloom() {
     );
     // Both sized for 1%: each must measure below 2% on 1e5 probes (binomial 5σ ≈ 0.16%).
     assert!(lb.fpr < 0.02 && rb.fpr < 0.02, "{} {}", lb.fpr, rb.fpr);
+    // The equal-memory filter ran through the module and as plain commands: the same
+    // keys in the same shape give the same bits, so the same answers.
+    let paths: Vec<_> = rows.iter().filter(|r| r.sizing == "equal memory").collect();
+    let batches: Vec<&str> = paths.iter().map(|r| r.batches.as_str()).collect();
+    assert_eq!(batches, ["linebloom module", "pipelined commands"]);
+    assert_eq!(paths[0].fpr, paths[1].fpr);
+    assert!(rows.iter().any(|r| r.sizing == "reserve 1% (control)"));
 
     // And the whole scenario with every Redis scheme, at tiny scale, in a server that
     // holds a user's keys, some of them named like the lab's keys of earlier versions.
