@@ -361,8 +361,17 @@ pub fn table(rows: &[SideBySide], notes: &mut Vec<String>) -> String {
         ];
         for (what, pick) in figures {
             if pick(rb) > pick(lb) {
+                // How far the control landed from RedisBloom on this figure.
+                let noise = control.map_or(String::new(), |c| {
+                    let spread = (pick(c) / pick(rb) - 1.0).abs();
+                    if pick(rb) / pick(lb) <= 1.0 + spread {
+                        format!(", within the control's {:.2}x", pick(c) / pick(rb))
+                    } else {
+                        String::new()
+                    }
+                });
                 notes.push(format!(
-                    "RedisBloom ran more {what} per second in Redis ({:.0} vs {:.0}: {:.2}x)",
+                    "RedisBloom ran more {what} per second in Redis ({:.0} vs {:.0}: {:.2}x{noise})",
                     pick(rb),
                     pick(lb),
                     pick(rb) / pick(lb)
