@@ -78,8 +78,9 @@ fn static_set(ctx: &Ctx) -> Choice {
             .iter()
             .min_by(|a, b| a.median_ns.total_cmp(&b.median_ns))?
             .clone();
-        // The kernel a user gets: the one run-time detection picks.
-        let detected = format!("linebloom-{}", ctx.kernel.name);
+        // The kernel a user gets: the one run-time detection picked on the machine
+        // that ran the experiment.
+        let detected = format!("linebloom-{}", ctx.run_meta(throughput::NAME).ok()?.kernel);
         let ours = at_size.iter().find(|r| r.contender == detected).cloned();
         Some((size, best, ours))
     });

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 pub enum Scale {
     /// Seconds per experiment: for the lab's own tests.
     Tiny,
-    /// The reference run: all experiments in under 10 minutes on 2 cores.
+    /// The reference run (`results/REPORT.md` lists how long each experiment took).
     Quick,
     /// Larger sizes, more seeds and probes.
     Full,
@@ -94,6 +94,34 @@ impl Ctx {
             redis_cluster: Vec::new(),
             redis_prefix: None,
         }
+    }
+
+    /// The context of the run that produced experiment `name`'s results under `out`:
+    /// its scale, seed and kernel from its `meta.json` (the kernel this CPU would detect
+    /// where the one recorded does not run here). `lab plot` redraws with it, so a
+    /// redraw knows what the run knew.
+    pub fn of_run(out: PathBuf, name: &str) -> anyhow::Result<Ctx> {
+        let meta = meta::Meta::read(&out.join(name)).map_err(|e| {
+            anyhow::anyhow!("{e}: run `lab run {name} --out {}` first", out.display())
+        })?;
+        Ok(Ctx {
+            scale: meta.scale,
+            seed: meta.seed,
+            kernel: linebloom::arch::by_name(&meta.kernel).unwrap_or_else(linebloom::arch::detect),
+            ..Ctx::tiny(out)
+        })
+    }
+
+    /// The provenance (`meta.json`) of experiment `name`'s results, or a clear error if
+    /// it has not been produced. Summaries name the kernel the run measured from here,
+    /// not the kernel of the machine that writes the report.
+    pub fn run_meta(&self, name: &str) -> anyhow::Result<meta::Meta> {
+        meta::Meta::read(&self.out.join(name)).map_err(|e| {
+            anyhow::anyhow!(
+                "{e} (run `lab run {name} --out {}` first)",
+                self.out.display()
+            )
+        })
     }
 
     /// The rows of experiment `name`'s `data.csv`, or a clear error if it has not been

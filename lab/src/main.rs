@@ -198,17 +198,8 @@ fn main_inner() -> anyhow::Result<()> {
                 .iter()
                 .map(|n| find(n))
                 .collect::<anyhow::Result<Vec<_>>>()?;
-            let ctx = Ctx {
-                out,
-                scale: Scale::Quick,
-                seed: 0,
-                kernel: linebloom::arch::detect(),
-                progress: false,
-                redis: None,
-                redis_cluster: Vec::new(),
-                redis_prefix: None,
-            };
             for e in experiments {
+                let ctx = Ctx::of_run(out.clone(), e.name)?;
                 (e.plot)(&ctx)?;
                 println!("drew {}", ctx.out.join(e.name).join("plot.svg").display());
             }

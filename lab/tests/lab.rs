@@ -425,3 +425,40 @@ fn the_does_not_lead_line_follows_its_table() {
         "1 of 100 keeps the promise"
     );
 }
+
+/// A summary names the kernel the run measured (its `meta.json`), not the kernel of the
+/// machine that writes the report: results from an AVX-512 machine keep their column
+/// when REPORT.md is rebuilt elsewhere.
+#[test]
+fn summaries_name_the_kernel_of_the_run() {
+    use experiments::throughput;
+    let tmp = tempfile::tempdir().unwrap();
+    let ctx = tiny_ctx(tmp.path());
+    let row = |contender: &str, ns: f64| throughput::Row {
+        size_bytes: 1 << 20,
+        n: 100_000,
+        contender: contender.into(),
+        workload: "miss".into(),
+        median_ns: ns,
+        min_ns: ns,
+        max_ns: ns,
+        ops: 1000,
+        huge_page_bytes: 0,
+    };
+    let dir = tmp.path().join(throughput::NAME);
+    std::fs::create_dir_all(&dir).unwrap();
+    csvio::write(
+        &dir.join("data.csv"),
+        &[row("linebloom-recorded", 3.0), row("sbbf-rs-safe", 5.0)],
+    )
+    .unwrap();
+    // No meta.json yet: a clear error, not another machine's kernel.
+    let err = throughput::summary(&ctx).err().expect("no provenance");
+    assert!(err.to_string().contains("lab run throughput"), "{err}");
+    let mut meta = Meta::new(&ctx, throughput::NAME, 1.0);
+    meta.kernel = "recorded".into();
+    meta.write(&dir).unwrap();
+    let s = throughput::summary(&ctx).unwrap();
+    assert!(s.table.contains("linebloom-recorded"), "{}", s.table);
+    assert!(s.table.contains("| 3.0 |"), "{}", s.table);
+}

@@ -323,7 +323,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
             .find(|r| r.contender == c && r.workload == w && r.size_bytes == s)
             .map(|r| r.median_ns)
     };
-    let ours = format!("linebloom-{}", ctx.kernel.name);
+    let ours = format!("linebloom-{}", ctx.run_meta(NAME)?.kernel);
     let mut table = Vec::new();
     let mut behind = Vec::new();
     for &s in &sizes {
