@@ -60,11 +60,11 @@ fn static_set(ctx: &Ctx) -> Choice {
     // one-size filters were asked once): the fewest bits per key among them.
     let smallest = space
         .iter()
-        .filter(|r| r.wilson_lo <= TARGET && r.scheme != "hashset")
+        .filter(|r| r.wilson_lo <= TARGET && r.contender != "hashset")
         .min_by(|a, b| a.bits_per_key.total_cmp(&b.bits_per_key));
     let ours = space
         .iter()
-        .find(|r| (r.target - TARGET).abs() < 1e-12 && r.scheme == "linebloom");
+        .find(|r| (r.target - TARGET).abs() < 1e-12 && r.contender == "linebloom");
     let fastest = rows::<throughput::Row>(ctx, throughput::NAME).and_then(|t| {
         // The largest size where the other families ran too.
         let size = *throughput::family_sizes(&t).last()?;
@@ -87,7 +87,7 @@ fn static_set(ctx: &Ctx) -> Choice {
     let mut best = smallest.map_or("—".into(), |r| {
         format!(
             "smallest: {} ({:.1} bits/key, {:.2}%)",
-            r.scheme,
+            r.contender,
             r.bits_per_key,
             100.0 * r.fpr
         )
@@ -122,11 +122,11 @@ fn deletes(ctx: &Ctx) -> Choice {
     let Some(rows) = rows::<churn::Row>(ctx, churn::NAME) else {
         return not_run(job, from);
     };
-    let last = |lib: &str| rows.iter().rfind(|r| r.library == lib);
+    let last = |lib: &str| rows.iter().rfind(|r| r.contender == lib);
     let bpk = |r: &churn::Row| r.bytes as f64 * 8.0 / r.live_keys.max(1) as f64;
     let clean = |lib: &str| {
         rows.iter()
-            .filter(|r| r.library == lib)
+            .filter(|r| r.contender == lib)
             .all(|r| r.false_negatives == 0)
     };
     let best = churn::LIBRARIES
@@ -137,7 +137,7 @@ fn deletes(ctx: &Ctx) -> Choice {
     let median_update = |lib: &str| {
         let v: Vec<f64> = rows
             .iter()
-            .filter(|r| r.library == lib && r.round > 0)
+            .filter(|r| r.contender == lib && r.round > 0)
             .map(|r| r.update_ms)
             .collect();
         crate::stats::summary(&v).0
@@ -175,7 +175,10 @@ fn unknown_size(ctx: &Ctx) -> Choice {
         return not_run(job, from);
     };
     let bpk = |r: &growth::Row| r.bytes as f64 * 8.0 / (r.initial * r.multiple) as f64;
-    let at_100 = |lib: &str| rows.iter().find(|r| r.library == lib && r.multiple == 100);
+    let at_100 = |lib: &str| {
+        rows.iter()
+            .find(|r| r.contender == lib && r.multiple == 100)
+    };
     let best = growth::LIBRARIES
         .iter()
         .filter(|lib| **lib != "linebloom")
@@ -187,7 +190,7 @@ fn unknown_size(ctx: &Ctx) -> Choice {
         best: best.map_or("— (none kept 1% at 100×)".into(), |r| {
             format!(
                 "{} ({:.1} bits/key, {:.2}% at 100×)",
-                r.library,
+                r.contender,
                 bpk(r),
                 100.0 * r.fpr
             )
@@ -275,7 +278,7 @@ fn microcontroller(ctx: &Ctx) -> Choice {
     let code = rows::<kernels::Row>(ctx, kernels::NAME).and_then(|k| {
         k.iter()
             .filter(|r| r.workload == "text")
-            .map(|r| (r.kernel.clone(), r.value))
+            .map(|r| (r.contender.clone(), r.value))
             .min_by(|a, b| a.1.total_cmp(&b.1))
     });
     let others = if declared.is_empty() {

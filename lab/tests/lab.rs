@@ -48,6 +48,21 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
         }
         let meta = Meta::read(&dir).expect("meta.json");
         assert_eq!(meta.experiment, e.name);
+        // One name for the contender column in every CSV.
+        let header = std::fs::read_to_string(dir.join("data.csv")).unwrap();
+        let header = header.lines().next().unwrap_or_default();
+        assert!(
+            header.split(',').any(|c| c == "contender") || ["formula", "latency"].contains(&e.name),
+            "{}: {header}",
+            e.name
+        );
+        assert!(
+            !header
+                .split(',')
+                .any(|c| ["scheme", "library", "kernel"].contains(&c)),
+            "{}: {header}",
+            e.name
+        );
         assert_eq!(meta.seed, 7);
         assert!(!meta.cpu.is_empty() && !meta.kernel.is_empty() && !meta.commit.is_empty());
     }
@@ -56,9 +71,9 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
     let fpr: Vec<experiments::fpr_vs_bits::Row> = csvio::read(&csv("fpr_vs_bits")).unwrap();
     assert!(
         fpr.iter()
-            .any(|r| r.scheme == "linebloom" && r.kind == "measured" && r.probes > 0)
+            .any(|r| r.contender == "linebloom" && r.kind == "measured" && r.probes > 0)
     );
-    assert!(fpr.iter().any(|r| r.scheme == "theory-blocked"));
+    assert!(fpr.iter().any(|r| r.contender == "theory-blocked"));
     let sizing: Vec<experiments::sizing::Row> = csvio::read(&csv("sizing")).unwrap();
     assert!(
         sizing
@@ -68,10 +83,13 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
     let per_filter: Vec<experiments::sizing_per_filter::Row> =
         csvio::read(&csv("sizing_per_filter")).unwrap();
     for r in &per_filter {
-        assert_eq!(r.filters, 20, "{}: every instance built", r.library);
+        assert_eq!(r.filters, 20, "{}: every instance built", r.contender);
         assert!(r.clearly_above <= r.measured_above && r.measured_above <= r.filters);
         // linebloom's types report exact rates; the rivals cannot.
-        assert_eq!(r.exact_above.is_some(), r.library.starts_with("linebloom"));
+        assert_eq!(
+            r.exact_above.is_some(),
+            r.contender.starts_with("linebloom")
+        );
     }
     // The per-filter promise at tiny scale: with at most 1% of filters above p, 20
     // filters show none above it with probability 0.82 and at most one with 0.98 (the
@@ -79,7 +97,7 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
     let promised = ["linebloom", "linebloom-classic", "linebloom-counting"];
     for r in per_filter
         .iter()
-        .filter(|r| promised.contains(&r.library.as_str()))
+        .filter(|r| promised.contains(&r.contender.as_str()))
     {
         assert!(
             r.exact_above.unwrap() <= 1,
@@ -95,7 +113,7 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
     let per_1000 = |scheme: &str, replay: bool| {
         replayed
             .iter()
-            .find(|r| r.scheme == scheme && r.attack_ids.starts_with("replay") == replay)
+            .find(|r| r.contender == scheme && r.attack_ids.starts_with("replay") == replay)
             .unwrap_or_else(|| panic!("{scheme} replay={replay} missing"))
             .db_per_1000
     };
@@ -107,7 +125,7 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
         .iter()
         .chain(experiments::churn::REBUILT)
     {
-        let rs: Vec<_> = churn.iter().filter(|r| r.library == *lib).collect();
+        let rs: Vec<_> = churn.iter().filter(|r| r.contender == *lib).collect();
         assert_eq!(rs.len(), 4, "{lib}: built plus three rounds");
         assert!(
             rs.iter().all(|r| r.false_negatives == 0),
@@ -119,7 +137,7 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
     // reference saturated, the scalable filter did not.
     let growth: Vec<experiments::growth::Row> = csvio::read(&csv("growth")).unwrap();
     for lib in experiments::growth::LIBRARIES {
-        let rs: Vec<_> = growth.iter().filter(|r| r.library == *lib).collect();
+        let rs: Vec<_> = growth.iter().filter(|r| r.contender == *lib).collect();
         assert_eq!(rs.len(), 7, "{lib}: seven steps");
         assert!(
             rs.iter()
@@ -129,7 +147,7 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
     let at_100 = |lib: &str| {
         growth
             .iter()
-            .find(|r| r.library == lib && r.multiple == 100)
+            .find(|r| r.contender == lib && r.multiple == 100)
             .unwrap()
             .fpr
     };
@@ -154,13 +172,13 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
     let lat: Vec<experiments::latency::Row> = csvio::read(&csv("latency")).unwrap();
     assert!(lat.iter().any(|r| r.mode == "chain" && r.p50_ns > 0.0));
     let space: Vec<experiments::space::Row> = csvio::read(&csv("space")).unwrap();
-    assert!(space.iter().any(|r| r.scheme == "hashset"));
+    assert!(space.iter().any(|r| r.contender == "hashset"));
     let threads: Vec<experiments::threads::Row> = csvio::read(&csv("threads")).unwrap();
     assert!(threads.iter().all(|r| r.median_mops > 0.0));
     let kernels: Vec<experiments::kernels::Row> = csvio::read(&csv("kernels")).unwrap();
     for k in linebloom::arch::available() {
         assert!(
-            kernels.iter().any(|r| r.kernel == k.name),
+            kernels.iter().any(|r| r.contender == k.name),
             "kernel {} missing",
             k.name
         );
@@ -309,7 +327,7 @@ fn size_reproduces_each_recipe_and_its_formula() {
     use linebloom_lab::experiments::sizing_table::rows_for;
     let (n, p) = (10_000u64, 0.01);
     let rows = rows_for(n, p).unwrap();
-    let row = |s: &str| rows.iter().find(|r| r.scheme == s).unwrap();
+    let row = |s: &str| rows.iter().find(|r| r.contender == s).unwrap();
     let ln2 = std::f64::consts::LN_2;
     let m = (-(n as f64) * p.ln() / (ln2 * ln2)).floor() as u64;
     assert_eq!((row("textbook").bits, row("textbook").k), (m, 7));
@@ -383,7 +401,7 @@ fn the_does_not_lead_line_follows_its_table() {
 
     let cell =
         |library: &str, exact_above: Option<u64>, clearly_above: u64| sizing_per_filter::Row {
-            library: library.into(),
+            contender: library.into(),
             n: 1000,
             requested: 0.01,
             filters: 100,
@@ -461,4 +479,20 @@ fn summaries_name_the_kernel_of_the_run() {
     let s = throughput::summary(&ctx).unwrap();
     assert!(s.table.contains("linebloom-recorded"), "{}", s.table);
     assert!(s.table.contains("| 3.0 |"), "{}", s.table);
+}
+
+/// CSVs written before every experiment called its contender column `contender` (it was
+/// `library` or `scheme` or `kernel`) still read.
+#[test]
+fn older_column_names_still_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("old.csv");
+    std::fs::write(
+        &path,
+        "library,initial,multiple,fpr,false_negatives,failed_inserts,bytes\n\
+         qfilter,1000,10,0.004,0,0,4096\n",
+    )
+    .unwrap();
+    let rows: Vec<experiments::growth::Row> = csvio::read(&path).unwrap();
+    assert_eq!(rows[0].contender, "qfilter");
 }

@@ -443,7 +443,7 @@ fn side_by_side_with_redisbloom() {
     );
     let rb = rows
         .iter()
-        .find(|r| r.scheme == "redisbloom")
+        .find(|r| r.contender == "redisbloom")
         .expect("RedisBloom row");
     assert_eq!(
         lb.bytes / 64,
@@ -477,7 +477,7 @@ fn side_by_side_with_redisbloom() {
         "redisbloom",
         "classic-setbit-redis",
     ] {
-        assert!(data.iter().any(|r| r.scheme == s), "{s} missing");
+        assert!(data.iter().any(|r| r.contender == s), "{s} missing");
     }
     assert!(
         data.iter().all(|r| r.false_negatives == 0),
@@ -491,7 +491,7 @@ fn side_by_side_with_redisbloom() {
         "redisbloom",
         "classic-setbit-redis",
     ] {
-        let rows: Vec<_> = data.iter().filter(|r| r.scheme == s).collect();
+        let rows: Vec<_> = data.iter().filter(|r| r.contender == s).collect();
         assert!(
             rows.iter()
                 .all(|r| r.capacity.is_some() && r.estimated_len.is_some()),
@@ -503,7 +503,7 @@ fn side_by_side_with_redisbloom() {
     // here) must fall within 3% of that range.
     for s in ["linebloom-in-process", "linebloom-in-redis"] {
         let mut requests = 0;
-        for r in data.iter().filter(|r| r.scheme == s) {
+        for r in data.iter().filter(|r| r.contender == s) {
             requests += r.requests;
             let (low, high) = (20_000.0, 20_000.0 + (requests / 500) as f64);
             let n = r.estimated_len.unwrap();
@@ -519,7 +519,7 @@ fn side_by_side_with_redisbloom() {
     for s in ["linebloom-in-redis", "linebloom-in-process", "redisbloom"] {
         let rebuilds: u64 = data
             .iter()
-            .filter(|r| r.scheme == s)
+            .filter(|r| r.contender == s)
             .map(|r| r.rebuilds)
             .sum();
         assert_eq!(rebuilds, if s == "redisbloom" { 0 } else { 3 }, "{s}");

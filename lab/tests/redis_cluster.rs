@@ -442,13 +442,13 @@ fn the_penetration_scenario_runs_on_the_cluster_and_leaves_it_clean() {
         linebloom_lab::csvio::read(&ctx.out.join("penetration/data.csv")).unwrap();
     let inredis: Vec<_> = data
         .iter()
-        .filter(|r| r.scheme == "linebloom-in-redis")
+        .filter(|r| r.contender == "linebloom-in-redis")
         .collect();
     assert!(!inredis.is_empty());
     assert!(inredis.iter().all(|r| r.cache == "redis-cluster"));
     assert_eq!(inredis.iter().map(|r| r.rebuilds).sum::<u64>(), 3);
     assert!(data.iter().all(|r| r.false_negatives == 0));
-    assert!(data.iter().any(|r| r.scheme == "classic-setbit-redis"));
+    assert!(data.iter().any(|r| r.contender == "classic-setbit-redis"));
     // Only the user's keys are left, on every node.
     let mut left: Vec<String> = Vec::new();
     for node in &cluster.nodes {

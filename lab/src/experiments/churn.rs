@@ -48,7 +48,8 @@ const TARGET: f64 = 0.01;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Library.
-    pub library: String,
+    #[serde(alias = "library")] // the column's name before every CSV called it `contender`
+    pub contender: String,
     /// `delete` (deletes the old keys) or `rebuild` (built again from the live set).
     pub strategy: String,
     /// Round (0: just built).
@@ -131,7 +132,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
             }
             let false_negatives = live.iter().filter(|&&k| !f.contains(k)).count() as u64;
             rows.push(Row {
-                library: lib.to_string(),
+                contender: lib.to_string(),
                 strategy: if rebuild { "rebuild" } else { "delete" }.into(),
                 round,
                 live_keys: live.len() as u64,
@@ -170,7 +171,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
             colour_key: lib.to_string(),
             points: rows
                 .iter()
-                .filter(|r| r.library == lib)
+                .filter(|r| r.contender == lib)
                 .map(|r| (r.round as f64, r.fpr.max(1e-6)))
                 .collect(),
             errors: None,
@@ -205,20 +206,20 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
 /// Report material from the CSV.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
     let rows: Vec<Row> = ctx.rows(NAME)?;
-    let last = |lib: &str| rows.iter().rfind(|r| r.library == lib);
-    let first = |lib: &str| rows.iter().find(|r| r.library == lib);
+    let last = |lib: &str| rows.iter().rfind(|r| r.contender == lib);
+    let first = |lib: &str| rows.iter().find(|r| r.contender == lib);
     let table: Vec<Vec<String>> = every_library()
         .filter_map(|(lib, rebuilt)| {
             let (start, end) = (first(lib)?, last(lib)?);
             let fneg: u64 = rows
                 .iter()
-                .filter(|r| r.library == lib)
+                .filter(|r| r.contender == lib)
                 .map(|r| r.false_negatives)
                 .max()
                 .unwrap_or(0);
             let updates: Vec<f64> = rows
                 .iter()
-                .filter(|r| r.library == lib && r.round > 0)
+                .filter(|r| r.contender == lib && r.round > 0)
                 .map(|r| r.update_ms)
                 .collect();
             Some(vec![
@@ -249,7 +250,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
             let Some(end) = last(lib) else { continue };
             let clean = rows
                 .iter()
-                .filter(|r| r.library == *lib)
+                .filter(|r| r.contender == *lib)
                 .all(|r| r.false_negatives == 0);
             let bpk = end.bytes as f64 * 8.0 / end.live_keys.max(1) as f64;
             if clean && end.failed_inserts == 0 && bpk < our_bpk && end.fpr <= TARGET * 1.1 {
@@ -262,7 +263,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         }
         if rows
             .iter()
-            .any(|r| r.library == "linebloom-counting" && r.false_negatives > 0)
+            .any(|r| r.contender == "linebloom-counting" && r.false_negatives > 0)
         {
             notes.push("linebloom-counting gave false negatives".into());
         }

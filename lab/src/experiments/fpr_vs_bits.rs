@@ -24,7 +24,8 @@ pub const NAME: &str = "fpr_vs_bits";
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Scheme or theory curve.
-    pub scheme: String,
+    #[serde(alias = "scheme")] // the column's name before every CSV called it `contender`
+    pub contender: String,
     /// `measured` or `theory`.
     pub kind: String,
     /// Bits per key requested.
@@ -71,7 +72,7 @@ const ONE_SIZE: &[&str] = &[
 
 fn theory(name: &str, b: f64, n: u64, rate: f64) -> Row {
     Row {
-        scheme: name.into(),
+        contender: name.into(),
         kind: "theory".into(),
         bits_per_key: b,
         actual_bits_per_key: b,
@@ -106,7 +107,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
                 let fp = false_positives(f.as_ref(), &probe_keys);
                 let (lo, hi) = wilson(fp, probes as u64, Z99);
                 rows.push(Row {
-                    scheme: scheme.into(),
+                    contender: scheme.into(),
                     kind: "measured".into(),
                     bits_per_key: b,
                     actual_bits_per_key: f.bytes() as f64 * 8.0 / n as f64,
@@ -167,14 +168,14 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
 /// Draws the plot from the CSV.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
     let rows: Vec<Row> = ctx.rows(NAME)?;
-    let mut names: Vec<String> = rows.iter().map(|r| r.scheme.clone()).collect();
+    let mut names: Vec<String> = rows.iter().map(|r| r.contender.clone()).collect();
     names.dedup();
     names.sort();
     names.dedup();
     let series: Vec<Series> = names
         .iter()
         .map(|name| {
-            let mut rs: Vec<&Row> = rows.iter().filter(|r| &r.scheme == name).collect();
+            let mut rs: Vec<&Row> = rows.iter().filter(|r| &r.contender == name).collect();
             rs.sort_by(|a, b| a.actual_bits_per_key.total_cmp(&b.actual_bits_per_key));
             let theory = rs.first().is_some_and(|r| r.kind == "theory");
             Series {
@@ -208,13 +209,15 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
     let rows: Vec<Row> = ctx.rows(NAME)?;
     // The row nearest 10 bits/key for each scheme.
     let pick = |scheme: &str| {
-        rows.iter().filter(|r| r.scheme == scheme).min_by(|a, b| {
-            (a.bits_per_key - 10.0)
-                .abs()
-                .total_cmp(&(b.bits_per_key - 10.0).abs())
-        })
+        rows.iter()
+            .filter(|r| r.contender == scheme)
+            .min_by(|a, b| {
+                (a.bits_per_key - 10.0)
+                    .abs()
+                    .total_cmp(&(b.bits_per_key - 10.0).abs())
+            })
     };
-    let mut names: Vec<&str> = rows.iter().map(|r| r.scheme.as_str()).collect();
+    let mut names: Vec<&str> = rows.iter().map(|r| r.contender.as_str()).collect();
     names.sort();
     names.dedup();
     let table_rows: Vec<Vec<String>> = names
@@ -222,7 +225,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         .filter_map(|s| pick(s))
         .map(|r| {
             vec![
-                r.scheme.clone(),
+                r.contender.clone(),
                 format!("{:.2}", r.actual_bits_per_key),
                 format!("{:.5}", r.fpr),
                 if r.kind == "theory" {
@@ -244,7 +247,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         .map(|r| {
             format!(
                 "{} ({:.5} at {:.1} bits/key)",
-                r.scheme, r.fpr, r.actual_bits_per_key
+                r.contender, r.fpr, r.actual_bits_per_key
             )
         })
         .collect();

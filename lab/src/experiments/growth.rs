@@ -43,7 +43,8 @@ const QFILTER_MAX: u64 = 128;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Library.
-    pub library: String,
+    #[serde(alias = "library")] // the column's name before every CSV called it `contender`
+    pub contender: String,
     /// The first estimate, `n₀`.
     pub initial: u64,
     /// Keys inserted so far, over `n₀`.
@@ -108,7 +109,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
             let held = keys[..upto].iter().filter(|&&k| f.contains(k)).count() as u64;
             let false_negatives = (upto as u64 - failed_inserts).saturating_sub(held);
             rows.push(Row {
-                library: lib.to_string(),
+                contender: lib.to_string(),
                 initial: initial as u64,
                 multiple,
                 fpr: false_positives(f.as_ref(), &probe_keys) as f64 / probes as f64,
@@ -136,7 +137,7 @@ fn series(rows: &[Row], value: impl Fn(&Row) -> f64) -> Vec<Series> {
             colour_key: lib.to_string(),
             points: rows
                 .iter()
-                .filter(|r| r.library == *lib)
+                .filter(|r| r.contender == *lib)
                 .map(|r| (r.multiple as f64, value(r)))
                 .collect(),
             errors: None,
@@ -183,7 +184,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
 /// Report material from the CSV.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
     let rows: Vec<Row> = ctx.rows(NAME)?;
-    let at = |lib: &str, m: u64| rows.iter().find(|r| r.library == lib && r.multiple == m);
+    let at = |lib: &str, m: u64| rows.iter().find(|r| r.contender == lib && r.multiple == m);
     let cell = |r: Option<&Row>| {
         r.map_or("–".into(), |r| {
             format!("{:.2}% at {:.1} bits/key", 100.0 * r.fpr, bits_per_key(r))
@@ -194,7 +195,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         .map(|lib| {
             let lost: u64 = rows
                 .iter()
-                .filter(|r| r.library == *lib)
+                .filter(|r| r.contender == *lib)
                 .map(|r| r.false_negatives)
                 .max()
                 .unwrap_or(0);

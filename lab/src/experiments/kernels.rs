@@ -26,7 +26,8 @@ pub const NAME: &str = "kernels";
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Kernel.
-    pub kernel: String,
+    #[serde(alias = "kernel")] // the column's name before every CSV called it `contender`
+    pub contender: String,
     /// insert, hit, miss; or text for the code size.
     pub workload: String,
     /// ns per op (median), or bytes of code.
@@ -179,7 +180,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
         for (w, s) in workloads.iter().zip(per) {
             let (m, lo, hi) = med(s);
             rows.push(Row {
-                kernel: label.clone(),
+                contender: label.clone(),
                 workload: w.to_string(),
                 value: m,
                 note: format!("min {lo:.2} max {hi:.2}"),
@@ -190,7 +191,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
         Ok(sizes) => {
             for (k, bytes) in sizes {
                 rows.push(Row {
-                    kernel: format!("{k}@thumbv7em"),
+                    contender: format!("{k}@thumbv7em"),
                     workload: "text".into(),
                     value: bytes as f64,
                     note: "bytes of entry_insert + entry_contains, all three k entries (release, no_std)".into(),
@@ -198,7 +199,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
             }
         }
         Err(why) => rows.push(Row {
-            kernel: "thumbv7em".into(),
+            contender: "thumbv7em".into(),
             workload: "text".into(),
             value: f64::NAN,
             note: format!("unavailable: {why}"),
@@ -213,7 +214,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
     let bars: Vec<(String, String, f64)> = rows
         .iter()
         .filter(|r| r.workload != "text")
-        .map(|r| (r.workload.clone(), r.kernel.clone(), r.value))
+        .map(|r| (r.workload.clone(), r.contender.clone(), r.value))
         .collect();
     crate::plot::bar_chart(
         &ctx.dir(NAME)?,
@@ -238,21 +239,22 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
             } else {
                 format!("{:.2} ns", r.value)
             };
-            vec![r.kernel.clone(), r.workload.clone(), v, r.note.clone()]
+            vec![r.contender.clone(), r.workload.clone(), v, r.note.clone()]
         })
         .collect();
-    let detected = ctx.kernel.name;
+    // The kernel detection picked on the machine that ran the experiment.
+    let detected: &str = &ctx.run_meta(NAME)?.kernel;
     let control = format!("{detected}-control");
     let miss = |kernel: &str| {
         rows.iter()
-            .find(|r| r.workload == "miss" && r.kernel == kernel)
+            .find(|r| r.workload == "miss" && r.contender == kernel)
             .map(|r| r.value)
     };
     let best = rows
         .iter()
-        .filter(|r| r.workload == "miss" && r.kernel != control && !r.kernel.contains(" k="))
+        .filter(|r| r.workload == "miss" && r.contender != control && !r.contender.contains(" k="))
         .min_by(|a, b| a.value.total_cmp(&b.value))
-        .map(|r| r.kernel.clone())
+        .map(|r| r.contender.clone())
         .unwrap_or_default();
     let noise = miss(detected)
         .zip(miss(&control))
@@ -260,12 +262,12 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         .unwrap_or_else(|| "—".into());
     let other_k = rows
         .iter()
-        .find(|r| r.workload == "miss" && r.kernel.starts_with(&format!("{detected} k=")))
+        .find(|r| r.workload == "miss" && r.contender.starts_with(&format!("{detected} k=")))
         .zip(miss(detected))
         .map(|(r, ours)| {
             format!(
                 " On the same memory, {} took {:.2} ns per miss against {ours:.2} ns for k = 8 ({:.2}×).",
-                r.kernel,
+                r.contender,
                 r.value,
                 r.value / ours
             )

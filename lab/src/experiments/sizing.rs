@@ -37,7 +37,8 @@ pub const LIBRARIES: &[&str] = &[
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Library.
-    pub library: String,
+    #[serde(alias = "library")] // the column's name before every CSV called it `contender`
+    pub contender: String,
     /// Keys inserted (the capacity asked for).
     pub n: u64,
     /// Requested rate.
@@ -95,7 +96,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
                     "within noise"
                 };
                 rows.push(Row {
-                    library: lib.to_string(),
+                    contender: lib.to_string(),
                     n,
                     requested: p,
                     measured,
@@ -122,7 +123,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         .map(|lib| {
             let rs: Vec<&Row> = rows
                 .iter()
-                .filter(|r| r.library == *lib && r.n == n_max)
+                .filter(|r| r.contender == *lib && r.n == n_max)
                 .collect();
             Series {
                 name: lib.to_string(),
@@ -174,9 +175,9 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
     let rows: Vec<Row> = ctx.rows(NAME)?;
     let table_rows: Vec<Vec<String>> = LIBRARIES
         .iter()
-        .filter(|lib| rows.iter().any(|r| r.library == **lib))
+        .filter(|lib| rows.iter().any(|r| r.contender == **lib))
         .map(|lib| {
-            let rs: Vec<&Row> = rows.iter().filter(|r| r.library == *lib).collect();
+            let rs: Vec<&Row> = rows.iter().filter(|r| r.contender == *lib).collect();
             let count = |v: &str| rs.iter().filter(|r| r.verdict == v).count();
             let worst = rs
                 .iter()
@@ -199,11 +200,11 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         .collect();
     let ours_broken: Vec<String> = rows
         .iter()
-        .filter(|r| r.library.starts_with("linebloom") && r.verdict == "broken")
+        .filter(|r| r.contender.starts_with("linebloom") && r.verdict == "broken")
         .map(|r| {
             format!(
                 "{} at n = {}, p = {} (measured {:.2e})",
-                r.library, r.n, r.requested, r.measured
+                r.contender, r.n, r.requested, r.measured
             )
         })
         .collect();
@@ -212,18 +213,18 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         .filter(|l| !l.starts_with("linebloom"))
         .filter(|l| {
             rows.iter()
-                .filter(|r| r.library == **l)
+                .filter(|r| r.contender == **l)
                 .all(|r| r.verdict != "broken")
         })
         .filter_map(|l| {
             let theirs = rows
                 .iter()
-                .filter(|r| r.library == *l && r.requested == 0.01)
+                .filter(|r| r.contender == *l && r.requested == 0.01)
                 .map(|r| r.bits_per_key)
                 .fold(f64::NAN, f64::max);
             let ours = rows
                 .iter()
-                .filter(|r| r.library == "linebloom" && r.requested == 0.01)
+                .filter(|r| r.contender == "linebloom" && r.requested == 0.01)
                 .map(|r| r.bits_per_key)
                 .fold(f64::NAN, f64::max);
             (theirs < ours).then(|| {

@@ -37,7 +37,8 @@ const PROMISED: &[&str] = &["linebloom", "linebloom-classic", "linebloom-countin
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Library.
-    pub library: String,
+    #[serde(alias = "library")] // the column's name before every CSV called it `contender`
+    pub contender: String,
     /// Keys inserted into each filter (the capacity asked for).
     pub n: u64,
     /// Requested rate.
@@ -94,11 +95,11 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
                     };
                     let fp = false_positives(f.as_ref(), &probe_keys);
                     let (lo, _) = wilson(fp, probes as u64, Z99);
-                    let row = match cells.iter_mut().find(|r| r.library == *lib) {
+                    let row = match cells.iter_mut().find(|r| r.contender == *lib) {
                         Some(row) => row,
                         None => {
                             cells.push(Row {
-                                library: lib.to_string(),
+                                contender: lib.to_string(),
                                 n,
                                 requested: p,
                                 filters: 0,
@@ -156,7 +157,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         .filter_map(|lib| {
             let rs: Vec<&Row> = rows
                 .iter()
-                .filter(|r| r.library == *lib && r.requested == p_min)
+                .filter(|r| r.contender == *lib && r.requested == p_min)
                 .collect();
             let exact = rs.first()?.exact_above.is_some();
             Some(Series {
@@ -203,9 +204,9 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
     let cell = |r: &Row| format!("n = {}, p = {}", r.n, r.requested);
     let table_rows: Vec<Vec<String>> = LIBRARIES
         .iter()
-        .filter(|lib| rows.iter().any(|r| r.library == **lib))
+        .filter(|lib| rows.iter().any(|r| r.contender == **lib))
         .map(|lib| {
-            let rs: Vec<&Row> = rows.iter().filter(|r| r.library == *lib).collect();
+            let rs: Vec<&Row> = rows.iter().filter(|r| r.contender == *lib).collect();
             let worst_exact = rs
                 .iter()
                 .filter(|r| r.exact_above.is_some())
@@ -244,11 +245,11 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         .collect();
     let broken: Vec<String> = rows
         .iter()
-        .filter(|r| PROMISED.contains(&r.library.as_str()) && share_above(r) > 0.01)
+        .filter(|r| PROMISED.contains(&r.contender.as_str()) && share_above(r) > 0.01)
         .map(|r| {
             format!(
                 "{}: {} of {} filters above p at {}",
-                r.library,
+                r.contender,
                 r.exact_above.unwrap_or(r.clearly_above),
                 r.filters,
                 cell(r)

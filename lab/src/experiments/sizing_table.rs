@@ -33,7 +33,8 @@ pub const NAME: &str = "sizing_table";
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Scheme (see the module docs).
-    pub scheme: String,
+    #[serde(alias = "scheme")] // the column's name before every CSV called it `contender`
+    pub contender: String,
     /// Keys.
     pub n: u64,
     /// Requested rate.
@@ -133,7 +134,7 @@ pub fn rows_for(n: u64, p: f64) -> anyhow::Result<Vec<Row>> {
         .map(|&scheme| {
             let (bits, k, predicted) = shape(scheme, n, p)?;
             Ok(Row {
-                scheme: scheme.into(),
+                contender: scheme.into(),
                 n,
                 requested: p,
                 bits,
@@ -182,8 +183,8 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     for &(n, p) in &cases {
         let keys = members(ctx, n as usize, n ^ 0x5eed);
         for mut row in rows_for(n, p)? {
-            bar.set_message(format!("{} n = {n}, p = {p}", row.scheme));
-            let f = filter(&row.scheme, n, p, &keys, ctx)?;
+            bar.set_message(format!("{} n = {n}, p = {p}", row.contender));
+            let f = filter(&row.contender, n, p, &keys, ctx)?;
             let fp = false_positives(f.as_ref(), &probe_keys);
             row.measured = fp as f64 / probes as f64;
             row.probes = probes as u64;
@@ -203,7 +204,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         .map(|r| {
             (
                 format!("n={:.0e} p={}", r.n as f64, r.requested),
-                r.scheme.clone(),
+                r.contender.clone(),
                 r.bits_per_key,
             )
         })
@@ -231,7 +232,7 @@ pub fn table(rows: &[Row]) -> String {
         .iter()
         .map(|r| {
             vec![
-                r.scheme.clone(),
+                r.contender.clone(),
                 r.n.to_string(),
                 percent(r.requested),
                 r.bits.to_string(),
@@ -267,7 +268,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         .filter(|r| {
             wilson((r.measured * r.probes as f64).round() as u64, r.probes, Z99).0 > r.requested
         })
-        .map(|r| format!("{} at {}: {}", r.scheme, case(r), percent(r.measured)))
+        .map(|r| format!("{} at {}: {}", r.contender, case(r), percent(r.measured)))
         .collect();
     // Schemes that kept the target with fewer bits than linebloom, with the cases.
     let leaner: Vec<String> = SCHEMES
@@ -276,10 +277,10 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         .filter_map(|&scheme| {
             let cases: Vec<String> = rows
                 .iter()
-                .filter(|r| r.scheme == scheme && r.measured <= r.requested)
+                .filter(|r| r.contender == scheme && r.measured <= r.requested)
                 .filter(|r| {
                     rows.iter().any(|l| {
-                        l.scheme == "linebloom"
+                        l.contender == "linebloom"
                             && l.n == r.n
                             && l.requested == r.requested
                             && r.bits < l.bits

@@ -36,7 +36,8 @@ const ONE_SIZE: &[&str] = &[
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Scheme.
-    pub scheme: String,
+    #[serde(alias = "scheme")] // the column's name before every CSV called it `contender`
+    pub contender: String,
     /// Target rate asked for.
     pub target: f64,
     /// Achieved rate.
@@ -90,7 +91,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
             let (lo, hi) = wilson(fp, probes as u64, Z99);
             let fpr = fp as f64 / probes as f64;
             rows.push(Row {
-                scheme: scheme.to_string(),
+                contender: scheme.to_string(),
                 target: p,
                 fpr,
                 wilson_lo: lo,
@@ -104,7 +105,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     let mut exact = Exact(Default::default());
     exact.insert_batch(&keys);
     rows.push(Row {
-        scheme: "hashset".into(),
+        contender: "hashset".into(),
         target: 0.0,
         fpr: 0.0,
         wilson_lo: 0.0,
@@ -123,7 +124,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         .map(|s| {
             let mut rs: Vec<&Row> = rows
                 .iter()
-                .filter(|r| r.scheme == *s && r.fpr > 0.0)
+                .filter(|r| r.contender == *s && r.fpr > 0.0)
                 .collect();
             rs.sort_by(|a, b| a.fpr.total_cmp(&b.fpr));
             Series {
@@ -168,10 +169,10 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
     let rows: Vec<Row> = ctx.rows(NAME)?;
     let at = |s: &str| {
         rows.iter()
-            .filter(|r| r.scheme == s)
+            .filter(|r| r.contender == s)
             .min_by(|a, b| (a.target - 0.01).abs().total_cmp(&(b.target - 0.01).abs()))
     };
-    let mut names: Vec<&str> = rows.iter().map(|r| r.scheme.as_str()).collect();
+    let mut names: Vec<&str> = rows.iter().map(|r| r.contender.as_str()).collect();
     names.sort();
     names.dedup();
     let table: Vec<Vec<String>> = names
@@ -179,7 +180,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         .filter_map(|s| at(s))
         .map(|r| {
             vec![
-                r.scheme.clone(),
+                r.contender.clone(),
                 if r.target > 0.0 {
                     format!("{}", r.target)
                 } else {
@@ -206,7 +207,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         .map(|r| {
             format!(
                 "{} ({:.2}× the bound)",
-                r.scheme,
+                r.contender,
                 r.bits_per_key / r.lower_bound_bits
             )
         })

@@ -72,7 +72,8 @@ pub const FPR: f64 = 0.01;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Scheme.
-    pub scheme: String,
+    #[serde(alias = "scheme")] // the column's name before every CSV called it `contender`
+    pub contender: String,
     /// Cache used (lru or redis).
     pub cache: String,
     /// Second since the scheme's start.
@@ -137,7 +138,7 @@ impl Row {
     /// A row with no requests yet, for `scheme` over `cache`, second `second`.
     pub fn empty(scheme: &str, cache: &str, filter_bytes: u64, second: u32) -> Row {
         Row {
-            scheme: scheme.into(),
+            contender: scheme.into(),
             cache: cache.into(),
             second,
             attack_share: 0.0,

@@ -22,7 +22,8 @@ const ATTACK_SHARE: f64 = 0.9;
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ReplayRow {
     /// Scheme.
-    pub scheme: String,
+    #[serde(alias = "scheme")] // the column's name before every CSV called it `contender`
+    pub contender: String,
     /// `never repeat` or `replay <POOL> ids`.
     pub attack_ids: String,
     /// Requests served.
@@ -68,7 +69,7 @@ fn drive_fixed(mut scenario: Scenario, secs: u64, label: &str) -> anyhow::Result
     let elapsed = start.elapsed().as_secs_f64();
     let row: Row = scenario.finish_second(0);
     Ok(ReplayRow {
-        scheme: scenario.scheme().to_string(),
+        contender: scenario.scheme().to_string(),
         attack_ids: label.to_string(),
         requests: row.requests,
         db_queries: row.db_queries,
@@ -83,7 +84,7 @@ fn drive_fixed(mut scenario: Scenario, secs: u64, label: &str) -> anyhow::Result
 pub fn table(rows: &[ReplayRow], notes: &mut Vec<String>) -> String {
     let per_1000 = |scheme: &str, replayed: bool| {
         rows.iter()
-            .find(|r| r.scheme == scheme && r.attack_ids.starts_with("replay") == replayed)
+            .find(|r| r.contender == scheme && r.attack_ids.starts_with("replay") == replayed)
             .map(|r| r.db_per_1000)
     };
     for replayed in [false, true] {
@@ -92,26 +93,26 @@ pub fn table(rows: &[ReplayRow], notes: &mut Vec<String>) -> String {
         };
         for r in rows.iter().filter(|r| {
             r.attack_ids.starts_with("replay") == replayed
-                && r.scheme != "linebloom-in-process"
+                && r.contender != "linebloom-in-process"
                 && r.db_per_1000 < ours
         }) {
             notes.push(format!(
                 "with attack ids that {}, {} let {:.1} database queries per 1000 requests through against linebloom in process's {ours:.1} (the filter's false positives among the replayed ids reach the database every time; a filter in front of a null cache would stop both)",
                 if replayed { "repeat" } else { "never repeat" },
-                r.scheme,
+                r.contender,
                 r.db_per_1000
             ));
         }
     }
     let mut schemes: Vec<&str> = Vec::new();
     for r in rows {
-        if !schemes.contains(&r.scheme.as_str()) {
-            schemes.push(&r.scheme);
+        if !schemes.contains(&r.contender.as_str()) {
+            schemes.push(&r.contender);
         }
     }
     let cell = |scheme: &str, replayed: bool| {
         rows.iter()
-            .find(|r| r.scheme == scheme && r.attack_ids.starts_with("replay") == replayed)
+            .find(|r| r.contender == scheme && r.attack_ids.starts_with("replay") == replayed)
             .map_or("—".into(), |r| format!("{:.1}", r.db_per_1000))
     };
     let body: Vec<Vec<String>> = schemes
@@ -143,7 +144,7 @@ mod tests {
 
     fn row(scheme: &str, replayed: bool, db_per_1000: f64) -> ReplayRow {
         ReplayRow {
-            scheme: scheme.into(),
+            contender: scheme.into(),
             attack_ids: if replayed {
                 "replay 1000 ids"
             } else {

@@ -14,7 +14,7 @@ fn attack_phases(rows: &[Row]) -> Vec<crate::plot::Band> {
         return Vec::new();
     };
     let mut bands: Vec<crate::plot::Band> = Vec::new();
-    for r in rows.iter().filter(|r| r.scheme == first.scheme) {
+    for r in rows.iter().filter(|r| r.contender == first.contender) {
         let label = format!("attack {:.0}%", 100.0 * r.attack_share);
         let second = r.second as f64;
         match bands.last_mut() {
@@ -32,7 +32,7 @@ fn attack_phases(rows: &[Row]) -> Vec<crate::plot::Band> {
 /// Draws database queries per second and requests per second over time.
 pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
     let rows: Vec<Row> = ctx.rows(NAME)?;
-    let mut schemes: Vec<String> = rows.iter().map(|r| r.scheme.clone()).collect();
+    let mut schemes: Vec<String> = rows.iter().map(|r| r.contender.clone()).collect();
     schemes.dedup();
     let series = |pick: fn(&Row) -> f64| -> Vec<Series> {
         schemes
@@ -42,7 +42,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
                 colour_key: s.clone(),
                 points: rows
                     .iter()
-                    .filter(|r| &r.scheme == s)
+                    .filter(|r| &r.contender == s)
                     .map(|r| (r.second as f64, pick(r).max(0.5)))
                     .collect(),
                 errors: None,
@@ -100,11 +100,11 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
 /// Report material from the CSV.
 pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
     let rows: Vec<Row> = ctx.rows(NAME)?;
-    let mut schemes: Vec<String> = rows.iter().map(|r| r.scheme.clone()).collect();
+    let mut schemes: Vec<String> = rows.iter().map(|r| r.contender.clone()).collect();
     schemes.dedup();
     let attack = |s: &str| {
         rows.iter()
-            .filter(move |r| r.scheme == s && r.attack_share >= 0.9)
+            .filter(move |r| r.contender == s && r.attack_share >= 0.9)
             .collect::<Vec<_>>()
     };
     let sum = |rs: &[&Row], f: fn(&Row) -> u64| rs.iter().map(|r| f(r)).sum::<u64>();
@@ -115,7 +115,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
     let mut table = Vec::new();
     let mut notes = Vec::new();
     for s in &schemes {
-        let all: Vec<&Row> = rows.iter().filter(|r| &r.scheme == s).collect();
+        let all: Vec<&Row> = rows.iter().filter(|r| &r.contender == s).collect();
         let a = attack(s);
         let secs = all.len().max(1) as f64;
         let db_per_req = sum(&a, |r| r.db_queries) as f64 / sum(&a, |r| r.requests).max(1) as f64;
@@ -193,12 +193,12 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
         .iter()
         .filter_map(|s| {
             rows.iter()
-                .rfind(|r| &r.scheme == s && r.capacity.is_some())
+                .rfind(|r| &r.contender == s && r.capacity.is_some())
         })
         .map(|r| {
             let alarm = r.capacity().is_some_and(|c| c.over_target());
             vec![
-                r.scheme.clone(),
+                r.contender.clone(),
                 r.fill_ratio.map_or("—".into(), |f| format!("{f:.3}")),
                 format!(
                     "{:.0} / {}",
@@ -209,7 +209,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
                 format!("{FPR}"),
                 if alarm { "**over target**" } else { "ok" }.into(),
                 rows.iter()
-                    .filter(|x| x.scheme == r.scheme)
+                    .filter(|x| x.contender == r.contender)
                     .map(|x| x.rebuilds)
                     .sum::<u64>()
                     .to_string(),

@@ -46,7 +46,8 @@ const CONTROL: &str = "reserve 1% (control)";
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SideBySide {
     /// Scheme.
-    pub scheme: String,
+    #[serde(alias = "scheme")] // the column's name before every CSV called it `contender`
+    pub contender: String,
     /// How it was sized: `reserve 1%`, `equal memory` or `for 1%`.
     #[serde(default)]
     pub sizing: String,
@@ -274,7 +275,7 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
         .into_iter()
         .enumerate()
         .map(|(i, e)| SideBySide {
-            scheme: e.scheme.into(),
+            contender: e.scheme.into(),
             sizing: e.sizing.into(),
             batches: e.batches.into(),
             bytes: e.bytes,
@@ -299,7 +300,7 @@ pub fn table(rows: &[SideBySide], notes: &mut Vec<String>) -> String {
         .iter()
         .map(|r| {
             vec![
-                r.scheme.clone(),
+                r.contender.clone(),
                 r.sizing.clone(),
                 r.batches.clone(),
                 format!("{:.2}", r.bytes as f64 / (1 << 20) as f64),
@@ -336,7 +337,7 @@ pub fn table(rows: &[SideBySide], notes: &mut Vec<String>) -> String {
     let equal = rows.iter().find(|r| r.sizing == "equal memory");
     let rb = rows
         .iter()
-        .find(|r| r.scheme == "redisbloom" && r.sizing != CONTROL);
+        .find(|r| r.contender == "redisbloom" && r.sizing != CONTROL);
     let control = rows.iter().find(|r| r.sizing == CONTROL);
     if let (Some(rb), Some(control)) = (rb, control) {
         text.push_str(&format!(
