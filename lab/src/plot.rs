@@ -153,7 +153,8 @@ pub struct LineChart<'a> {
 /// Where a line chart's legend goes.
 #[derive(Clone, Debug)]
 pub enum Legend {
-    /// In a corner of the plot (pick the emptiest corner of the data).
+    /// In a corner of the plot (pick the emptiest corner of the data). The lab's own
+    /// charts all use [`Legend::Outside`], so no legend ever covers data.
     Inside(SeriesLabelPosition),
     /// In a column right of the plot, off the data whatever it does (for charts with
     /// many series crossing everywhere).

@@ -204,7 +204,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         y_label: "measured / formula",
         log_x: false,
         log_y: false,
-        legend: crate::plot::Legend::Inside(plotters::prelude::SeriesLabelPosition::UpperLeft),
+        legend: crate::plot::Legend::Outside,
         bands: &[],
     };
     crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)

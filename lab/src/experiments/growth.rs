@@ -165,7 +165,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         y_label: "measured false-positive rate",
         log_x: true,
         log_y: true,
-        legend: crate::plot::Legend::Inside(plotters::prelude::SeriesLabelPosition::LowerRight),
+        legend: crate::plot::Legend::Outside,
         bands: &[],
     };
     crate::plot::line_chart(&dir, &frame, &rate)?;
@@ -175,7 +175,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         y_label: "bits of filter memory per key inserted",
         log_x: true,
         log_y: true,
-        legend: crate::plot::Legend::Inside(plotters::prelude::SeriesLabelPosition::LowerLeft),
+        legend: crate::plot::Legend::Outside,
         bands: &[],
     };
     crate::plot::line_chart_as(&dir, "memory", &memory, &series(&rows, bits_per_key))

@@ -224,7 +224,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         y_label: "ns",
         log_x: true,
         log_y: true,
-        legend: crate::plot::Legend::Inside(plotters::prelude::SeriesLabelPosition::UpperLeft),
+        legend: crate::plot::Legend::Outside,
         bands: &[],
     };
     crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)

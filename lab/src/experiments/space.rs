@@ -158,7 +158,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         y_label: "bits per key",
         log_x: true,
         log_y: false,
-        legend: crate::plot::Legend::Inside(plotters::prelude::SeriesLabelPosition::UpperRight),
+        legend: crate::plot::Legend::Outside,
         bands: &[],
     };
     crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)

@@ -141,7 +141,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         y_label: "million ops/s (all threads)",
         log_x: false,
         log_y: false,
-        legend: crate::plot::Legend::Inside(plotters::prelude::SeriesLabelPosition::LowerRight),
+        legend: crate::plot::Legend::Outside,
         bands: &[],
     };
     crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)
