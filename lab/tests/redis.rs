@@ -661,7 +661,13 @@ fn rebuilds_and_rotations_leave_no_gap() {
         rf.set_batch_path(path);
         // The "database": products 0..base, and the writer's products NEW..NEW+acked. The
         // writer inserts into the filter first, then acknowledges (the database insert).
+        // The protocol assumes no writer sits between the two for longer than the grace
+        // period; on a loaded machine a thread can stall longer than that (it did, under
+        // a parallel CI build), so the test makes the assumption hold whatever the load:
+        // the writer's pair and the rebuild's read of the database take one lock, as a
+        // database transaction would.
         const NEW: u64 = 1 << 40;
+        let db = std::sync::Mutex::new(());
         let acked = AtomicU64::new(0);
         let stop = AtomicBool::new(false);
         let (queries, false_absent) = (AtomicU64::new(0), AtomicU64::new(0));
@@ -673,6 +679,7 @@ fn rebuilds_and_rotations_leave_no_gap() {
                 let mut next = 0u64;
                 while !stop.load(Ordering::Relaxed) {
                     let batch: Vec<u64> = (next..next + 50).map(|i| NEW + i).collect();
+                    let _transaction = db.lock().unwrap();
                     f.insert_many(&mut con, &batch).unwrap();
                     next += 50;
                     acked.store(next, Ordering::Release);
@@ -711,6 +718,7 @@ fn rebuilds_and_rotations_leave_no_gap() {
                 };
                 let rebuilt = rf
                     .rebuild(&mut con, params, Duration::from_millis(20), || {
+                        let _transaction = db.lock().unwrap();
                         let done = acked.load(Ordering::Acquire);
                         Ok::<_, String>((0..base).chain((0..done).map(|i| NEW + i)))
                     })

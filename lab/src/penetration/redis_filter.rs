@@ -109,6 +109,9 @@ pub enum RedisFilterError {
     Stale(String),
     /// A rebuild's source of keys failed.
     Source(String),
+    /// The server answered in another shape than the command promises (a module of
+    /// another version, or a proxy in between).
+    Reply(String),
     /// Connection or protocol failure.
     Redis(redis::RedisError),
 }
@@ -134,6 +137,7 @@ impl std::fmt::Display for RedisFilterError {
                 "filter {p} changed generation {MAX_RETRIES} times during one call"
             ),
             RedisFilterError::Source(e) => write!(f, "rebuild source failed: {e}"),
+            RedisFilterError::Reply(e) => write!(f, "unexpected reply: {e}"),
             RedisFilterError::Redis(e) => write!(f, "redis: {e}"),
         }
     }
@@ -859,11 +863,12 @@ impl RedisFilter {
         // grouping below is the one the commands were built from.
         let g = self.meta.live;
         let mut answers = vec![false; keys.len()];
-        for ((_, (shard, members)), reply) in self.module_cmds("", &g, keys).zip(replies) {
+        let groups = self.module_cmds("LINEBLOOM.MTEST", &g, keys);
+        for ((_, (shard, members)), reply) in groups.zip(replies) {
             let bytes: Vec<u8> =
                 redis::from_redis_value(&reply).map_err(RedisFilterError::Redis)?;
             if bytes.len() != members.len() {
-                return Err(RedisFilterError::BadMeta(format!(
+                return Err(RedisFilterError::Reply(format!(
                     "LINEBLOOM.MTEST on {} answered {} of {} keys",
                     self.shard_key(&g, shard),
                     bytes.len(),
@@ -871,7 +876,15 @@ impl RedisFilter {
                 )));
             }
             for (i, answer) in members.into_iter().zip(bytes) {
-                answers[i] = answer == 1;
+                answers[i] = match answer {
+                    0 => false,
+                    1 => true,
+                    other => {
+                        return Err(RedisFilterError::Reply(format!(
+                            "LINEBLOOM.MTEST answered byte {other}, not 0 or 1"
+                        )));
+                    }
+                };
             }
         }
         Ok(answers)
