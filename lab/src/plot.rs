@@ -32,44 +32,47 @@ fn mix(a: RGBColor, b: RGBColor, t: f64) -> RGBColor {
     RGBColor(m(a.0, b.0), m(a.1, b.1), m(a.2, b.2))
 }
 
+/// The kernels and schemes with a colour of their own, in groups that share plots, so
+/// that neighbours also get different [`marker`]s.
+const NAMED: &[(&str, RGBColor)] = &[
+    ("scalar", RGBColor(120, 120, 120)),
+    ("portable", RGBColor(25, 25, 112)),
+    ("avx2", RGBColor(44, 160, 44)),
+    ("avx512", RGBColor(214, 39, 40)),
+    ("neon", RGBColor(148, 103, 189)),
+    ("linebloom", RGBColor(214, 39, 40)),
+    ("linebloom-classic", RGBColor(255, 127, 14)),
+    ("linebloom-counting", RGBColor(140, 86, 75)),
+    ("linebloom-scalable", RGBColor(227, 119, 194)),
+    ("linebloom-atomic", RGBColor(188, 189, 34)),
+    ("sbbf-rs-safe", RGBColor(23, 190, 207)),
+    ("fastbloom", RGBColor(31, 119, 180)),
+    ("fastbloom-atomic", RGBColor(120, 170, 215)),
+    // Not avx2's green: linebloom-avx2 and bloomfilter share the throughput plots.
+    ("bloomfilter", RGBColor(200, 0, 200)),
+    ("growable-bloom-filter", RGBColor(148, 103, 189)),
+    ("xorf-binaryfuse8", RGBColor(0, 0, 0)),
+    ("xorf-binaryfuse16", RGBColor(90, 90, 90)),
+    ("xorf-xor8", RGBColor(0, 100, 0)),
+    ("xorf-xor16", RGBColor(128, 128, 0)),
+    ("cuckoofilter", RGBColor(230, 159, 0)),
+    ("scalable-cuckoo-filter", RGBColor(0, 158, 115)),
+    ("qfilter", RGBColor(153, 0, 76)),
+    ("fastbloom-rs-counting", RGBColor(86, 180, 233)),
+    ("hashset", RGBColor(100, 100, 100)),
+    // The memory limit lines: greys, dashed.
+    ("limit-independent", RGBColor(0, 0, 0)),
+    ("limit-dependent", RGBColor(190, 190, 190)),
+    ("no-protection", RGBColor(127, 127, 127)),
+    ("null-caching", RGBColor(255, 127, 14)),
+    ("linebloom-in-process", RGBColor(214, 39, 40)),
+    ("linebloom-in-redis", RGBColor(148, 103, 189)),
+    ("redisbloom", RGBColor(0, 0, 0)),
+    ("classic-setbit-redis", RGBColor(31, 119, 180)),
+];
+
 /// The colour of a kernel or scheme: the same in every plot.
 pub fn colour(name: &str) -> RGBColor {
-    const NAMED: &[(&str, RGBColor)] = &[
-        ("scalar", RGBColor(120, 120, 120)),
-        ("portable", RGBColor(25, 25, 112)),
-        ("avx2", RGBColor(44, 160, 44)),
-        ("avx512", RGBColor(214, 39, 40)),
-        ("neon", RGBColor(148, 103, 189)),
-        ("linebloom", RGBColor(214, 39, 40)),
-        ("linebloom-classic", RGBColor(255, 127, 14)),
-        ("linebloom-counting", RGBColor(140, 86, 75)),
-        ("linebloom-scalable", RGBColor(227, 119, 194)),
-        ("linebloom-atomic", RGBColor(188, 189, 34)),
-        ("sbbf-rs-safe", RGBColor(23, 190, 207)),
-        ("fastbloom", RGBColor(31, 119, 180)),
-        ("fastbloom-atomic", RGBColor(120, 170, 215)),
-        // Not avx2's green: linebloom-avx2 and bloomfilter share the throughput plots.
-        ("bloomfilter", RGBColor(200, 0, 200)),
-        ("growable-bloom-filter", RGBColor(148, 103, 189)),
-        ("xorf-binaryfuse8", RGBColor(0, 0, 0)),
-        ("xorf-binaryfuse16", RGBColor(90, 90, 90)),
-        ("xorf-xor8", RGBColor(0, 100, 0)),
-        ("xorf-xor16", RGBColor(128, 128, 0)),
-        ("cuckoofilter", RGBColor(230, 159, 0)),
-        ("scalable-cuckoo-filter", RGBColor(0, 158, 115)),
-        ("qfilter", RGBColor(153, 0, 76)),
-        ("fastbloom-rs-counting", RGBColor(86, 180, 233)),
-        ("hashset", RGBColor(100, 100, 100)),
-        // The memory limit lines: greys, dashed.
-        ("limit-independent", RGBColor(0, 0, 0)),
-        ("limit-dependent", RGBColor(190, 190, 190)),
-        ("no-protection", RGBColor(127, 127, 127)),
-        ("null-caching", RGBColor(255, 127, 14)),
-        ("linebloom-in-process", RGBColor(214, 39, 40)),
-        ("linebloom-in-redis", RGBColor(148, 103, 189)),
-        ("redisbloom", RGBColor(0, 0, 0)),
-        ("classic-setbit-redis", RGBColor(31, 119, 180)),
-    ];
     if let Some((_, c)) = NAMED.iter().find(|(n, _)| *n == name) {
         return *c;
     }
@@ -93,6 +96,71 @@ pub fn colour(name: &str) -> RGBColor {
         ((h >> 8) & 0x9f) as u8 + 30,
         ((h >> 16) & 0x9f) as u8 + 30,
     )
+}
+
+/// The shape of a contender's points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marker {
+    /// A filled circle.
+    Circle,
+    /// A filled square.
+    Square,
+    /// A filled triangle.
+    Triangle,
+    /// A filled diamond.
+    Diamond,
+}
+
+/// The marker of a kernel or scheme: like its [`colour`], the same in every plot, so
+/// that two series of close colours still differ at a glance. A control copy and
+/// another shape of a kernel (`avx512 k=7`) keep their baseline's marker, as they keep
+/// a shade of its colour.
+pub fn marker(name: &str) -> Marker {
+    const SHAPES: [Marker; 4] = [
+        Marker::Circle,
+        Marker::Square,
+        Marker::Triangle,
+        Marker::Diamond,
+    ];
+    let base = name
+        .strip_suffix("-control")
+        .or_else(|| name.split_once(" k=").map(|(b, _)| b))
+        .unwrap_or(name);
+    let named = |n: &str| NAMED.iter().position(|(m, _)| *m == n);
+    let index = named(base)
+        .or_else(|| base.strip_prefix("linebloom-").and_then(named))
+        .unwrap_or(xxhash_rust::xxh3::xxh3_64(base.as_bytes()) as usize);
+    SHAPES[index % SHAPES.len()]
+}
+
+/// Draws `marker` centred on `at`: on a chart (data coordinates) or on the drawing
+/// area (pixels), whatever `C` is.
+fn draw_marker<DB, C>(
+    area: &DrawingArea<DB, C>,
+    marker: Marker,
+    at: C::From,
+    colour: RGBColor,
+) -> anyhow::Result<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+    C: plotters::coord::CoordTranslate,
+    C::From: Clone,
+{
+    let style = colour.filled();
+    let drawn = match marker {
+        Marker::Circle => area.draw(&(EmptyElement::at(at) + Circle::new((0, 0), 3, style))),
+        Marker::Square => {
+            area.draw(&(EmptyElement::at(at) + Rectangle::new([(-3, -3), (3, 3)], style)))
+        }
+        Marker::Triangle => {
+            area.draw(&(EmptyElement::at(at) + TriangleMarker::new((0, 0), 4, style)))
+        }
+        Marker::Diamond => area.draw(
+            &(EmptyElement::at(at) + Polygon::new(vec![(0, -4), (4, 0), (0, 4), (-4, 0)], style)),
+        ),
+    };
+    drawn.map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// How a series is drawn.
@@ -445,9 +513,10 @@ where
                             .legend(move |(x, y)| {
                                 PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
                             });
-                        chart
-                            .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
-                            .map_err(|e| anyhow::anyhow!("{e}"))?;
+                        let shape = marker(&s.colour_key);
+                        for &p in &pts {
+                            draw_marker(chart.plotting_area(), shape, p, c)?;
+                        }
                     }
                     Style::Reference => {
                         chart
@@ -547,6 +616,9 @@ where
             Style::Reference => PathElement::new(vec![(x, y), (x + 8, y)], c.stroke_width(2)),
         };
         root.draw(&sample).map_err(|e| anyhow::anyhow!("{e}"))?;
+        if s.style == Style::Measured {
+            draw_marker(root, marker(&s.colour_key), (x + 11, y), c)?;
+        }
         if s.style == Style::Reference {
             root.draw(&PathElement::new(
                 vec![(x + 14, y), (x + 22, y)],
@@ -731,6 +803,21 @@ pub fn bar_chart(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn markers_are_fixed_and_neighbours_differ() {
+        use super::{NAMED, marker};
+        // A control copy, another shape of a kernel, and linebloom-<kernel> look like
+        // their baseline.
+        assert_eq!(marker("sbbf-rs-safe-control"), marker("sbbf-rs-safe"));
+        assert_eq!(marker("avx512 k=7"), marker("avx512"));
+        assert_eq!(marker("linebloom-avx2"), marker("avx2"));
+        // Neighbours in the table (which share plots) never share a marker.
+        for pair in NAMED.windows(2) {
+            assert_ne!(marker(pair[0].0), marker(pair[1].0), "{pair:?}");
+        }
+        assert_eq!(marker("anything else"), marker("anything else"));
+    }
+
     #[test]
     fn tick_labels_are_human() {
         use super::human;
