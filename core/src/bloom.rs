@@ -340,7 +340,7 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
         // SAFETY: the kernel runs on this CPU (see `contains_hash`); the storage is
         // non-empty (it has the shape's block count, and Params forbids zero); k ≤ MAX_K
         // (Params); the lengths were just checked.
-        unsafe { (self.kernel.contains_batch)(blocks, hashes, self.params.k(), out) }
+        unsafe { arch::contains_batch(self.kernel, blocks, hashes, self.params.k(), out) }
     }
 
     /// Fraction of bits set.
@@ -427,7 +427,7 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
         let (k, kernel) = (self.params.k(), self.kernel);
         let blocks = self.checked_blocks_mut();
         // SAFETY: as in `contains_hash_batch`.
-        unsafe { (kernel.insert_batch)(blocks, hashes, k) }
+        unsafe { arch::insert_batch(kernel, blocks, hashes, k) }
     }
 
     /// Removes every key.
@@ -448,7 +448,7 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
         let theirs = other.checked_blocks();
         let ours = self.checked_blocks_mut();
         // SAFETY: the kernel runs on this CPU (see `contains_hash`).
-        unsafe { (kernel.merge)(ours, theirs, and) };
+        unsafe { arch::merge(kernel, ours, theirs, and) };
         Ok(())
     }
 

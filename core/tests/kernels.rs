@@ -26,7 +26,12 @@ fn print_kernels() {
             println!("SKIPPED kernel {name}: this CPU lacks its instruction set");
         }
     }
-    assert_eq!(ran[..2], ["scalar", "portable"]);
+    // scalar always; portable wherever it is compiled (where `wide` has vectors).
+    assert_eq!(ran[0], "scalar");
+    assert_eq!(
+        ran.contains(&"portable"),
+        arch::compiled().contains(&"portable")
+    );
     // A path the host supports must have been built and detected: fail loudly if not.
     #[cfg(target_arch = "x86_64")]
     {

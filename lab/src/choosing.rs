@@ -1,10 +1,10 @@
 //! "Choosing a filter": the report's answer, per job, to which filter to use, computed
 //! from this run's CSVs (`space`, `throughput`, `churn`, `growth`, `capabilities`,
-//! `threads`, `kernels`), never typed in. For each job it names the measured best
+//! `threads`, `footprint`), never typed in. For each job it names the measured best
 //! choice, whatever its family, and where linebloom stands; a job whose experiments did
 //! not run says so.
 
-use crate::experiments::{capabilities, churn, growth, kernels, space, threads, throughput};
+use crate::experiments::{capabilities, churn, footprint, growth, space, threads, throughput};
 use crate::{Ctx, csvio};
 
 /// The rate every choice is made at.
@@ -259,11 +259,11 @@ fn threads(ctx: &Ctx) -> Choice {
     }
 }
 
-/// A microcontroller: which filters were run or built without std, and linebloom's
-/// code size there.
+/// A microcontroller: which filters were run or built without std, and what
+/// linebloom's insert and contains cost there (flash and stack, from `footprint`).
 fn microcontroller(ctx: &Ctx) -> Choice {
     let job = "microcontroller (no_std)";
-    let from = "capabilities, kernels";
+    let from = "capabilities, footprint";
     let Some(caps) = rows::<capabilities::Row>(ctx, capabilities::NAME) else {
         return not_run(job, from);
     };
@@ -275,12 +275,27 @@ fn microcontroller(ctx: &Ctx) -> Choice {
     };
     let checked = with(capabilities::Verdict::CiChecked);
     let declared = with(capabilities::Verdict::Declared);
-    let code = rows::<kernels::Row>(ctx, kernels::NAME).and_then(|k| {
-        k.iter()
-            .filter(|r| r.workload == "text")
-            .map(|r| (r.contender.clone(), r.value))
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-    });
+    let footprint = rows::<footprint::Row>(ctx, footprint::NAME).unwrap_or_default();
+    let at_s = |what: &str| {
+        footprint
+            .iter()
+            .find(|r| {
+                r.contender == "linebloom"
+                    && r.target == "thumbv7em"
+                    && r.opt_level == "s"
+                    && r.measure == what
+            })
+            .map(|r| {
+                if what == "text" {
+                    r.over_dummy
+                } else {
+                    r.bytes
+                }
+            })
+            .filter(|v| v.is_finite())
+    };
+    let code = at_s("text");
+    let stack = at_s("stack insert").zip(at_s("stack contains"));
     let others = if declared.is_empty() {
         "no other crate declares no_std".to_string()
     } else {
@@ -296,11 +311,17 @@ fn microcontroller(ctx: &Ctx) -> Choice {
         } else {
             format!("linebloom, the only one checked without std ({others})")
         },
-        linebloom: match code {
-            Some((kernel, bytes)) => format!(
-                "runs on Cortex-M4/M3 under QEMU in CI; its insert and contains entry points (every k variant) are {bytes:.0} bytes of thumbv7em code ({kernel})"
-            ),
-            None => "runs on Cortex-M4/M3 under QEMU in CI".into(),
+        linebloom: {
+            let mut line = "runs on Cortex-M4/M3 under QEMU in CI".to_string();
+            if let Some(bytes) = code {
+                line += &format!(
+                    "; insert and contains add {bytes:.0} bytes of thumbv7em code (opt-level s, LTO)"
+                );
+            }
+            if let Some((insert, contains)) = stack {
+                line += &format!(" and use {insert:.0} and {contains:.0} bytes of stack");
+            }
+            line
         },
         from,
     }

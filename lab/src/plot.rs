@@ -4,6 +4,7 @@
 
 use anyhow::Context;
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::{SegmentedCoord, ValueFormatter};
 use plotters::prelude::*;
 use std::path::Path;
 use std::sync::Once;
@@ -41,11 +42,15 @@ const NAMED: &[(&str, RGBColor)] = &[
     ("avx512", RGBColor(214, 39, 40)),
     ("neon", RGBColor(148, 103, 189)),
     ("linebloom", RGBColor(214, 39, 40)),
+    // The footprint experiment's variants: linebloom's red, lighter and darker.
+    ("linebloom+format", RGBColor(240, 150, 150)),
+    ("linebloom+sizing", RGBColor(120, 20, 20)),
     ("linebloom-classic", RGBColor(255, 127, 14)),
     ("linebloom-counting", RGBColor(140, 86, 75)),
     ("linebloom-scalable", RGBColor(227, 119, 194)),
     ("linebloom-atomic", RGBColor(188, 189, 34)),
     ("sbbf-rs-safe", RGBColor(23, 190, 207)),
+    ("sbbf-rs", RGBColor(23, 190, 207)),
     ("fastbloom", RGBColor(31, 119, 180)),
     ("fastbloom-atomic", RGBColor(120, 170, 215)),
     // Not avx2's green: linebloom-avx2 and bloomfilter share the throughput plots.
@@ -666,16 +671,53 @@ pub fn line_chart_as(
     Ok(())
 }
 
+/// The y axis of a bar chart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarScale {
+    /// From zero, linear.
+    Linear,
+    /// Logarithmic, for values that span orders of magnitude; bars start at the axis
+    /// floor, and every bar keeps its value printed on top.
+    Log,
+}
+
 fn draw_bars<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     y_label: &str,
     bars: &[(String, String, f64)],
+    scale: BarScale,
 ) -> anyhow::Result<()>
 where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // The legend gets its own column right of the plot, so it never covers a bar.
+    let (plot_area, legend_area) = root.split_horizontally(root.dim_in_pixel().0 * 4 / 5);
+    let mut builder = ChartBuilder::on(&plot_area);
+    builder
+        .caption(title, ("sans-serif", 22))
+        .margin(16)
+        .x_label_area_size(60)
+        .y_label_area_size(80);
+    let x = (0..bars.len()).into_segmented();
+    let values = bars.iter().map(|b| b.2).filter(|v| v.is_finite());
+    match scale {
+        BarScale::Linear => {
+            let top = values.fold(0.0, f64::max) * 1.15 + 1e-9;
+            let mut chart = builder
+                .build_cartesian_2d(x, 0.0..top)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            fill_bars(&mut chart, y_label, bars, 0.0, |v| v + top * 0.02)?;
+        }
+        BarScale::Log => {
+            let (lo, hi) = range(values, true);
+            let mut chart = builder
+                .build_cartesian_2d(x, (lo..hi * 1.5).log_scale())
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            fill_bars(&mut chart, y_label, bars, lo, |v| v * 1.08)?;
+        }
+    }
     // Colour keys in order of first appearance: one legend entry each.
     let mut keys: Vec<&str> = Vec::new();
     for b in bars {
@@ -683,76 +725,6 @@ where
             keys.push(&b.1);
         }
     }
-    // The legend gets its own column right of the plot, so it never covers a bar.
-    let (plot_area, legend_area) = root.split_horizontally(root.dim_in_pixel().0 * 4 / 5);
-    let top = bars
-        .iter()
-        .map(|b| b.2)
-        .filter(|v| v.is_finite())
-        .fold(0.0, f64::max)
-        * 1.15
-        + 1e-9;
-    let mut chart = ChartBuilder::on(&plot_area)
-        .caption(title, ("sans-serif", 22))
-        .margin(16)
-        .x_label_area_size(60)
-        .y_label_area_size(80)
-        .build_cartesian_2d((0..bars.len()).into_segmented(), 0.0..top)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    // A label is drawn once per run of equal labels (bars grouped by case).
-    let labels: Vec<String> = bars
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            if i > 0 && bars[i - 1].0 == b.0 {
-                String::new()
-            } else {
-                b.0.clone()
-            }
-        })
-        .collect();
-    chart
-        .configure_mesh()
-        .y_desc(y_label)
-        .x_labels(bars.len())
-        .x_label_formatter(&|v| match v {
-            SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
-            _ => String::new(),
-        })
-        .label_style(("sans-serif", 15))
-        .axis_desc_style(("sans-serif", 18))
-        .draw()
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    for &key in &keys {
-        let c = colour(key);
-        chart
-            .draw_series(
-                bars.iter()
-                    .enumerate()
-                    .filter(|(_, b)| b.1 == key)
-                    .map(|(i, b)| {
-                        let mut r = Rectangle::new(
-                            [
-                                (SegmentValue::Exact(i), 0.0),
-                                (SegmentValue::Exact(i + 1), b.2),
-                            ],
-                            c.filled(),
-                        );
-                        r.set_margin(0, 0, 4, 4);
-                        r
-                    }),
-            )
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-    }
-    chart
-        .draw_series(bars.iter().enumerate().map(|(i, b)| {
-            Text::new(
-                format!("{:.1}", b.2),
-                (SegmentValue::CenterOf(i), b.2 + top * 0.02),
-                ("sans-serif", 13),
-            )
-        }))
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
     for (row, &key) in keys.iter().enumerate() {
         let y = 70 + 26 * row as i32;
         legend_area
@@ -773,13 +745,99 @@ where
     Ok(())
 }
 
-/// Draws a bar chart (label, colour key, value) into `dir/plot.svg` and `dir/plot.png`;
-/// the legend names each colour key, so labels need only say what differs within one.
+/// The mesh, the bars from `floor` and each bar's value at `label_at(value)`, on a
+/// chart of either y scale.
+fn fill_bars<DB, Y>(
+    chart: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<SegmentedCoord<plotters::coord::types::RangedCoordusize>, Y>,
+    >,
+    y_label: &str,
+    bars: &[(String, String, f64)],
+    floor: f64,
+    label_at: impl Fn(f64) -> f64,
+) -> anyhow::Result<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    // A label is drawn once per run of equal labels (bars grouped by case).
+    let labels: Vec<String> = bars
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            if i > 0 && bars[i - 1].0 == b.0 {
+                String::new()
+            } else {
+                b.0.clone()
+            }
+        })
+        .collect();
+    chart
+        .configure_mesh()
+        .y_desc(y_label)
+        .x_labels(bars.len())
+        .x_label_formatter(&|v| match v {
+            SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
+            _ => String::new(),
+        })
+        .y_label_formatter(&|v| human(*v))
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 18))
+        .draw()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    // Bars with a value (a missing number draws nothing, and says so in its table).
+    let drawn = || bars.iter().enumerate().filter(|(_, b)| b.2.is_finite());
+    chart
+        .draw_series(drawn().map(|(i, b)| {
+            let mut r = Rectangle::new(
+                [
+                    (SegmentValue::Exact(i), floor),
+                    (SegmentValue::Exact(i + 1), b.2),
+                ],
+                colour(&b.1).filled(),
+            );
+            r.set_margin(0, 0, 4, 4);
+            r
+        }))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    chart
+        .draw_series(drawn().map(|(i, b)| {
+            Text::new(
+                if b.2.fract() == 0.0 {
+                    format!("{:.0}", b.2)
+                } else {
+                    format!("{:.1}", b.2)
+                },
+                (SegmentValue::CenterOf(i), label_at(b.2)),
+                ("sans-serif", 13),
+            )
+        }))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(())
+}
+
+/// Draws a bar chart (label, colour key, value) into `dir/plot.svg` and `dir/plot.png`
+/// on a linear axis; the legend names each colour key, so labels need only say what
+/// differs within one.
 pub fn bar_chart(
     dir: &Path,
     title: &str,
     y_label: &str,
     bars: &[(String, String, f64)],
+) -> anyhow::Result<()> {
+    bar_chart_scaled(dir, title, y_label, bars, BarScale::Linear)
+}
+
+/// [`bar_chart`] with the y axis of choice.
+pub fn bar_chart_scaled(
+    dir: &Path,
+    title: &str,
+    y_label: &str,
+    bars: &[(String, String, f64)],
+    scale: BarScale,
 ) -> anyhow::Result<()> {
     register_font();
     let svg = dir.join("plot.svg");
@@ -788,6 +846,7 @@ pub fn bar_chart(
         title,
         y_label,
         bars,
+        scale,
     )
     .with_context(|| format!("drawing {}", svg.display()))?;
     let png = dir.join("plot.png");
@@ -796,6 +855,7 @@ pub fn bar_chart(
         title,
         y_label,
         bars,
+        scale,
     )
     .with_context(|| format!("drawing {}", png.display()))?;
     Ok(())

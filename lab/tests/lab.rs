@@ -183,6 +183,7 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
             k.name
         );
     }
+    check_footprint(&csvio::read(&csv("footprint")).unwrap());
 
     let report = std::fs::read_to_string(tmp.path().join("REPORT.md")).unwrap();
     assert!(report.contains("## Where linebloom does not lead"));
@@ -224,6 +225,51 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_plots(&tmp.path().join("sizing"));
+}
+
+/// The footprint rows: a number or the reason there is none. Where the build tools are
+/// required (`LINEBLOOM_REQUIRE_FOOTPRINT=1`, set by `.ci/run`), every number is there
+/// and the embedded bounds hold: insert + contains add at most 2 KiB of Cortex-M4 code
+/// (E1), the wasm module is at most 2 KiB (E5), and each operation uses at most 128 bytes
+/// of stack (E2), all at opt-level s. Sizes are deterministic for one toolchain, so
+/// these are exact regression checks, not timing.
+fn check_footprint(rows: &[experiments::footprint::Row]) {
+    use experiments::footprint::{CODE_BOUND, STACK_BOUND};
+    assert!(!rows.is_empty());
+    for r in rows {
+        assert!(
+            r.bytes.is_finite() || !r.note.is_empty(),
+            "a missing number must say why: {r:?}"
+        );
+    }
+    if std::env::var("LINEBLOOM_REQUIRE_FOOTPRINT").as_deref() != Ok("1") {
+        return;
+    }
+    for r in rows {
+        assert!(r.bytes.is_finite(), "footprint build or run failed: {r:?}");
+    }
+    let at_s = |contender: &str, target: &str, measure: &str| {
+        rows.iter()
+            .find(|r| {
+                r.contender == contender
+                    && r.target == target
+                    && r.opt_level == "s"
+                    && r.measure == measure
+            })
+            .unwrap_or_else(|| panic!("no {contender} {target} {measure} row"))
+    };
+    let e1 = at_s("linebloom", "thumbv7em", "text").over_dummy;
+    assert!(e1 > 0.0 && e1 <= CODE_BOUND, "E1: {e1} bytes");
+    let e5 = at_s("linebloom", "wasm32", "image").bytes;
+    assert!(e5 <= CODE_BOUND, "E5: {e5} bytes");
+    for op in ["stack insert", "stack contains"] {
+        let bytes = at_s("linebloom", "thumbv7em", op).bytes;
+        // The probe writes at least its saved registers; a zero would be a broken gauge.
+        assert!(
+            bytes > 0.0 && bytes <= STACK_BOUND,
+            "E2, {op}: {bytes} bytes"
+        );
+    }
 }
 
 #[test]

@@ -25,7 +25,7 @@
 //! inlines into the `#[target_feature]` entry points of each backend (the pattern memchr
 //! documents in `vector.rs`).
 
-// Targets without a SIMD backend use only the batch drivers at the bottom.
+// Targets without a SIMD backend use only the batch drivers and the merge at the bottom.
 #![cfg_attr(
     not(any(target_arch = "x86_64", target_arch = "aarch64")),
     allow(dead_code)
@@ -275,5 +275,18 @@ pub(crate) unsafe fn insert_batch<O: BlockOps>(blocks: &mut [Block], hashes: &[u
         // SAFETY: block_index(h, n) < n for n ≥ 1; O's features are the caller's
         // contract.
         unsafe { O::insert(blocks.get_unchecked_mut(block_index(h, n)), h, k) };
+    }
+}
+
+/// `ours[i] |= theirs[i]` (`&=` when `and`) over equal-length slices.
+///
+/// Plain loops: inlined into a backend's `#[target_feature]` entry point, LLVM
+/// vectorises them with its full vector width.
+#[inline(always)]
+pub(crate) fn merge(ours: &mut [Block], theirs: &[Block], and: bool) {
+    for (a, b) in ours.iter_mut().zip(theirs) {
+        for (x, y) in a.0.iter_mut().zip(b.0) {
+            *x = if and { *x & y } else { *x | y };
+        }
     }
 }

@@ -1,42 +1,53 @@
 //! Kernels: the code that tests and sets a key's bits inside one block.
 //!
-//! Each backend has one crate-private `static KERNEL: Kernel` table of function pointers
-//! and, for SIMD backends, a public `fn kernel() -> Option<&'static Kernel>` that is
-//! `None` when the CPU lacks the feature. Those checked functions, [`available`],
-//! [`by_name`] and [`detect`] are the only ways to obtain a `&'static Kernel` outside
-//! this crate, so every kernel a filter holds runs on this CPU, and forcing one for a
-//! test or a benchmark (`with_kernel`) stays safe (memchr keeps its tables private for
-//! the same reason).
+//! Each backend has one crate-private `static KERNEL: Kernel` and, for SIMD backends, a
+//! public `fn kernel() -> Option<&'static Kernel>` that is `None` when the CPU lacks the
+//! feature. Those checked functions, [`available`], [`by_name`] and [`detect`] are the
+//! only ways to obtain a `&'static Kernel` outside this crate, so every kernel a filter
+//! holds runs on this CPU, and forcing one for a test or a benchmark (`with_kernel`)
+//! stays safe (memchr keeps its tables private for the same reason).
 //!
-//! A filter copies its `&'static Kernel` when it is built. Batch operations, `Extend`,
-//! `union` and `intersect` make one call into the kernel and run their whole loop in its
-//! `#[target_feature]` code. A single-key probe is one indirect call to the kernel's entry
-//! for the filter's `k`, with two exceptions that inline into the caller instead:
+//! What a `Kernel` holds depends on the target (`core/build.rs` names the two cases as
+//! the cfg `linebloom_table`):
 //!
-//! * where the build itself enables the kernel's features (`-C target-cpu=native`, or
-//!   NEON on every aarch64 target), `arch::contains` and `arch::insert` call the kernel's block
-//!   operation directly, as memchr does;
-//! * on x86_64 builds without AVX (the default target), the `k = 8` probe of the AVX2
-//!   and AVX-512 kernels is an inline `asm!` block (`x86_64::inline_k8`), guarded by
-//!   the probe's flag, so the default build pays no call for the shape sizing picks
-//!   near 1%.
+//! * **x86_64 and aarch64**, where the CPU decides at run time: a table of function
+//!   pointers. A filter copies its `&'static Kernel` when it is built. Batch operations,
+//!   `Extend`, `union` and `intersect` make one call into the kernel and run their whole
+//!   loop in its `#[target_feature]` code. A single-key probe is one indirect call to
+//!   the kernel's entry for the filter's `k`, with two exceptions that inline into the
+//!   caller instead:
+//!   * where the build itself enables the kernel's features (`-C target-cpu=native`, or
+//!     NEON on every aarch64 target), `arch::contains` and `arch::insert` call the
+//!     kernel's block operation directly, as memchr does;
+//!   * on x86_64 builds without AVX (the default target), the `k = 8` probe of the AVX2
+//!     and AVX-512 kernels is an inline `asm!` block (`x86_64::inline_k8`), guarded by
+//!     the probe's flag, so the default build pays no call for the shape sizing picks
+//!     near 1%.
+//! * **Every other target** (Cortex-M, RISC-V, wasm32, i686, armv7, s390x), where the
+//!   build fixes the kernel set: no table, only a name and a `Backend` tag. Probes and
+//!   batch loops match on the tag and inline the backend's code where they are called,
+//!   so a program links only what it calls: with one kernel (no `portable`, see below)
+//!   there is not even a branch. A table would keep every entry point of every kernel
+//!   alive: on a Cortex-M4 that was 5.5 KB of code for a program that calls `insert`
+//!   and `contains`, where it is now about 0.5 KB (the lab's `footprint` experiment).
 //!
 //! | kernel | where | selected |
 //! |---|---|---|
-//! | `scalar` | everywhere | the reference; under Miri |
-//! | `portable` | everywhere | `wide` vectors for the block test/set (SIMD chosen at compile time) |
+//! | `scalar` | everywhere | the reference; under Miri; the kernel of targets without SIMD |
+//! | `portable` | where `wide` has vectors: x86 (SSE2), aarch64, wasm32 with `simd128` | `wide` vectors for the block test/set (SIMD chosen at compile time) |
 //! | `avx2` | x86_64 | run time: `is_x86_feature_detected!` (std) or `cpufeatures` (no std) |
 //! | `avx512` | x86_64 | run time, as above (AVX-512F, OS-enabled ZMM state) |
 //! | `neon` | aarch64 | compile time: NEON is baseline on aarch64 |
 //!
-//! [`detect`] tries avx512 → avx2 → neon → portable and caches the answer in one
-//! `AtomicPtr` (null = not yet detected). Relaxed ordering suffices: every thread
+//! [`detect`] tries avx512 → avx2 → neon → portable → scalar and caches the answer in
+//! one `AtomicPtr` (null = not yet detected). Relaxed ordering suffices: every thread
 //! computes the same answer, so a race only repeats the detection.
 //!
 //! Every kernel gives bit-identical blocks and answers; `tests/kernels.rs` checks that for
 //! each kernel [`available`] lists.
 
 mod generic;
+#[cfg(linebloom_portable)]
 pub mod portable;
 pub mod scalar;
 
@@ -73,12 +84,19 @@ pub struct Kernel {
     /// Short name used everywhere: module, CSV column, plot legend (`scalar`, `portable`,
     /// `avx2`, `avx512`, `neon`).
     pub name: &'static str,
+    /// Which block operations, where the build fixes the kernel set (no table).
+    #[cfg(not(linebloom_table))]
+    pub(crate) backend: Backend,
+    #[cfg(linebloom_table)]
     /// Single-key probes: `[any k, k = 8, k = 16]` (see [`Kernel::probe`]).
     pub(crate) probes: [Probe; 3],
+    #[cfg(linebloom_table)]
     /// `contains` for many hashes, prefetching ahead. `out.len() == hashes.len()`.
     pub(crate) contains_batch: unsafe fn(&[Block], &[u64], u32, &mut [bool]),
+    #[cfg(linebloom_table)]
     /// `insert` for many hashes, prefetching ahead.
     pub(crate) insert_batch: unsafe fn(&mut [Block], &[u64], u32),
+    #[cfg(linebloom_table)]
     /// `ours[i] |= theirs[i]` (or `&=` when the flag is true) over equal-length slices.
     pub(crate) merge: unsafe fn(&mut [Block], &[Block], bool),
 }
@@ -87,6 +105,7 @@ pub struct Kernel {
 /// (`block_index(h, blocks.len())`) and probes it, so the caller's loop only hashes and
 /// calls. The `k = 8` and `k = 16` entries are compiled for that `k` (no rotation table,
 /// no enable mask, no test of `k`); a filter picks its entry once, when it is built.
+#[cfg(linebloom_table)]
 pub(crate) struct Probe {
     /// The inline form builds without AVX may use instead of calling: set only on the
     /// `k = 8` entries of the AVX2 and AVX-512 kernels (see `x86_64::inline_k8`).
@@ -106,6 +125,11 @@ pub(crate) struct Probe {
     pub(crate) insert: unsafe fn(&mut [Block], u64, u32) -> bool,
 }
 
+/// Where the build fixes the kernel set there are no entry points to pick: a probe
+/// calls the kernel's block operations directly.
+#[cfg(not(linebloom_table))]
+pub(crate) struct Probe;
+
 /// Which inline `asm!` form a probe may use instead of a call (x86_64 builds without
 /// AVX only; see `x86_64::inline_k8`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,14 +143,52 @@ pub(crate) enum InlineK8 {
     Avx512,
 }
 
+/// The kernels of a target without a table (see [`Kernel`]'s `backend`): every probe
+/// matches on it, so a build with one kernel has no branch and links no entry point it
+/// does not call.
+#[cfg(not(linebloom_table))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Backend {
+    /// [`scalar::Scalar`].
+    Scalar,
+    /// [`portable::Portable`].
+    #[cfg(linebloom_portable)]
+    Portable,
+}
+
+/// Runs `$body` with `$ops` naming the [`BlockOps`] type of `$kernel`'s backend.
+#[cfg(not(linebloom_table))]
+macro_rules! with_backend {
+    ($kernel:expr, |$ops:ident| $body:expr) => {
+        match $kernel.backend {
+            Backend::Scalar => {
+                type $ops = scalar::Scalar;
+                $body
+            }
+            #[cfg(linebloom_portable)]
+            Backend::Portable => {
+                type $ops = portable::Portable;
+                $body
+            }
+        }
+    };
+}
+
 impl Kernel {
     /// The single-key entry points for `k`.
+    #[cfg(linebloom_table)]
     pub(crate) fn probe(&'static self, k: u32) -> &'static Probe {
         match k {
             8 => &self.probes[1],
             16 => &self.probes[2],
             _ => &self.probes[0],
         }
+    }
+
+    /// The single-key entry points for `k`: none to pick without a table.
+    #[cfg(not(linebloom_table))]
+    pub(crate) fn probe(&'static self, _k: u32) -> &'static Probe {
+        &Probe
     }
 }
 
@@ -146,9 +208,10 @@ pub(crate) trait BlockOps {
     unsafe fn insert(block: &mut Block, h: u64, k: u32) -> bool;
 }
 
-/// Defines a backend's `static KERNEL` and its four entry points from a [`BlockOps`]
-/// type, under the given `#[target_feature]` attributes. The batch loops come from
-/// [`generic`], so no kernel body is written twice.
+/// Defines a backend's `static KERNEL` and its entry points from a [`BlockOps`] type,
+/// under the given `#[target_feature]` attributes. The batch loops and the merge come
+/// from [`generic`], so no kernel body is written twice.
+#[cfg(linebloom_table)]
 macro_rules! kernel_table {
     ($name:literal, $ops:ty, inline_k8: $inline:expr $(, #[$attr:meta])*) => {
         /// This backend's kernel table (crate-private: see the module docs of `arch`).
@@ -169,13 +232,7 @@ macro_rules! kernel_table {
         /// Only on a CPU with this backend's features.
         $(#[$attr])*
         unsafe fn entry_merge(ours: &mut [$crate::block::Block], theirs: &[$crate::block::Block], and: bool) {
-            // Plain loops: compiled under this backend's features, LLVM vectorises them
-            // with its full vector width.
-            for (a, b) in ours.iter_mut().zip(theirs) {
-                for (x, y) in a.0.iter_mut().zip(b.0) {
-                    *x = if and { *x & y } else { *x | y };
-                }
-            }
+            $crate::arch::generic::merge(ours, theirs, and)
         }
 
         /// `K = 0`: any `k`; else the probe is compiled for `k = K` and ignores `k`.
@@ -210,7 +267,7 @@ macro_rules! kernel_table {
         $(#[$attr])*
         unsafe fn entry_contains_batch(blocks: &[$crate::block::Block], hashes: &[u64], k: u32, out: &mut [bool]) {
             // SAFETY: forwarded contract.
-            unsafe { $crate::arch::generic_contains_batch::<$ops>(blocks, hashes, k, out) }
+            unsafe { $crate::arch::generic::contains_batch::<$ops>(blocks, hashes, k, out) }
         }
 
         /// # Safety
@@ -219,20 +276,34 @@ macro_rules! kernel_table {
         $(#[$attr])*
         unsafe fn entry_insert_batch(blocks: &mut [$crate::block::Block], hashes: &[u64], k: u32) {
             // SAFETY: forwarded contract.
-            unsafe { $crate::arch::generic_insert_batch::<$ops>(blocks, hashes, k) }
+            unsafe { $crate::arch::generic::insert_batch::<$ops>(blocks, hashes, k) }
         }
     };
 }
-pub(crate) use generic::{
-    contains_batch as generic_contains_batch, insert_batch as generic_insert_batch,
-};
+
+/// Without a table a backend's kernel is its name and [`Backend`]; the probes call its
+/// block operations through [`with_backend`], and the batch loops and the merge are
+/// instantiated where they are called, so a program links only what it uses.
+#[cfg(not(linebloom_table))]
+macro_rules! kernel_table {
+    ($name:literal, $ops:ident, inline_k8: $inline:expr $(, #[$attr:meta])*) => {
+        /// This backend's kernel (crate-private: see the module docs of `arch`).
+        pub(crate) static KERNEL: $crate::arch::Kernel = $crate::arch::Kernel {
+            name: $name,
+            backend: $crate::arch::Backend::$ops,
+        };
+    };
+}
 pub(crate) use kernel_table;
 
 /// Defines one single-key operation's dispatch, written once for `contains` and
-/// `insert`: the compiled-in kernel's block operation inlined when the build enables its
-/// features (see the module docs), else the inline `asm!` form for `k = 8` where the
-/// probe has one, else one indirect call to `probe` (the kernel's entry for the
-/// filter's `k`).
+/// `insert`:
+///
+/// * without a table, the backend's block operation, inlined;
+/// * else the compiled-in kernel's block operation inlined when the build enables its
+///   features (see the module docs);
+/// * else the inline `asm!` form for `k = 8` where the probe has one;
+/// * else one indirect call to `probe` (the kernel's entry for the filter's `k`).
 macro_rules! single_key {
     ($(#[$doc:meta])* $name:ident($blocks:ty, $get:ident, $avx2:ident, $avx512:ident)) => {
         $(#[$doc])*
@@ -253,37 +324,48 @@ macro_rules! single_key {
             // block_index(h, len) < len for len ≥ 1 (multiply-shift), and `blocks` is
             // non-empty by this function's contract: the index is in bounds.
             let i = crate::hash::block_index(h, blocks.len());
-            #[cfg(any(
-                all(target_arch = "x86_64", target_feature = "avx2", not(miri)),
-                all(target_arch = "aarch64", target_feature = "neon", not(miri))
-            ))]
-            if core::ptr::eq(kernel, compiled_in::TABLE) {
-                // SAFETY: i is in bounds (above); the build enables the compiled-in
-                // kernel's features, so every CPU that runs this code has them; k ≤ MAX_K
-                // is this function's contract.
-                return unsafe { <compiled_in::Ops as BlockOps>::$name(blocks.$get(i), h, k) };
+            #[cfg(not(linebloom_table))]
+            {
+                let _ = probe;
+                // SAFETY: i is in bounds (above); the backends without a table (scalar,
+                // portable) need no CPU feature the build does not enable; k ≤ MAX_K is
+                // this function's contract.
+                with_backend!(kernel, |Ops| unsafe { <Ops as BlockOps>::$name(blocks.$get(i), h, k) })
             }
-            let _ = kernel;
-            #[cfg(all(
-                target_arch = "x86_64",
-                target_feature = "sse2",
-                not(target_feature = "avx"),
-                not(miri)
-            ))]
-            match probe.inline_k8 {
-                // SAFETY: i is in bounds (above). `inline_k8` is only set on the k = 8
-                // entries of the AVX-512 kernel (`Avx512`, whose `kernel()` also checks
-                // AVX2) and of the AVX2 kernel (`Avx2`), so k = 8 and this CPU runs the
-                // form's instructions.
-                InlineK8::Avx512 => return unsafe { x86_64::inline_k8::$avx512(blocks.$get(i), h) },
-                // SAFETY: as above.
-                InlineK8::Avx2 => return unsafe { x86_64::inline_k8::$avx2(blocks.$get(i), h) },
-                InlineK8::No => {}
+            #[cfg(linebloom_table)]
+            {
+                #[cfg(any(
+                    all(target_arch = "x86_64", target_feature = "avx2", not(miri)),
+                    all(target_arch = "aarch64", target_feature = "neon", not(miri))
+                ))]
+                if core::ptr::eq(kernel, compiled_in::TABLE) {
+                    // SAFETY: i is in bounds (above); the build enables the compiled-in
+                    // kernel's features, so every CPU that runs this code has them;
+                    // k ≤ MAX_K is this function's contract.
+                    return unsafe { <compiled_in::Ops as BlockOps>::$name(blocks.$get(i), h, k) };
+                }
+                let _ = kernel;
+                #[cfg(all(
+                    target_arch = "x86_64",
+                    target_feature = "sse2",
+                    not(target_feature = "avx"),
+                    not(miri)
+                ))]
+                match probe.inline_k8 {
+                    // SAFETY: i is in bounds (above). `inline_k8` is only set on the
+                    // k = 8 entries of the AVX-512 kernel (`Avx512`, whose `kernel()`
+                    // also checks AVX2) and of the AVX2 kernel (`Avx2`), so k = 8 and
+                    // this CPU runs the form's instructions.
+                    InlineK8::Avx512 => return unsafe { x86_64::inline_k8::$avx512(blocks.$get(i), h) },
+                    // SAFETY: as above.
+                    InlineK8::Avx2 => return unsafe { x86_64::inline_k8::$avx2(blocks.$get(i), h) },
+                    InlineK8::No => {}
+                }
+                let _ = i;
+                // SAFETY: the probe belongs to a kernel this CPU runs; blocks non-empty
+                // and k ≤ MAX_K (this function's contract).
+                unsafe { (probe.$name)(blocks, h, k) }
             }
-            let _ = i;
-            // SAFETY: the probe belongs to a kernel this CPU runs; blocks non-empty and
-            // k ≤ MAX_K (this function's contract).
-            unsafe { (probe.$name)(blocks, h, k) }
         }
     };
 }
@@ -296,6 +378,80 @@ single_key!(
     /// Sets `h` in its block of `blocks` with `kernel`; true if any bit was clear.
     insert(&mut [Block], get_unchecked_mut, insert_k8_avx2, insert_k8_avx512)
 );
+
+/// `out[i]` = is `hashes[i]` in `blocks`?, the whole loop in `kernel`'s code.
+///
+/// # Safety
+///
+/// `kernel` runs on this CPU (as for [`contains`]); `blocks` is non-empty;
+/// `k ≤ MAX_K`; `out.len() == hashes.len()`.
+#[inline]
+pub(crate) unsafe fn contains_batch(
+    kernel: &'static Kernel,
+    blocks: &[Block],
+    hashes: &[u64],
+    k: u32,
+    out: &mut [bool],
+) {
+    #[cfg(linebloom_table)]
+    // SAFETY: forwarded contract: the entry belongs to a kernel this CPU runs.
+    unsafe {
+        (kernel.contains_batch)(blocks, hashes, k, out)
+    }
+    #[cfg(not(linebloom_table))]
+    // SAFETY: forwarded contract; these backends need no feature the build lacks.
+    with_backend!(kernel, |Ops| unsafe {
+        generic::contains_batch::<Ops>(blocks, hashes, k, out)
+    })
+}
+
+/// Inserts every hash of `hashes` into `blocks`, the whole loop in `kernel`'s code.
+///
+/// # Safety
+///
+/// As for [`contains_batch`] (without `out`).
+#[inline]
+pub(crate) unsafe fn insert_batch(
+    kernel: &'static Kernel,
+    blocks: &mut [Block],
+    hashes: &[u64],
+    k: u32,
+) {
+    #[cfg(linebloom_table)]
+    // SAFETY: forwarded contract: the entry belongs to a kernel this CPU runs.
+    unsafe {
+        (kernel.insert_batch)(blocks, hashes, k)
+    }
+    #[cfg(not(linebloom_table))]
+    // SAFETY: forwarded contract; these backends need no feature the build lacks.
+    with_backend!(kernel, |Ops| unsafe {
+        generic::insert_batch::<Ops>(blocks, hashes, k)
+    })
+}
+
+/// `ours[i] |= theirs[i]` (`&=` when `and`) over equal-length slices, in `kernel`'s code.
+///
+/// # Safety
+///
+/// `kernel` runs on this CPU (as for [`contains`]).
+#[inline]
+pub(crate) unsafe fn merge(
+    kernel: &'static Kernel,
+    ours: &mut [Block],
+    theirs: &[Block],
+    and: bool,
+) {
+    #[cfg(linebloom_table)]
+    // SAFETY: forwarded contract: the entry belongs to a kernel this CPU runs.
+    unsafe {
+        (kernel.merge)(ours, theirs, and)
+    }
+    #[cfg(not(linebloom_table))]
+    {
+        let _ = kernel;
+        generic::merge(ours, theirs, and)
+    }
+}
 
 /// The best kernel whose features the build itself enables, so that every CPU this
 /// binary runs on has them: its table, and its block operations, which then inline
@@ -385,7 +541,11 @@ pub fn available() -> impl Iterator<Item = &'static Kernel> {
             [None, None, None]
         }
     };
-    [Some(&scalar::KERNEL), Some(&portable::KERNEL)]
+    #[cfg(linebloom_portable)]
+    let portable = Some(&portable::KERNEL);
+    #[cfg(not(linebloom_portable))]
+    let portable = None;
+    [Some(&scalar::KERNEL), portable]
         .into_iter()
         .chain(simd)
         .flatten()
@@ -402,9 +562,16 @@ pub fn compiled() -> &'static [&'static str] {
     {
         &["scalar", "portable", "neon"]
     }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[cfg(all(
+        linebloom_portable,
+        not(any(target_arch = "x86_64", target_arch = "aarch64"))
+    ))]
     {
         &["scalar", "portable"]
+    }
+    #[cfg(not(linebloom_portable))]
+    {
+        &["scalar"]
     }
 }
 

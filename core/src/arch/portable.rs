@@ -1,6 +1,7 @@
 //! The portable kernel: the block test and set in `wide` vectors, whose instruction set
-//! is fixed at compile time (SSE2 on baseline x86_64, NEON on aarch64, simd128 on wasm
-//! with `+simd128`, plain arrays elsewhere).
+//! is fixed at compile time (SSE2 on x86, NEON on aarch64, simd128 on wasm with
+//! `+simd128`). It is compiled only there (`core/build.rs`): elsewhere `wide` falls back
+//! to plain arrays and this would be the scalar kernel under another name.
 //!
 //! The mask itself comes from [`crate::hash::pattern`] in general-purpose registers. On
 //! SSE2 there is no per-lane variable shift (`vpsllvq` is AVX2) and `wide` would emulate

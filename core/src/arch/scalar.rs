@@ -1,17 +1,23 @@
 //! The scalar kernel: plain `u64` code, always compiled, the oracle every SIMD kernel
-//! must match bit for bit.
+//! must match bit for bit, and the kernel of targets without SIMD (Cortex-M, RISC-V).
 //!
 //! ```text
-//! contains(block, h, k):  m = pattern(h, k); return (m & !block) == 0
-//! insert(block, h, k):    m = pattern(h, k); fresh = m & !block; block |= m; return fresh != 0
+//! contains(block, h, k):  for each (w, pos) of the key: if block[w] bit pos is 0, return false
+//!                         return true
+//! insert(block, h, k):    fresh = false
+//!                         for each (w, pos): fresh |= block[w] bit pos is 0; set it
+//!                         return fresh
 //! ```
 //!
-//! `pattern` is [`crate::hash::pattern`], where the scheme is specified. Batches use the
-//! shared prefetching driver; prefetch is a plain hint, so even this kernel benefits.
+//! The positions come from [`crate::hash::all_positions`], where the scheme is
+//! specified, one word at a time: no 64-byte mask is built, so on a 32-bit
+//! microcontroller the probe lives in registers (the `footprint` experiment reports its
+//! stack), and a query stops at the first clear bit. Batches use the shared prefetching
+//! driver; prefetch is a plain hint, so even this kernel benefits.
 
 use super::{BlockOps, kernel_table};
 use crate::block::Block;
-use crate::hash::pattern;
+use crate::hash::{all_positions, for_each_position};
 
 /// The scalar block operations.
 pub(crate) struct Scalar;
@@ -19,18 +25,17 @@ pub(crate) struct Scalar;
 impl BlockOps for Scalar {
     #[inline(always)]
     unsafe fn contains(block: &Block, h: u64, k: u32) -> bool {
-        block.contains_mask(&pattern(h, k))
+        all_positions(h, k, |word, field| block.0[word] >> field & 1 == 1)
     }
 
     #[inline(always)]
     unsafe fn insert(block: &mut Block, h: u64, k: u32) -> bool {
-        let m = pattern(h, k);
-        let mut fresh = 0;
-        for (word, bits) in block.0.iter_mut().zip(m.0) {
-            fresh |= bits & !*word;
-            *word |= bits;
-        }
-        fresh != 0
+        let mut fresh = false;
+        for_each_position(h, k, |word, field| {
+            fresh |= block.0[word] >> field & 1 == 0;
+            block.0[word] |= 1 << field;
+        });
+        fresh
     }
 }
 

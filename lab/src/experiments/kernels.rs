@@ -4,11 +4,8 @@
 //! identical copy of the detected kernel's filter (`<kernel>-control`, the noise floor),
 //! and the detected kernel on a filter of the same memory with the `k` of lowest
 //! predicted rate instead of the fast shape `k = 8` that sizing picks (`<kernel> k=K`):
-//! what [`linebloom::FAST_SHAPE_ALLOWANCE`] buys. The table also has the
-//! code size of the insert and contains entry points of the kernels built for
-//! `thumbv7em-none-eabihf` (a Cortex-M4F), read from the symbol table of a
-//! `--no-default-features` release build with the `object` crate. When that target or
-//! cargo is not available, the CSV says so instead of a number.
+//! what [`linebloom::FAST_SHAPE_ALLOWANCE`] buys. Code size on embedded targets is the
+//! `footprint` experiment's.
 
 use super::{Summary, markdown_table, members, non_members};
 use crate::rivals::{Filter, blocked};
@@ -17,7 +14,6 @@ use crate::timing::ns_per_key;
 use crate::{Ctx, csvio};
 use linebloom::Params;
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
 
 /// Experiment name.
 pub const NAME: &str = "kernels";
@@ -28,95 +24,12 @@ pub struct Row {
     /// Kernel.
     #[serde(alias = "kernel")] // the column's name before every CSV called it `contender`
     pub contender: String,
-    /// insert, hit, miss; or text for the code size.
+    /// insert, hit, miss.
     pub workload: String,
-    /// ns per op (median), or bytes of code.
+    /// CPU ns per op (median).
     pub value: f64,
-    /// min / max, or where the size came from.
+    /// min / max.
     pub note: String,
-}
-
-/// The workspace root (two levels above this crate's manifest).
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."))
-}
-
-/// Builds the core for thumbv7em and sums the sizes of each kernel's entry points.
-fn thumb_text_sizes() -> Result<Vec<(String, u64)>, String> {
-    let root = workspace_root();
-    let target_dir = root.join("target").join("lab-thumbv7em");
-    let out = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .current_dir(&root)
-        // Without LTO the rlib holds machine code (with it, only bitcode).
-        .env("CARGO_PROFILE_RELEASE_LTO", "false")
-        .args([
-            "build",
-            "--quiet",
-            "--release",
-            "-p",
-            "linebloom",
-            "--no-default-features",
-            "--target",
-            "thumbv7em-none-eabihf",
-            "--target-dir",
-        ])
-        .arg(&target_dir)
-        .output()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "cargo build for thumbv7em-none-eabihf failed (is the target installed? `rustup target add thumbv7em-none-eabihf`): {}",
-            String::from_utf8_lossy(&out.stderr)
-                .lines()
-                .last()
-                .unwrap_or("")
-        ));
-    }
-    let rlib = std::fs::read_dir(target_dir.join("thumbv7em-none-eabihf/release/deps"))
-        .map_err(|e| e.to_string())?
-        .flatten()
-        .filter(|e| {
-            e.file_name().to_string_lossy().starts_with("liblinebloom-")
-                && e.file_name().to_string_lossy().ends_with(".rlib")
-        })
-        // Earlier builds with other flags leave older rlibs: take the one just built.
-        .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())
-        .map(|e| e.path())
-        .ok_or("no liblinebloom rlib found")?;
-    let data = std::fs::read(&rlib).map_err(|e| e.to_string())?;
-    let archive = object::read::archive::ArchiveFile::parse(&*data).map_err(|e| e.to_string())?;
-    let mut sizes: Vec<(String, u64)> = Vec::new();
-    for member in archive.members() {
-        let member = member.map_err(|e| e.to_string())?;
-        let Ok(bytes) = member.data(&*data) else {
-            continue;
-        };
-        let Ok(file) = object::File::parse(bytes) else {
-            continue;
-        };
-        use object::{Object, ObjectSymbol};
-        for sym in file.symbols() {
-            let Ok(name) = sym.name() else { continue };
-            for kernel in ["scalar", "portable"] {
-                let hit = name.contains(kernel)
-                    && (name.contains("entry_insert") || name.contains("entry_contains"))
-                    && !name.contains("batch");
-                if hit {
-                    match sizes.iter_mut().find(|(k, _)| k == kernel) {
-                        Some(e) => e.1 += sym.size(),
-                        None => sizes.push((kernel.to_string(), sym.size())),
-                    }
-                }
-            }
-        }
-    }
-    if sizes.is_empty() {
-        return Err("no kernel entry symbols found in the thumbv7em rlib".into());
-    }
-    Ok(sizes)
 }
 
 /// Measures and writes `data.csv`.
@@ -187,24 +100,6 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
             });
         }
     }
-    match thumb_text_sizes() {
-        Ok(sizes) => {
-            for (k, bytes) in sizes {
-                rows.push(Row {
-                    contender: format!("{k}@thumbv7em"),
-                    workload: "text".into(),
-                    value: bytes as f64,
-                    note: "bytes of entry_insert + entry_contains, all three k entries (release, no_std)".into(),
-                });
-            }
-        }
-        Err(why) => rows.push(Row {
-            contender: "thumbv7em".into(),
-            workload: "text".into(),
-            value: f64::NAN,
-            note: format!("unavailable: {why}"),
-        }),
-    }
     csvio::write(&ctx.dir(NAME)?.join("data.csv"), &rows)
 }
 
@@ -213,7 +108,6 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
     let rows: Vec<Row> = ctx.rows(NAME)?;
     let bars: Vec<(String, String, f64)> = rows
         .iter()
-        .filter(|r| r.workload != "text")
         .map(|r| (r.workload.clone(), r.contender.clone(), r.value))
         .collect();
     crate::plot::bar_chart(
@@ -230,16 +124,12 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
     let table: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            let v = if r.workload == "text" {
-                if r.value.is_finite() {
-                    format!("{} bytes", r.value)
-                } else {
-                    "—".into()
-                }
-            } else {
-                format!("{:.2} ns", r.value)
-            };
-            vec![r.contender.clone(), r.workload.clone(), v, r.note.clone()]
+            vec![
+                r.contender.clone(),
+                r.workload.clone(),
+                format!("{:.2} ns", r.value),
+                r.note.clone(),
+            ]
         })
         .collect();
     // The kernel detection picked on the machine that ran the experiment.
@@ -276,7 +166,7 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
     Ok(Summary {
         table: markdown_table(&["kernel", "workload", "value", "note"], &table),
         caption: format!(
-            "Median CPU ns per insert, hit and miss for every kernel this CPU runs on the same 120 KiB filter and keys, interleaved round by round with a rotating start order; an identical copy of the {detected} filter landed {noise} from it on misses (the noise floor).{other_k} The table adds the code size of the insert and contains entry points built for a Cortex-M4F (thumbv7em), the embedded target."
+            "Median CPU ns per insert, hit and miss for every kernel this CPU runs on the same 120 KiB filter and keys, interleaved round by round with a rotating start order; an identical copy of the {detected} filter landed {noise} from it on misses (the noise floor).{other_k}"
         ),
         not_leading: if best == detected || best.is_empty() {
             format!("— (the detected kernel, {detected}, was also the fastest on misses)")

@@ -7,6 +7,7 @@
 
 pub mod capabilities;
 pub mod churn;
+pub mod footprint;
 pub mod formula;
 pub mod fpr_vs_bits;
 pub mod growth;
@@ -155,11 +156,19 @@ pub const REGISTRY: &[Experiment] = &[
     },
     Experiment {
         name: kernels::NAME,
-        about: "every kernel on one workload, and the thumbv7em code size of insert+contains",
+        about: "every kernel on one workload: insert, hit and miss, interleaved, with a control copy",
         needs_server: false,
         run: kernels::run,
         plot: kernels::plot,
         summary: kernels::summary,
+    },
+    Experiment {
+        name: footprint::NAME,
+        about: "flash and stack on a Cortex-M4 and wasm32: code over a program with no filter at opt-level s and 3, next to sbbf-rs",
+        needs_server: false,
+        run: footprint::run,
+        plot: footprint::plot,
+        summary: footprint::summary,
     },
 ];
 

@@ -1,0 +1,24 @@
+//! Names the kernel set of the target once, as two cfgs the code tests instead of
+//! repeating target lists:
+//!
+//! * `linebloom_table`: the target chooses among kernels at run time (x86_64: AVX2 and
+//!   AVX-512 by CPUID; aarch64: NEON), so a kernel is a table of entry points. Elsewhere
+//!   the kernel is fixed by the build and probes call its block operations directly,
+//!   which links only what the program calls (see `arch`'s module docs).
+//! * `linebloom_portable`: the `portable` kernel exists: where `wide` has vectors
+//!   (SSE2, NEON on aarch64, wasm `simd128`) and on every table target. Elsewhere `wide`
+//!   falls back to arrays and the kernel would be the scalar one under another name.
+fn main() {
+    println!("cargo::rustc-check-cfg=cfg(linebloom_table)");
+    println!("cargo::rustc-check-cfg=cfg(linebloom_portable)");
+    let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
+    let features = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
+    let has = |f: &str| features.split(',').any(|x| x == f);
+    let table = arch == "x86_64" || arch == "aarch64";
+    if table {
+        println!("cargo::rustc-cfg=linebloom_table");
+    }
+    if table || has("sse2") || has("simd128") {
+        println!("cargo::rustc-cfg=linebloom_portable");
+    }
+}
