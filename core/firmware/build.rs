@@ -1,9 +1,12 @@
 //! Puts the board's memory map where cortex-m-rt's `link.x` finds it: QEMU's
-//! `mps2-an386` (Cortex-M4) for thumbv7em, `lm3s6965evb` (Cortex-M3) for thumbv7m.
+//! `mps2-an386` (Cortex-M4) for thumbv7em, `lm3s6965evb` (Cortex-M3) for thumbv7m,
+//! `microbit` (Cortex-M0) for thumbv6m.
 fn main() {
     let target = std::env::var("TARGET").expect("TARGET");
     let (board, memory) = if target.starts_with("thumbv7m-") {
         ("Cortex-M3 (lm3s6965evb)", "memory-lm3s6965evb.x")
+    } else if target.starts_with("thumbv6m-") {
+        ("Cortex-M0 (microbit)", "memory-microbit.x")
     } else {
         ("Cortex-M4 (mps2-an386)", "memory-mps2-an386.x")
     };

@@ -138,6 +138,8 @@
 //! | `alloc` | via `std` | owned filters, `to_bytes`/`from_bytes` |
 //! | `serde` | no | `Serialize`/`Deserialize` through the binary format |
 //! | `ahash` | no | the `AHash` in-memory hasher (never serializable) |
+//! | `portable-atomic` | no | `StaticBlocks` and `StaticAtomicBloomFilter` on targets without compare-and-swap (Cortex-M0), through portable-atomic |
+//! | `critical-section` | no | `portable-atomic` with its `critical-section` backend |
 
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -166,9 +168,15 @@ pub mod hasher;
 mod params;
 #[cfg(feature = "alloc")]
 mod scalable;
-#[cfg(target_has_atomic = "32")]
+#[cfg(any(target_has_atomic = "32", feature = "portable-atomic"))]
 mod static_atomic;
 mod storage;
+#[cfg(any(
+    target_has_atomic = "8",
+    target_has_atomic = "32",
+    feature = "portable-atomic"
+))]
+mod sync;
 
 pub use arch::active_kernel;
 #[cfg(all(feature = "alloc", target_has_atomic = "64"))]
@@ -187,8 +195,8 @@ pub use params::{
 };
 #[cfg(feature = "alloc")]
 pub use scalable::{MAX_LAYERS, Mode, ScalableBloomFilter, ScalableError, ScalableOptions};
-#[cfg(target_has_atomic = "32")]
+#[cfg(any(target_has_atomic = "32", feature = "portable-atomic"))]
 pub use static_atomic::StaticAtomicBloomFilter;
 pub use storage::Blocks;
-#[cfg(target_has_atomic = "8")]
+#[cfg(any(target_has_atomic = "8", feature = "portable-atomic"))]
 pub use storage::StaticBlocks;

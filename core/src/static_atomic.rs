@@ -11,7 +11,8 @@
 //! Inserts go through `&self` with `fetch_or`, only for bits still clear, as in
 //! [`crate::AtomicBloomFilter`]: an interrupt handler and the main loop can share one
 //! filter. Needs 32-bit atomic read-modify-write (Cortex-M3 and up, RISC-V with the A
-//! extension; not Cortex-M0).
+//! extension), or the `portable-atomic` feature where the target lacks it (Cortex-M0:
+//! the QEMU firmware runs it on a micro:bit with `critical-section`).
 //!
 //! ```
 //! use linebloom::StaticAtomicBloomFilter;
@@ -26,7 +27,7 @@ use crate::block::Block;
 use crate::hash::{MAX_K, all_positions, block_index, for_each_position};
 use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::Params;
-use core::sync::atomic::{AtomicU32, Ordering};
+use crate::sync::{AtomicU32, Ordering};
 
 /// A 64-byte block of sixteen atomic 32-bit words (see the module docs for the layout).
 #[repr(C, align(64))]

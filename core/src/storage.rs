@@ -150,7 +150,8 @@ impl Clone for Blocks {
 ///
 /// [`take`](Self::take) returns the blocks as [`Blocks`] the first time and `None` after,
 /// so there is never more than one mutable reference to them. Needs atomic
-/// compare-and-swap on bytes (every Cortex-M but M0/M0+, which lack it).
+/// compare-and-swap on bytes: every Cortex-M but M0/M0+, which lack it and need the
+/// `portable-atomic` feature (see `Cargo.toml`).
 ///
 /// ```
 /// use linebloom::{BloomFilter, StaticBlocks};
@@ -162,30 +163,30 @@ impl Clone for Blocks {
 /// assert!(STORAGE.take().is_none(), "handed out once");
 /// # Ok::<(), linebloom::ParamsError>(())
 /// ```
-#[cfg(target_has_atomic = "8")]
+#[cfg(any(target_has_atomic = "8", feature = "portable-atomic"))]
 pub struct StaticBlocks<const N: usize> {
-    taken: core::sync::atomic::AtomicBool,
+    taken: crate::sync::AtomicBool,
     blocks: core::cell::UnsafeCell<[Block; N]>,
 }
 
 // SAFETY: the blocks are reachable only through `take`, which hands them out at most once
 // (an atomic swap), so no two threads can ever hold references to them; `Block` is Send.
-#[cfg(target_has_atomic = "8")]
+#[cfg(any(target_has_atomic = "8", feature = "portable-atomic"))]
 unsafe impl<const N: usize> Sync for StaticBlocks<N> {}
 
-#[cfg(target_has_atomic = "8")]
+#[cfg(any(target_has_atomic = "8", feature = "portable-atomic"))]
 impl<const N: usize> StaticBlocks<N> {
     /// `N` zeroed blocks, not yet taken (a `const fn`, for a `static` initialiser).
     pub const fn new() -> Self {
         StaticBlocks {
-            taken: core::sync::atomic::AtomicBool::new(false),
+            taken: crate::sync::AtomicBool::new(false),
             blocks: core::cell::UnsafeCell::new([Block::ZERO; N]),
         }
     }
 
     /// The blocks, the first time this is called; `None` every time after.
     pub fn take(&'static self) -> Option<Blocks> {
-        if self.taken.swap(true, core::sync::atomic::Ordering::AcqRel) {
+        if self.taken.swap(true, crate::sync::Ordering::AcqRel) {
             return None;
         }
         // SAFETY: the swap above returned `false` exactly once for this `static`, so this
@@ -195,7 +196,7 @@ impl<const N: usize> StaticBlocks<N> {
     }
 }
 
-#[cfg(target_has_atomic = "8")]
+#[cfg(any(target_has_atomic = "8", feature = "portable-atomic"))]
 impl<const N: usize> Default for StaticBlocks<N> {
     fn default() -> Self {
         StaticBlocks::new()

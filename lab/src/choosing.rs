@@ -312,7 +312,7 @@ fn microcontroller(ctx: &Ctx) -> Choice {
             format!("linebloom, the only one checked without std ({others})")
         },
         linebloom: {
-            let mut line = "runs on Cortex-M4/M3 under QEMU in CI".to_string();
+            let mut line = "runs on Cortex-M4, M3 and M0 under QEMU in CI".to_string();
             if let Some(bytes) = code {
                 line += &format!(
                     "; insert and contains add {bytes:.0} bytes of thumbv7em code (opt-level s, LTO)"

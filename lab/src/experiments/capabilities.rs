@@ -108,11 +108,11 @@ fn no_std(contender: &str) -> (Verdict, &'static str) {
     match contender {
         "linebloom" => (
             Verdict::CiChecked,
-            "runs over a static array on Cortex-M4 and M3 under QEMU (core/firmware, .ci/run)",
+            "runs over a static array on Cortex-M4, M3 and M0 under QEMU (core/firmware, .ci/run)",
         ),
         "linebloom-atomic" => (
             Verdict::CiChecked,
-            "this type needs alloc and 64-bit atomics; its no-alloc twin StaticAtomicBloomFilter runs on Cortex-M4 and M3 (core/firmware)",
+            "this type needs alloc and 64-bit atomics; its no-alloc twin StaticAtomicBloomFilter runs on Cortex-M4, M3 and M0 (core/firmware)",
         ),
         "linebloom-counting" | "linebloom-classic" => (
             Verdict::CiChecked,
