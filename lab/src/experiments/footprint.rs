@@ -216,7 +216,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
                 match build(target, opt, feature, &target_dir).and_then(|p| sizes(&p)) {
                     Ok((text, image)) => {
                         let how = format!(
-                            "cargo build --profile {} --features {feature}",
+                            "cargo build --profile {} --target {target} --features {feature}",
                             profile(opt)
                         );
                         rows.push(row(contender, short, opt, "text", text as f64, how.clone()));
