@@ -276,24 +276,7 @@ fn microcontroller(ctx: &Ctx) -> Choice {
     let checked = with(capabilities::Verdict::CiChecked);
     let declared = with(capabilities::Verdict::Declared);
     let footprint = rows::<footprint::Row>(ctx, footprint::NAME).unwrap_or_default();
-    let at_s = |what: &str| {
-        footprint
-            .iter()
-            .find(|r| {
-                r.contender == "linebloom"
-                    && r.target == "thumbv7em"
-                    && r.opt_level == "s"
-                    && r.measure == what
-            })
-            .map(|r| {
-                if what == "text" {
-                    r.over_dummy
-                } else {
-                    r.bytes
-                }
-            })
-            .filter(|v| v.is_finite())
-    };
+    let at_s = |what: &str| footprint::linebloom_at(&footprint, "thumbv7em", "s", what);
     let code = at_s("text");
     let stack = at_s("stack insert").zip(at_s("stack contains"));
     let others = if declared.is_empty() {
