@@ -4,8 +4,9 @@
 //! choice, whatever its family, and where linebloom stands; a job whose experiments did
 //! not run says so.
 
+use crate::Ctx;
+use crate::experiments::{Experiment, Run};
 use crate::experiments::{capabilities, churn, footprint, growth, space, threads, throughput};
-use crate::{Ctx, csvio};
 
 /// The rate every choice is made at.
 const TARGET: f64 = 0.01;
@@ -18,9 +19,9 @@ struct Choice {
     from: &'static str,
 }
 
-/// The CSV of `name` as rows, or `None` when that experiment has not run.
-fn rows<T: serde::de::DeserializeOwned>(ctx: &Ctx, name: &str) -> Option<Vec<T>> {
-    csvio::read(&ctx.csv(name)).ok()
+/// The rows of experiment `E`'s CSV, or `None` when it has not run.
+fn rows<E: Experiment>(ctx: &Ctx) -> Option<Vec<E::Row>> {
+    Run::open(&ctx.out, E::NAME).ok()?.rows().ok()
 }
 
 /// The Markdown section.
@@ -53,7 +54,7 @@ pub fn section(ctx: &Ctx) -> String {
 fn static_set(ctx: &Ctx) -> Choice {
     let job = "static set (built once)";
     let from = "space, throughput";
-    let Some(space) = rows::<space::Row>(ctx, space::NAME) else {
+    let Some(space) = rows::<space::Space>(ctx) else {
         return not_run(job, from);
     };
     // Every point not significantly above 1%, whatever rate it was asked for (the
@@ -65,7 +66,7 @@ fn static_set(ctx: &Ctx) -> Choice {
     let ours = space
         .iter()
         .find(|r| (r.target - TARGET).abs() < 1e-12 && r.contender == "linebloom");
-    let fastest = rows::<throughput::Row>(ctx, throughput::NAME).and_then(|t| {
+    let fastest = rows::<throughput::Throughput>(ctx).and_then(|t| {
         // The largest size where the other families ran too.
         let size = *throughput::family_sizes(&t).last()?;
         let at_size: Vec<throughput::Row> = t
@@ -80,7 +81,10 @@ fn static_set(ctx: &Ctx) -> Choice {
             .clone();
         // The kernel a user gets: the one run-time detection picked on the machine
         // that ran the experiment.
-        let detected = format!("linebloom-{}", ctx.run_meta(throughput::NAME).ok()?.kernel);
+        let detected = format!(
+            "linebloom-{}",
+            Run::open(&ctx.out, throughput::NAME).ok()?.meta.kernel
+        );
         let ours = at_size.iter().find(|r| r.contender == detected).cloned();
         Some((size, best, ours))
     });
@@ -119,7 +123,7 @@ fn static_set(ctx: &Ctx) -> Choice {
 fn deletes(ctx: &Ctx) -> Choice {
     let job = "dynamic set with deletes";
     let from = "churn";
-    let Some(rows) = rows::<churn::Row>(ctx, churn::NAME) else {
+    let Some(rows) = rows::<churn::Churn>(ctx) else {
         return not_run(job, from);
     };
     let last = |lib: &str| rows.iter().rfind(|r| r.contender == lib);
@@ -171,7 +175,7 @@ fn deletes(ctx: &Ctx) -> Choice {
 fn unknown_size(ctx: &Ctx) -> Choice {
     let job = "unknown size (grows 100×)";
     let from = "growth";
-    let Some(rows) = rows::<growth::Row>(ctx, growth::NAME) else {
+    let Some(rows) = rows::<growth::Growth>(ctx) else {
         return not_run(job, from);
     };
     let bpk = |r: &growth::Row| r.bytes as f64 * 8.0 / (r.initial * r.multiple) as f64;
@@ -211,7 +215,7 @@ fn unknown_size(ctx: &Ctx) -> Choice {
 fn threads(ctx: &Ctx) -> Choice {
     let job = "shared between threads";
     let from = "capabilities, threads";
-    let Some(caps) = rows::<capabilities::Row>(ctx, capabilities::NAME) else {
+    let Some(caps) = rows::<capabilities::Capabilities>(ctx) else {
         return not_run(job, from);
     };
     let able: Vec<&str> = caps
@@ -219,7 +223,7 @@ fn threads(ctx: &Ctx) -> Choice {
         .filter(|r| r.operation == "concurrent insert" && r.verdict == capabilities::Verdict::Works)
         .map(|r| r.contender.as_str())
         .collect();
-    let speed = rows::<threads::Row>(ctx, threads::NAME).and_then(|t| {
+    let speed = rows::<threads::Threads>(ctx).and_then(|t| {
         let most = t.iter().map(|r| r.threads).max()?;
         let at = |c: &str, w: &str| {
             t.iter()
@@ -264,7 +268,7 @@ fn threads(ctx: &Ctx) -> Choice {
 fn microcontroller(ctx: &Ctx) -> Choice {
     let job = "microcontroller (no_std)";
     let from = "capabilities, footprint";
-    let Some(caps) = rows::<capabilities::Row>(ctx, capabilities::NAME) else {
+    let Some(caps) = rows::<capabilities::Capabilities>(ctx) else {
         return not_run(job, from);
     };
     let with = |v: capabilities::Verdict| -> Vec<&str> {
@@ -275,7 +279,7 @@ fn microcontroller(ctx: &Ctx) -> Choice {
     };
     let checked = with(capabilities::Verdict::CiChecked);
     let declared = with(capabilities::Verdict::Declared);
-    let footprint = rows::<footprint::Row>(ctx, footprint::NAME).unwrap_or_default();
+    let footprint = rows::<footprint::Footprint>(ctx).unwrap_or_default();
     let at_s = |what: &str| footprint::linebloom_at(&footprint, "thumbv7em", "s", what);
     let code = at_s("text");
     let stack = at_s("stack insert").zip(at_s("stack contains"));

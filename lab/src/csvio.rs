@@ -6,15 +6,17 @@ use std::path::Path;
 
 /// Writes `rows` to `path` (header from the struct's field names).
 pub fn write<T: Serialize>(path: &Path, rows: &[T]) -> anyhow::Result<()> {
-    let mut w =
-        csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
+    let text = to_string(rows).with_context(|| format!("writing {}", path.display()))?;
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// `rows` as CSV text, exactly as [`write`] puts it in a file.
+pub fn to_string<T: Serialize>(rows: &[T]) -> anyhow::Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {
-        w.serialize(r)
-            .with_context(|| format!("writing {}", path.display()))?;
+        w.serialize(r)?;
     }
-    w.flush()
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    Ok(String::from_utf8(w.into_inner()?)?)
 }
 
 /// Reads every row of `path`.

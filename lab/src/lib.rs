@@ -96,40 +96,6 @@ impl Ctx {
         }
     }
 
-    /// The context of the run that produced experiment `name`'s results under `out`:
-    /// its scale, seed and kernel from its `meta.json` (the kernel this CPU would detect
-    /// where the one recorded does not run here). `lab plot` redraws with it, so a
-    /// redraw knows what the run knew.
-    pub fn of_run(out: PathBuf, name: &str) -> anyhow::Result<Ctx> {
-        let meta = meta::Meta::read(&out.join(name)).map_err(|e| {
-            anyhow::anyhow!("{e}: run `lab run {name} --out {}` first", out.display())
-        })?;
-        Ok(Ctx {
-            scale: meta.scale,
-            seed: meta.seed,
-            kernel: linebloom::arch::by_name(&meta.kernel).unwrap_or_else(linebloom::arch::detect),
-            ..Ctx::tiny(out)
-        })
-    }
-
-    /// The provenance (`meta.json`) of experiment `name`'s results, or a clear error if
-    /// it has not been produced. Summaries name the kernel the run measured from here,
-    /// not the kernel of the machine that writes the report.
-    pub fn run_meta(&self, name: &str) -> anyhow::Result<meta::Meta> {
-        meta::Meta::read(&self.out.join(name)).map_err(|e| {
-            anyhow::anyhow!(
-                "{e} (run `lab run {name} --out {}` first)",
-                self.out.display()
-            )
-        })
-    }
-
-    /// The rows of experiment `name`'s `data.csv`, or a clear error if it has not been
-    /// produced.
-    pub fn rows<T: serde::de::DeserializeOwned>(&self, name: &str) -> anyhow::Result<Vec<T>> {
-        csvio::read(&self.existing_csv(name)?)
-    }
-
     /// `results/<name>/`, created if needed.
     pub fn dir(&self, name: &str) -> anyhow::Result<PathBuf> {
         let d = self.out.join(name);
@@ -140,20 +106,6 @@ impl Ctx {
             )
         })?;
         Ok(d)
-    }
-
-    /// `results/<name>/data.csv`.
-    pub fn csv(&self, name: &str) -> PathBuf {
-        self.out.join(name).join("data.csv")
-    }
-
-    /// The data CSV of `name`, or a clear error if it has not been produced.
-    pub fn existing_csv(&self, name: &str) -> anyhow::Result<PathBuf> {
-        let p = self.csv(name);
-        if !p.exists() {
-            anyhow::bail!("{} does not exist: run `lab run {name}` first", p.display());
-        }
-        Ok(p)
     }
 }
 

@@ -161,16 +161,7 @@ fn main_inner() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::List => {
             for e in REGISTRY {
-                println!(
-                    "{:<14} {}{}",
-                    e.name,
-                    e.about,
-                    if e.needs_server {
-                        " (needs --redis)"
-                    } else {
-                        ""
-                    }
-                );
+                println!("{:<18} {}", e.name, e.about);
             }
         }
         Command::Run { names, args } => {
@@ -190,7 +181,7 @@ fn main_inner() -> anyhow::Result<()> {
                 );
             }
             for e in experiments {
-                report::run_one(&ctx, e)?;
+                e.run(&ctx)?;
             }
         }
         Command::Plot { names, out } => {
@@ -199,9 +190,8 @@ fn main_inner() -> anyhow::Result<()> {
                 .map(|n| find(n))
                 .collect::<anyhow::Result<Vec<_>>>()?;
             for e in experiments {
-                let ctx = Ctx::of_run(out.clone(), e.name)?;
-                (e.plot)(&ctx)?;
-                println!("drew {}", ctx.out.join(e.name).join("plot.svg").display());
+                e.plot(&out)?;
+                println!("drew the plots in {}", out.join(e.name).display());
             }
         }
         Command::Size { n, p } => {

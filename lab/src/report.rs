@@ -9,31 +9,15 @@ use crate::meta::Meta;
 use std::fmt::Write as _;
 use std::time::Instant;
 
-/// Runs one experiment end to end (measure, meta.json, plot); returns its seconds.
-pub fn run_one(ctx: &Ctx, e: &crate::experiments::Experiment) -> anyhow::Result<f64> {
-    let t = Instant::now();
-    eprintln!("== {}: {}", e.name, e.about);
-    (e.run)(ctx).map_err(|err| anyhow::anyhow!("experiment {} failed: {err:#}", e.name))?;
-    let secs = t.elapsed().as_secs_f64();
-    Meta::new(ctx, e.name, secs).write(&ctx.dir(e.name)?)?;
-    (e.plot)(ctx).map_err(|err| anyhow::anyhow!("plotting {} failed: {err:#}", e.name))?;
-    eprintln!(
-        "   {} done in {secs:.1} s -> {}",
-        e.name,
-        ctx.out.join(e.name).display()
-    );
-    Ok(secs)
-}
-
 /// Runs (unless `rerun` is false) every server-free experiment and writes REPORT.md.
 pub fn report(ctx: &Ctx, rerun: bool) -> anyhow::Result<()> {
     let start = Instant::now();
     let mut timings = Vec::new();
-    for e in REGISTRY.iter().filter(|e| !e.needs_server) {
+    for e in REGISTRY {
         if rerun {
-            timings.push((e.name, run_one(ctx, e)?));
+            timings.push((e.name, e.run(ctx)?));
         } else {
-            (e.plot)(ctx)?;
+            e.plot(&ctx.out)?;
             let m = Meta::read(&ctx.dir(e.name)?)?;
             timings.push((e.name, m.seconds));
         }
@@ -75,12 +59,12 @@ pub fn report(ctx: &Ctx, rerun: bool) -> anyhow::Result<()> {
 
     let mut not_leading = Vec::new();
     let mut sections = String::new();
-    for e in REGISTRY.iter().filter(|e| !e.needs_server) {
+    for e in REGISTRY {
         let Summary {
             table,
             caption,
             not_leading: nl,
-        } = (e.summary)(ctx)?;
+        } = e.summary(&ctx.out)?;
         writeln!(sections, "## {}\n\n{}.\n", e.name, capitalise(e.about))?;
         if ctx.dir(e.name)?.join("plot.svg").exists() {
             writeln!(sections, "![{}]({}/plot.svg)\n", e.name, e.name)?;

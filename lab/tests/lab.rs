@@ -65,6 +65,9 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
         );
         assert_eq!(meta.seed, 7);
         assert!(!meta.cpu.is_empty() && !meta.kernel.is_empty() && !meta.commit.is_empty());
+        // The row type reads back every column it wrote, unchanged.
+        let written = std::fs::read_to_string(dir.join("data.csv")).unwrap();
+        assert_eq!(e.reserialise(tmp.path()).unwrap(), written, "{}", e.name);
     }
     // Each CSV parses back into its own row type and has the expected content.
     let csv = |name: &str| tmp.path().join(name).join("data.csv");
@@ -404,9 +407,20 @@ fn size_reproduces_each_recipe_and_its_formula() {
 /// says "—" (never a lead) where it is not.
 #[test]
 fn the_does_not_lead_line_follows_its_table() {
-    use experiments::{sizing_per_filter, threads};
+    use experiments::{Experiment, sizing_per_filter, threads};
     let tmp = tempfile::tempdir().unwrap();
     let ctx = tiny_ctx(tmp.path());
+    // Through the registry: rows written to data.csv, then summarised from it.
+    let summarise = |name: &str, write_csv: &dyn Fn(&std::path::Path)| {
+        let dir = tmp.path().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        write_csv(&dir.join("data.csv"));
+        Meta::new(&ctx, name, 1.0).write(&dir).unwrap();
+        experiments::find(name)
+            .unwrap()
+            .summary(tmp.path())
+            .unwrap()
+    };
     let thread_row = |contender: &str, workload: &str, threads: usize, mops: f64| threads::Row {
         contender: contender.into(),
         workload: workload.into(),
@@ -415,18 +429,15 @@ fn the_does_not_lead_line_follows_its_table() {
         min_mops: mops,
         max_mops: mops,
     };
-    let write_threads = |rows: &[threads::Row]| {
-        let dir = tmp.path().join(threads::NAME);
-        std::fs::create_dir_all(&dir).unwrap();
-        csvio::write(&dir.join("data.csv"), rows).unwrap();
+    let thread_summary = |rows: &[threads::Row]| {
+        summarise(threads::Threads::NAME, &|p| csvio::write(p, rows).unwrap())
     };
-    write_threads(&[
+    let s = thread_summary(&[
         thread_row("linebloom-atomic", "lookup", 1, 40.0),
         thread_row("fastbloom-atomic", "lookup", 1, 30.0),
         thread_row("linebloom-atomic", "insert", 2, 20.0),
         thread_row("fastbloom-atomic", "insert", 2, 25.0),
     ]);
-    let s = threads::summary(&ctx).unwrap();
     assert!(
         s.table.contains("| fastbloom-atomic | insert | 2 | 25.0 |"),
         "{}",
@@ -439,11 +450,11 @@ fn the_does_not_lead_line_follows_its_table() {
         s.not_leading
     );
     assert!(!s.not_leading.contains("lookup"), "{}", s.not_leading);
-    write_threads(&[
+    let s = thread_summary(&[
         thread_row("linebloom-atomic", "lookup", 1, 40.0),
         thread_row("fastbloom-atomic", "lookup", 1, 30.0),
     ]);
-    assert!(threads::summary(&ctx).unwrap().not_leading.starts_with('—'));
+    assert!(s.not_leading.starts_with('—'));
 
     let cell =
         |library: &str, exact_above: Option<u64>, clearly_above: u64| sizing_per_filter::Row {
@@ -459,19 +470,17 @@ fn the_does_not_lead_line_follows_its_table() {
             exact_worst: exact_above.map(|_| 0.9),
             bits_per_key: 10.0,
         };
-    let write_cells = |rows: &[sizing_per_filter::Row]| {
-        let dir = tmp.path().join(sizing_per_filter::NAME);
-        std::fs::create_dir_all(&dir).unwrap();
-        csvio::write(&dir.join("data.csv"), rows).unwrap();
+    let cell_summary = |rows: &[sizing_per_filter::Row]| {
+        summarise(sizing_per_filter::SizingPerFilter::NAME, &|p| {
+            csvio::write(p, rows).unwrap()
+        })
     };
-    write_cells(&[cell("linebloom", Some(0), 0), cell("fastbloom", None, 40)]);
-    let s = sizing_per_filter::summary(&ctx).unwrap();
+    let s = cell_summary(&[cell("linebloom", Some(0), 0), cell("fastbloom", None, 40)]);
     assert_eq!(s.not_leading, "—", "a rival's failures are not linebloom's");
-    write_cells(&[
+    let s = cell_summary(&[
         cell("linebloom", Some(5), 1),
         cell("linebloom-counting", Some(1), 0),
     ]);
-    let s = sizing_per_filter::summary(&ctx).unwrap();
     assert!(
         s.table
             .contains("| linebloom | 1 | 5.0% (n = 1000, p = 0.01) |"),
@@ -517,12 +526,13 @@ fn summaries_name_the_kernel_of_the_run() {
     )
     .unwrap();
     // No meta.json yet: a clear error, not another machine's kernel.
-    let err = throughput::summary(&ctx).err().expect("no provenance");
+    let registered = experiments::find(throughput::NAME).unwrap();
+    let err = registered.summary(tmp.path()).err().expect("no provenance");
     assert!(err.to_string().contains("lab run throughput"), "{err}");
     let mut meta = Meta::new(&ctx, throughput::NAME, 1.0);
     meta.kernel = "recorded".into();
     meta.write(&dir).unwrap();
-    let s = throughput::summary(&ctx).unwrap();
+    let s = registered.summary(tmp.path()).unwrap();
     assert!(s.table.contains("linebloom-recorded"), "{}", s.table);
     assert!(s.table.contains("| 3.0 |"), "{}", s.table);
 }

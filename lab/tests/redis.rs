@@ -11,6 +11,7 @@
 //! piece into a failure.
 
 use linebloom::{BloomFilter, Params};
+use linebloom_lab::experiments;
 use linebloom_lab::penetration::cache::LocalCache;
 use linebloom_lab::penetration::db::Db;
 use linebloom_lab::penetration::guard::{Guard, InRedis};
@@ -464,9 +465,10 @@ fn side_by_side_with_redisbloom() {
     // holds a user's keys, some of them named like the lab's keys of earlier versions.
     let mut con = connect(&server.url()).unwrap();
     let foreign = foreign_keys(&mut con);
-    penetration::run(&ctx).unwrap();
+    // The registry's run: measure, data.csv, meta.json and the plots.
+    let scenario = experiments::find(penetration::NAME).unwrap();
+    scenario.run(&ctx).unwrap();
     assert_untouched(&mut con, &foreign);
-    penetration::plot(&ctx).unwrap();
     let data: Vec<penetration::Row> =
         linebloom_lab::csvio::read(&tmp.path().join("penetration/data.csv")).unwrap();
     for s in [
@@ -524,7 +526,7 @@ fn side_by_side_with_redisbloom() {
             .sum();
         assert_eq!(rebuilds, if s == "redisbloom" { 0 } else { 3 }, "{s}");
     }
-    let summary = penetration::summary(&ctx).unwrap();
+    let summary = scenario.summary(&ctx.out).unwrap();
     assert!(summary.table.contains("Side by side"));
     assert!(summary.table.contains("Capacity monitor"));
     // Every row of every table has as many cells as its header; the Redis-held
@@ -636,7 +638,10 @@ fn the_lab_touches_only_its_own_prefix_and_removes_it() {
         redis_prefix: Some("user:".into()),
         ..linebloom_lab::Ctx::tiny(tmp.path().to_path_buf())
     };
-    let err = penetration::run(&ctx).expect_err("prefix in use");
+    let err = experiments::find(penetration::NAME)
+        .unwrap()
+        .run(&ctx)
+        .expect_err("prefix in use");
     assert!(err.to_string().contains("already has"), "{err}");
     assert_untouched(&mut con, &foreign);
 }

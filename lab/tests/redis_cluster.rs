@@ -437,7 +437,10 @@ fn the_penetration_scenario_runs_on_the_cluster_and_leaves_it_clean() {
         redis_cluster: vec![urls[0].clone()],
         ..linebloom_lab::Ctx::tiny(tmp.path().join("results"))
     };
-    linebloom_lab::penetration::run(&ctx).unwrap();
+    linebloom_lab::experiments::find(linebloom_lab::penetration::NAME)
+        .unwrap()
+        .run(&ctx)
+        .unwrap();
     let data: Vec<linebloom_lab::penetration::Row> =
         linebloom_lab::csvio::read(&ctx.out.join("penetration/data.csv")).unwrap();
     let inredis: Vec<_> = data

@@ -7,9 +7,9 @@
 //! it says which CI step checks it (linebloom's firmware under QEMU, the `no_std`
 //! builds), or that only the crate's documentation claims it.
 
-use super::{Summary, false_positives, markdown_table, members, non_members};
+use super::{Experiment, Run, Summary, false_positives, markdown_table, members, non_members};
+use crate::Ctx;
 use crate::rivals::{Filter, SCHEMES, Sizing, build_sized};
-use crate::{Ctx, csvio};
 use linebloom::arch::Kernel;
 use serde::{Deserialize, Serialize};
 
@@ -388,37 +388,115 @@ fn serialize(f: &dyn Filter, keys: &Keys) -> Cell {
     }
 }
 
-/// Runs every check on every contender and writes `data.csv`.
-pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
-    let (n, probes) = ctx
-        .scale
-        .pick((2_000, 20_000), (20_000, 200_000), (100_000, 1_000_000));
-    let keys = Keys::new(ctx, n, probes);
-    let bar = crate::progress::bar(ctx, SCHEMES.len() as u64, NAME);
-    let mut rows = Vec::new();
-    for &contender in SCHEMES {
-        bar.set_message(contender);
-        let cells = check(contender, &keys, ctx.kernel)
-            .map_err(|e| anyhow::anyhow!("{contender}: {e:#}"))?;
-        for (operation, (verdict, detail)) in OPERATIONS.iter().zip(cells) {
-            rows.push(Row {
-                contender: contender.into(),
-                family: family(contender).into(),
-                operation: (*operation).into(),
-                verdict,
-                detail,
-                keys: n as u64,
-            });
-        }
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    csvio::write(&ctx.dir(NAME)?.join("data.csv"), &rows)
-}
+/// The `capabilities` experiment.
+pub struct Capabilities;
 
-/// The matrix has no plot: the table is the result.
-pub fn plot(_ctx: &Ctx) -> anyhow::Result<()> {
-    Ok(())
+impl Experiment for Capabilities {
+    const NAME: &'static str = NAME;
+    const ABOUT: &'static str = "the capability matrix: insert after build, delete, grow, merge, concurrent insert and serialize, each run and checked for every contender";
+    type Row = Row;
+
+    /// Runs every check on every contender and writes `data.csv`.
+    fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
+        let (n, probes) = ctx
+            .scale
+            .pick((2_000, 20_000), (20_000, 200_000), (100_000, 1_000_000));
+        let keys = Keys::new(ctx, n, probes);
+        let bar = crate::progress::bar(ctx, SCHEMES.len() as u64, NAME);
+        let mut rows = Vec::new();
+        for &contender in SCHEMES {
+            bar.set_message(contender);
+            let cells = check(contender, &keys, ctx.kernel)
+                .map_err(|e| anyhow::anyhow!("{contender}: {e:#}"))?;
+            for (operation, (verdict, detail)) in OPERATIONS.iter().zip(cells) {
+                rows.push(Row {
+                    contender: contender.into(),
+                    family: family(contender).into(),
+                    operation: (*operation).into(),
+                    verdict,
+                    detail,
+                    keys: n as u64,
+                });
+            }
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        Ok(rows)
+    }
+
+    /// The matrix has no plot: the table is the result.
+    fn plot(_rows: &[Row], _run: &Run) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    /// Report material from the CSV: the matrix, and the failed checks spelled out.
+    fn summary(rows: &[Row], _run: &Run) -> anyhow::Result<Summary> {
+        let mut header = vec!["contender", "family"];
+        header.extend(OPERATIONS);
+        let table: Vec<Vec<String>> = contenders(rows)
+            .into_iter()
+            .map(|c| {
+                let mut line = vec![c.to_string(), family(c).to_string()];
+                line.extend(
+                    OPERATIONS
+                        .iter()
+                        .map(|op| verdict(rows, c, op).map_or("?", Verdict::mark).to_string()),
+                );
+                line
+            })
+            .collect();
+        let failures: Vec<String> = rows
+            .iter()
+            .filter(|r| r.verdict == Verdict::Fails)
+            .map(|r| format!("- {} / {}: {}", r.contender, r.operation, r.detail))
+            .collect();
+        let mut table = markdown_table(&header, &table);
+        if !failures.is_empty() {
+            table.push_str("\nChecks that failed:\n\n");
+            table.push_str(&failures.join("\n"));
+            table.push('\n');
+        }
+        let ours: Vec<&str> = SCHEMES
+            .iter()
+            .copied()
+            .filter(|c| c.starts_with("linebloom"))
+            .collect();
+        let theirs: Vec<&str> = SCHEMES
+            .iter()
+            .copied()
+            .filter(|c| !c.starts_with("linebloom"))
+            .collect();
+        let mut gaps = Vec::new();
+        for op in OPERATIONS.iter().filter(|&&op| op != "no_std") {
+            let we_do = ours
+                .iter()
+                .any(|c| verdict(rows, c, op) == Some(Verdict::Works));
+            let who: Vec<&str> = theirs
+                .iter()
+                .copied()
+                .filter(|c| verdict(rows, c, op) == Some(Verdict::Works))
+                .collect();
+            if !we_do && !who.is_empty() {
+                gaps.push(format!(
+                    "no linebloom kind can {op}; {} can",
+                    who.join(", ")
+                ));
+            }
+        }
+        Ok(Summary {
+            table,
+            caption: format!(
+                "Each cell is one check the lab ran on {} keys sized at {:.0}% (the details, with what was measured, are in the CSV): ✓ the operation ran and every answer checked out; ✗ it ran and a check failed; — the library has no such operation (a fixed-size filter has no growth: the CSV says what overfilling it did). Growth means {GROWTH}× the keys it was sized for (the scalable kinds start at a hundredth of them, as in every experiment, so they grow a thousandfold) with every insert accepted, every key held and the rate within {GROWTH_SLACK}× the target; concurrent insert means {THREADS} threads inserting through a shared reference, with every probe answered as by a filter filled one key at a time. Serialize is a round trip through the library's own format (CBOR for those whose only format is serde, which writes each 16-bit fingerprint as a 1–3 byte integer), with its size in the detail. `no_std` is checked by building, not by this run: \"✓ CI\" names a step of `.ci/run`, \"declared\" is only the crate's word.",
+                rows.first().map_or(0, |r| r.keys),
+                100.0 * TARGET
+            ),
+            not_leading: if gaps.is_empty() {
+                "— (every operation some rival passes, some linebloom kind passes too)".into()
+            } else {
+                gaps.join("; ") + "."
+            },
+        })
+    }
 }
 
 /// The contenders in the CSV, in first-seen order.
@@ -437,76 +515,6 @@ pub fn verdict(rows: &[Row], contender: &str, operation: &str) -> Option<Verdict
     rows.iter()
         .find(|r| r.contender == contender && r.operation == operation)
         .map(|r| r.verdict)
-}
-
-/// Report material from the CSV: the matrix, and the failed checks spelled out.
-pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = ctx.rows(NAME)?;
-    let mut header = vec!["contender", "family"];
-    header.extend(OPERATIONS);
-    let table: Vec<Vec<String>> = contenders(&rows)
-        .into_iter()
-        .map(|c| {
-            let mut line = vec![c.to_string(), family(c).to_string()];
-            line.extend(
-                OPERATIONS
-                    .iter()
-                    .map(|op| verdict(&rows, c, op).map_or("?", Verdict::mark).to_string()),
-            );
-            line
-        })
-        .collect();
-    let failures: Vec<String> = rows
-        .iter()
-        .filter(|r| r.verdict == Verdict::Fails)
-        .map(|r| format!("- {} / {}: {}", r.contender, r.operation, r.detail))
-        .collect();
-    let mut table = markdown_table(&header, &table);
-    if !failures.is_empty() {
-        table.push_str("\nChecks that failed:\n\n");
-        table.push_str(&failures.join("\n"));
-        table.push('\n');
-    }
-    let ours: Vec<&str> = SCHEMES
-        .iter()
-        .copied()
-        .filter(|c| c.starts_with("linebloom"))
-        .collect();
-    let theirs: Vec<&str> = SCHEMES
-        .iter()
-        .copied()
-        .filter(|c| !c.starts_with("linebloom"))
-        .collect();
-    let mut gaps = Vec::new();
-    for op in OPERATIONS.iter().filter(|&&op| op != "no_std") {
-        let we_do = ours
-            .iter()
-            .any(|c| verdict(&rows, c, op) == Some(Verdict::Works));
-        let who: Vec<&str> = theirs
-            .iter()
-            .copied()
-            .filter(|c| verdict(&rows, c, op) == Some(Verdict::Works))
-            .collect();
-        if !we_do && !who.is_empty() {
-            gaps.push(format!(
-                "no linebloom kind can {op}; {} can",
-                who.join(", ")
-            ));
-        }
-    }
-    Ok(Summary {
-        table,
-        caption: format!(
-            "Each cell is one check the lab ran on {} keys sized at {:.0}% (the details, with what was measured, are in the CSV): ✓ the operation ran and every answer checked out; ✗ it ran and a check failed; — the library has no such operation (a fixed-size filter has no growth: the CSV says what overfilling it did). Growth means {GROWTH}× the keys it was sized for (the scalable kinds start at a hundredth of them, as in every experiment, so they grow a thousandfold) with every insert accepted, every key held and the rate within {GROWTH_SLACK}× the target; concurrent insert means {THREADS} threads inserting through a shared reference, with every probe answered as by a filter filled one key at a time. Serialize is a round trip through the library's own format (CBOR for those whose only format is serde, which writes each 16-bit fingerprint as a 1–3 byte integer), with its size in the detail. `no_std` is checked by building, not by this run: \"✓ CI\" names a step of `.ci/run`, \"declared\" is only the crate's word.",
-            rows.first().map_or(0, |r| r.keys),
-            100.0 * TARGET
-        ),
-        not_leading: if gaps.is_empty() {
-            "— (every operation some rival passes, some linebloom kind passes too)".into()
-        } else {
-            gaps.join("; ") + "."
-        },
-    })
 }
 
 #[cfg(test)]

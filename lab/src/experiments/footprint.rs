@@ -25,8 +25,8 @@
 //!
 //! A missing target or tool is a row that says what is missing, never a number.
 
-use super::{Summary, markdown_table};
-use crate::{Ctx, csvio};
+use super::{Experiment, Run, Summary, markdown_table};
+use crate::Ctx;
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -189,92 +189,239 @@ fn parse_stack(text: &str) -> Option<(u64, u64)> {
     }
 }
 
-/// Measures and writes `data.csv`.
-pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
-    let opts: &[&str] = ctx.scale.pick(&["s"], &["s", "3"], &["s", "3"]);
-    let target_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/footprint");
-    let bar = crate::progress::bar(
-        ctx,
-        (opts.len() * (TARGETS.len() * VARIANTS.len() + 1)) as u64,
-        NAME,
-    );
-    let mut rows = Vec::new();
-    let row =
-        |contender: &str, target: &str, opt: &str, measure: &str, bytes: f64, note: String| Row {
-            contender: contender.into(),
-            target: target.into(),
-            opt_level: opt.into(),
-            measure: measure.into(),
-            bytes,
-            over_dummy: f64::NAN,
-            note,
-        };
-    for &opt in opts {
-        for &(target, short) in TARGETS {
-            for &(contender, feature) in VARIANTS {
-                bar.set_message(format!("{contender} for {short}, opt-level {opt}"));
-                match build(target, opt, feature, &target_dir).and_then(|p| sizes(&p)) {
-                    Ok((text, image)) => {
-                        let how = format!(
-                            "cargo build --profile {} --target {target} --features {feature}",
-                            profile(opt)
-                        );
-                        rows.push(row(contender, short, opt, "text", text as f64, how.clone()));
-                        rows.push(row(contender, short, opt, "image", image as f64, how));
+/// The `footprint` experiment.
+pub struct Footprint;
+
+impl Experiment for Footprint {
+    const NAME: &'static str = NAME;
+    const ABOUT: &'static str = "flash and stack on a Cortex-M4 and wasm32: code over a program with no filter at opt-level s and 3, next to sbbf-rs";
+    type Row = Row;
+
+    /// Measures: the rows the registry writes to `data.csv`.
+    fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
+        let opts: &[&str] = ctx.scale.pick(&["s"], &["s", "3"], &["s", "3"]);
+        let target_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/footprint");
+        let bar = crate::progress::bar(
+            ctx,
+            (opts.len() * (TARGETS.len() * VARIANTS.len() + 1)) as u64,
+            NAME,
+        );
+        let mut rows = Vec::new();
+        let row =
+            |contender: &str, target: &str, opt: &str, measure: &str, bytes: f64, note: String| {
+                Row {
+                    contender: contender.into(),
+                    target: target.into(),
+                    opt_level: opt.into(),
+                    measure: measure.into(),
+                    bytes,
+                    over_dummy: f64::NAN,
+                    note,
+                }
+            };
+        for &opt in opts {
+            for &(target, short) in TARGETS {
+                for &(contender, feature) in VARIANTS {
+                    bar.set_message(format!("{contender} for {short}, opt-level {opt}"));
+                    match build(target, opt, feature, &target_dir).and_then(|p| sizes(&p)) {
+                        Ok((text, image)) => {
+                            let how = format!(
+                                "cargo build --profile {} --target {target} --features {feature}",
+                                profile(opt)
+                            );
+                            rows.push(row(contender, short, opt, "text", text as f64, how.clone()));
+                            rows.push(row(contender, short, opt, "image", image as f64, how));
+                        }
+                        Err(why) => {
+                            rows.push(row(contender, short, opt, "text", f64::NAN, why.clone()));
+                            rows.push(row(contender, short, opt, "image", f64::NAN, why));
+                        }
                     }
-                    Err(why) => {
-                        rows.push(row(contender, short, opt, "text", f64::NAN, why.clone()));
-                        rows.push(row(contender, short, opt, "image", f64::NAN, why));
+                    bar.inc(1);
+                }
+            }
+            bar.set_message(format!("stack under QEMU, opt-level {opt}"));
+            let how = "painted stack, mps2-an386 under qemu-system-arm".to_string();
+            match stack(opt, &target_dir) {
+                Ok((insert, contains)) => {
+                    rows.push(row(
+                        "linebloom",
+                        "thumbv7em",
+                        opt,
+                        "stack insert",
+                        insert as f64,
+                        how.clone(),
+                    ));
+                    rows.push(row(
+                        "linebloom",
+                        "thumbv7em",
+                        opt,
+                        "stack contains",
+                        contains as f64,
+                        how,
+                    ));
+                }
+                Err(why) => {
+                    rows.push(row(
+                        "linebloom",
+                        "thumbv7em",
+                        opt,
+                        "stack insert",
+                        f64::NAN,
+                        why.clone(),
+                    ));
+                    rows.push(row(
+                        "linebloom",
+                        "thumbv7em",
+                        opt,
+                        "stack contains",
+                        f64::NAN,
+                        why,
+                    ));
+                }
+            }
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        with_over_dummy(&mut rows);
+        Ok(rows)
+    }
+
+    /// Draws each variant's code over the dummy's, per target and opt-level, on a log axis
+    /// (sizing costs fifty times what insert + contains do): linebloom next to sbbf-rs
+    /// first, then what the format and sizing add.
+    fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
+        let mut bars = Vec::new();
+        for opt in ["s", "3"] {
+            for &(_, target) in TARGETS {
+                for contender in [
+                    "linebloom",
+                    "sbbf-rs",
+                    "linebloom+format",
+                    "linebloom+sizing",
+                ] {
+                    let built =
+                        measure(rows, target, opt, "text").find(|r| r.contender == contender);
+                    if let Some(r) = built.filter(|r| r.over_dummy > 0.0) {
+                        bars.push((
+                            format!("{target}, opt-level {opt}"),
+                            r.contender.clone(),
+                            r.over_dummy,
+                        ));
                     }
                 }
-                bar.inc(1);
             }
         }
-        bar.set_message(format!("stack under QEMU, opt-level {opt}"));
-        let how = "painted stack, mps2-an386 under qemu-system-arm".to_string();
-        match stack(opt, &target_dir) {
-            Ok((insert, contains)) => {
-                rows.push(row(
-                    "linebloom",
-                    "thumbv7em",
-                    opt,
-                    "stack insert",
-                    insert as f64,
-                    how.clone(),
-                ));
-                rows.push(row(
-                    "linebloom",
-                    "thumbv7em",
-                    opt,
-                    "stack contains",
-                    contains as f64,
-                    how,
-                ));
-            }
-            Err(why) => {
-                rows.push(row(
-                    "linebloom",
-                    "thumbv7em",
-                    opt,
-                    "stack insert",
-                    f64::NAN,
-                    why.clone(),
-                ));
-                rows.push(row(
-                    "linebloom",
-                    "thumbv7em",
-                    opt,
-                    "stack contains",
-                    f64::NAN,
-                    why,
-                ));
-            }
-        }
-        bar.inc(1);
+        anyhow::ensure!(
+            !bars.is_empty(),
+            "no footprint build succeeded; data.csv says why for each"
+        );
+        crate::plot::bar_chart_scaled(
+            &run.dir,
+            "Code each filter adds to a program (LTO; log scale)",
+            "bytes of code over the same program with no filter",
+            &bars,
+            crate::plot::BarScale::Log,
+        )
+        .context("drawing the footprint chart")
     }
-    bar.finish_and_clear();
-    with_over_dummy(&mut rows);
-    csvio::write(&ctx.dir(NAME)?.join("data.csv"), &rows)
+
+    /// Report material from the CSV.
+    fn summary(rows: &[Row], _run: &Run) -> anyhow::Result<Summary> {
+        let table: Vec<Vec<String>> = rows
+            .iter()
+            .filter(|r| r.measure != "image" || r.target == "wasm32")
+            .map(|r| {
+                vec![
+                    r.contender.clone(),
+                    r.target.clone(),
+                    r.opt_level.clone(),
+                    r.measure.clone(),
+                    bytes(r.bytes),
+                    bytes(r.over_dummy),
+                    if r.bytes.is_finite() {
+                        String::new()
+                    } else {
+                        r.note.clone()
+                    },
+                ]
+            })
+            .collect();
+        let find = |target: &str, opt: &str, what: &str| linebloom_at(rows, target, opt, what);
+        let mut verdicts = Vec::new();
+        let mut misses = Vec::new();
+        let mut judge =
+            |label: &str, value: Option<f64>, bound: f64| match value.filter(|v| v.is_finite()) {
+                Some(v) if v <= bound => {
+                    verdicts.push(format!("{label}: {v:.0} B (≤ {bound:.0} B, met)"))
+                }
+                Some(v) => {
+                    verdicts.push(format!("{label}: {v:.0} B (> {bound:.0} B, not met)"));
+                    misses.push(format!("{label} is {v:.0} B, over its {bound:.0} B bound"));
+                }
+                None => verdicts.push(format!("{label}: not measured here")),
+            };
+        // The targets at opt-level s: code over the dummy, the wasm module as it is.
+        let text = find("thumbv7em", "s", "text");
+        judge(
+            "E1, insert + contains on thumbv7em at opt-level s, over the dummy",
+            text,
+            CODE_BOUND,
+        );
+        let wasm = find("wasm32", "s", "image");
+        judge("E5, the wasm32 file at opt-level s", wasm, CODE_BOUND);
+        // The stack at every opt-level measured (3 unrolls the probe and spills).
+        for opt in ["s", "3"] {
+            for op in ["insert", "contains"] {
+                let what = format!("stack {op}");
+                // A row that exists but has no number is judged "not measured here".
+                if measure(rows, "thumbv7em", opt, &what).any(|r| r.contender == "linebloom") {
+                    let label = format!("E2, stack of one {op} at opt-level {opt}");
+                    judge(&label, find("thumbv7em", opt, &what), STACK_BOUND);
+                }
+            }
+        }
+        // Every build where sbbf-rs's insert + contains took less code than linebloom's.
+        for r in rows
+            .iter()
+            .filter(|r| r.contender == "linebloom" && r.measure == "text")
+        {
+            let theirs = measure(rows, &r.target, &r.opt_level, "text")
+                .find(|s| s.contender == "sbbf-rs")
+                .map(|s| s.over_dummy);
+            if let Some(b) = theirs
+                && r.over_dummy > b
+            {
+                misses.push(format!(
+                "on {} at opt-level {}, insert + contains take {:.0} B of code against sbbf-rs's {b:.0} B",
+                r.target, r.opt_level, r.over_dummy
+            ));
+            }
+        }
+        Ok(Summary {
+            table: markdown_table(
+                &[
+                    "variant",
+                    "target",
+                    "opt-level",
+                    "measure",
+                    "bytes",
+                    "over dummy",
+                    "note",
+                ],
+                &table,
+            ),
+            caption: format!(
+                "Code each variant of the reference firmware (core/footprint) adds over the same program with no filter, built with LTO for a Cortex-M4F and for wasm32, read from the ELF and wasm files; stack measured by painting under QEMU. {}.",
+                verdicts.join("; ")
+            ),
+            not_leading: if misses.is_empty() {
+                "— (linebloom's insert + contains took less code than sbbf-rs's in every build, and every bound measured was met)".into()
+            } else {
+                format!("{}.", misses.join("; "))
+            },
+        })
+    }
 }
 
 /// Fills `over_dummy` for every `text` row whose dummy build succeeded.
@@ -321,45 +468,6 @@ pub fn linebloom_at(rows: &[Row], target: &str, opt: &str, what: &str) -> Option
         .filter(|v| v.is_finite())
 }
 
-/// Draws each variant's code over the dummy's, per target and opt-level, on a log axis
-/// (sizing costs fifty times what insert + contains do): linebloom next to sbbf-rs
-/// first, then what the format and sizing add.
-pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = ctx.rows(NAME)?;
-    let mut bars = Vec::new();
-    for opt in ["s", "3"] {
-        for &(_, target) in TARGETS {
-            for contender in [
-                "linebloom",
-                "sbbf-rs",
-                "linebloom+format",
-                "linebloom+sizing",
-            ] {
-                let built = measure(&rows, target, opt, "text").find(|r| r.contender == contender);
-                if let Some(r) = built.filter(|r| r.over_dummy > 0.0) {
-                    bars.push((
-                        format!("{target}, opt-level {opt}"),
-                        r.contender.clone(),
-                        r.over_dummy,
-                    ));
-                }
-            }
-        }
-    }
-    anyhow::ensure!(
-        !bars.is_empty(),
-        "no footprint build succeeded; data.csv says why for each"
-    );
-    crate::plot::bar_chart_scaled(
-        &ctx.dir(NAME)?,
-        "Code each filter adds to a program (LTO; log scale)",
-        "bytes of code over the same program with no filter",
-        &bars,
-        crate::plot::BarScale::Log,
-    )
-    .context("drawing the footprint chart")
-}
-
 /// `1,234 B`, or `—` for a missing number.
 fn bytes(v: f64) -> String {
     if v.is_finite() {
@@ -367,103 +475,6 @@ fn bytes(v: f64) -> String {
     } else {
         "—".into()
     }
-}
-
-/// Report material from the CSV.
-pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = ctx.rows(NAME)?;
-    let table: Vec<Vec<String>> = rows
-        .iter()
-        .filter(|r| r.measure != "image" || r.target == "wasm32")
-        .map(|r| {
-            vec![
-                r.contender.clone(),
-                r.target.clone(),
-                r.opt_level.clone(),
-                r.measure.clone(),
-                bytes(r.bytes),
-                bytes(r.over_dummy),
-                if r.bytes.is_finite() {
-                    String::new()
-                } else {
-                    r.note.clone()
-                },
-            ]
-        })
-        .collect();
-    let find = |target: &str, opt: &str, what: &str| linebloom_at(&rows, target, opt, what);
-    let mut verdicts = Vec::new();
-    let mut misses = Vec::new();
-    let mut judge = |label: &str, value: Option<f64>, bound: f64| match value
-        .filter(|v| v.is_finite())
-    {
-        Some(v) if v <= bound => verdicts.push(format!("{label}: {v:.0} B (≤ {bound:.0} B, met)")),
-        Some(v) => {
-            verdicts.push(format!("{label}: {v:.0} B (> {bound:.0} B, not met)"));
-            misses.push(format!("{label} is {v:.0} B, over its {bound:.0} B bound"));
-        }
-        None => verdicts.push(format!("{label}: not measured here")),
-    };
-    // The targets at opt-level s: code over the dummy, the wasm module as it is.
-    let text = find("thumbv7em", "s", "text");
-    judge(
-        "E1, insert + contains on thumbv7em at opt-level s, over the dummy",
-        text,
-        CODE_BOUND,
-    );
-    let wasm = find("wasm32", "s", "image");
-    judge("E5, the wasm32 file at opt-level s", wasm, CODE_BOUND);
-    // The stack at every opt-level measured (3 unrolls the probe and spills).
-    for opt in ["s", "3"] {
-        for op in ["insert", "contains"] {
-            let what = format!("stack {op}");
-            // A row that exists but has no number is judged "not measured here".
-            if measure(&rows, "thumbv7em", opt, &what).any(|r| r.contender == "linebloom") {
-                let label = format!("E2, stack of one {op} at opt-level {opt}");
-                judge(&label, find("thumbv7em", opt, &what), STACK_BOUND);
-            }
-        }
-    }
-    // Every build where sbbf-rs's insert + contains took less code than linebloom's.
-    for r in rows
-        .iter()
-        .filter(|r| r.contender == "linebloom" && r.measure == "text")
-    {
-        let theirs = measure(&rows, &r.target, &r.opt_level, "text")
-            .find(|s| s.contender == "sbbf-rs")
-            .map(|s| s.over_dummy);
-        if let Some(b) = theirs
-            && r.over_dummy > b
-        {
-            misses.push(format!(
-                "on {} at opt-level {}, insert + contains take {:.0} B of code against sbbf-rs's {b:.0} B",
-                r.target, r.opt_level, r.over_dummy
-            ));
-        }
-    }
-    Ok(Summary {
-        table: markdown_table(
-            &[
-                "variant",
-                "target",
-                "opt-level",
-                "measure",
-                "bytes",
-                "over dummy",
-                "note",
-            ],
-            &table,
-        ),
-        caption: format!(
-            "Code each variant of the reference firmware (core/footprint) adds over the same program with no filter, built with LTO for a Cortex-M4F and for wasm32, read from the ELF and wasm files; stack measured by painting under QEMU. {}.",
-            verdicts.join("; ")
-        ),
-        not_leading: if misses.is_empty() {
-            "— (linebloom's insert + contains took less code than sbbf-rs's in every build, and every bound measured was met)".into()
-        } else {
-            format!("{}.", misses.join("; "))
-        },
-    })
 }
 
 #[cfg(test)]

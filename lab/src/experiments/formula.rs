@@ -15,11 +15,11 @@
 //! interval also holds the instance spread of one filter (about `1/√B` relative), so a
 //! row whose whole interval lies outside ±3% is a miss of the formula.
 
-use super::{Summary, markdown_table};
+use super::{Experiment, Run, Summary, markdown_table};
+use crate::Ctx;
 use crate::plot::{LineChart, Series, Style};
 use crate::rivals::{Filter, blocked};
 use crate::stats::{Z99, wilson};
-use crate::{Ctx, csvio};
 use linebloom::{IntFold, Params};
 use serde::{Deserialize, Serialize};
 
@@ -135,139 +135,147 @@ fn random_probe(ctx: &Ctx, i: u64) -> u64 {
     super::member_key(ctx, i ^ 0x5bd1_e995_0000_0000) | 1
 }
 
-/// Measures and writes `data.csv`.
-pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
-    let (n, probes, family_n, family_probes): (u64, u64, u64, u64) = ctx.scale.pick(
-        (100_000, 2_000_000, 1 << 16, 400_000),
-        (1_000_000, 100_000_000, 1 << 20, 10_000_000),
-        (10_000_000, 1_000_000_000, 1 << 24, 100_000_000),
-    );
-    let targets = [0.1, 0.01, 0.001, 0.0001];
-    let bar = crate::progress::bar(ctx, (targets.len() + FAMILIES.len()) as u64, NAME);
-    let mut rows = Vec::new();
-    for target in targets {
-        bar.set_message(format!("random keys, p = {target}"));
-        let params = Params::for_fpr(n, target)?;
-        let mut f = blocked(params, ctx.kernel);
-        super::fill_stream(ctx, &mut f, n, "fill");
-        let fp = count_positives(&f, 0..probes, |i| random_probe(ctx, i));
-        rows.push(row("random", target, params, n, probes, fp));
-        bar.inc(1);
-    }
-    let params = Params::for_fpr(family_n, 0.01)?;
-    for family in FAMILIES {
-        bar.set_message(family.to_string());
-        let mut f = blocked(params, ctx.kernel);
-        let members: Vec<u64> = (0..family_n).map(|i| family_key(family, i)).collect();
-        f.insert_batch(&members);
-        let fp = count_positives(&f, family_n..family_n + family_probes, |i| {
-            family_key(family, i)
-        });
-        rows.push(row(family, 0.01, params, family_n, family_probes, fp));
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    csvio::write(&ctx.dir(NAME)?.join("data.csv"), &rows)
-}
+/// The `formula` experiment.
+pub struct Formula;
 
-/// Draws the plot from the CSV: measured / predicted against bits per key for random
-/// keys, with Wilson 99% bars and the ±3% lines.
-pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = ctx.rows(NAME)?;
-    let mut random: Vec<&Row> = rows.iter().filter(|r| r.keys == "random").collect();
-    random.sort_by(|a, b| a.bits_per_key.total_cmp(&b.bits_per_key));
-    let span = |r: &[&Row]| {
-        let lo = r
+impl Experiment for Formula {
+    const NAME: &'static str = NAME;
+    const ABOUT: &'static str =
+        "the exact blocked formula against >= 1e8 probes (random keys) and structured integer keys";
+    type Row = Row;
+
+    /// Measures: the rows the registry writes to `data.csv`.
+    fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
+        let (n, probes, family_n, family_probes): (u64, u64, u64, u64) = ctx.scale.pick(
+            (100_000, 2_000_000, 1 << 16, 400_000),
+            (1_000_000, 100_000_000, 1 << 20, 10_000_000),
+            (10_000_000, 1_000_000_000, 1 << 24, 100_000_000),
+        );
+        let targets = [0.1, 0.01, 0.001, 0.0001];
+        let bar = crate::progress::bar(ctx, (targets.len() + FAMILIES.len()) as u64, NAME);
+        let mut rows = Vec::new();
+        for target in targets {
+            bar.set_message(format!("random keys, p = {target}"));
+            let params = Params::for_fpr(n, target)?;
+            let mut f = blocked(params, ctx.kernel);
+            super::fill_stream(ctx, &mut f, n, "fill");
+            let fp = count_positives(&f, 0..probes, |i| random_probe(ctx, i));
+            rows.push(row("random", target, params, n, probes, fp));
+            bar.inc(1);
+        }
+        let params = Params::for_fpr(family_n, 0.01)?;
+        for family in FAMILIES {
+            bar.set_message(family.to_string());
+            let mut f = blocked(params, ctx.kernel);
+            let members: Vec<u64> = (0..family_n).map(|i| family_key(family, i)).collect();
+            f.insert_batch(&members);
+            let fp = count_positives(&f, family_n..family_n + family_probes, |i| {
+                family_key(family, i)
+            });
+            rows.push(row(family, 0.01, params, family_n, family_probes, fp));
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        Ok(rows)
+    }
+
+    /// Draws the plot from the CSV: measured / predicted against bits per key for random
+    /// keys, with Wilson 99% bars and the ±3% lines.
+    fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
+        let mut random: Vec<&Row> = rows.iter().filter(|r| r.keys == "random").collect();
+        random.sort_by(|a, b| a.bits_per_key.total_cmp(&b.bits_per_key));
+        let span = |r: &[&Row]| {
+            let lo = r
+                .iter()
+                .map(|r| r.bits_per_key)
+                .fold(f64::INFINITY, f64::min);
+            let hi = r.iter().map(|r| r.bits_per_key).fold(0.0, f64::max);
+            (lo, hi)
+        };
+        let (lo, hi) = span(&random);
+        let line = |name: &str, y: f64| Series::horizontal(name, name, (lo, hi), y);
+        let series = vec![
+            Series {
+                name: "linebloom, random keys (measured / formula)".into(),
+                colour_key: "linebloom".into(),
+                points: random.iter().map(|r| (r.bits_per_key, r.ratio)).collect(),
+                errors: Some(random.iter().map(|r| (r.ratio_lo, r.ratio_hi)).collect()),
+                style: Style::Measured,
+            },
+            line("formula +3%", 1.0 + TOLERANCE),
+            line("formula exact", 1.0),
+            line("formula −3%", 1.0 - TOLERANCE),
+        ];
+        let frame = LineChart {
+            title: "Measured / predicted false-positive rate (Wilson 99% bars)",
+            x_label: "bits per key (sized for 10%, 1%, 0.1%, 0.01%)",
+            y_label: "measured / formula",
+            log_x: false,
+            log_y: false,
+            legend: crate::plot::Legend::Outside,
+            bands: &[],
+        };
+        crate::plot::line_chart(&run.dir, &frame, &series)
+    }
+
+    /// Report material from the CSV.
+    fn summary(rows: &[Row], _run: &Run) -> anyhow::Result<Summary> {
+        let table_rows: Vec<Vec<String>> = rows
             .iter()
-            .map(|r| r.bits_per_key)
-            .fold(f64::INFINITY, f64::min);
-        let hi = r.iter().map(|r| r.bits_per_key).fold(0.0, f64::max);
-        (lo, hi)
-    };
-    let (lo, hi) = span(&random);
-    let line = |name: &str, y: f64| Series::horizontal(name, name, (lo, hi), y);
-    let series = vec![
-        Series {
-            name: "linebloom, random keys (measured / formula)".into(),
-            colour_key: "linebloom".into(),
-            points: random.iter().map(|r| (r.bits_per_key, r.ratio)).collect(),
-            errors: Some(random.iter().map(|r| (r.ratio_lo, r.ratio_hi)).collect()),
-            style: Style::Measured,
-        },
-        line("formula +3%", 1.0 + TOLERANCE),
-        line("formula exact", 1.0),
-        line("formula −3%", 1.0 - TOLERANCE),
-    ];
-    let frame = LineChart {
-        title: "Measured / predicted false-positive rate (Wilson 99% bars)",
-        x_label: "bits per key (sized for 10%, 1%, 0.1%, 0.01%)",
-        y_label: "measured / formula",
-        log_x: false,
-        log_y: false,
-        legend: crate::plot::Legend::Outside,
-        bands: &[],
-    };
-    crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)
-}
-
-/// Report material from the CSV.
-pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = ctx.rows(NAME)?;
-    let table_rows: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.keys.clone(),
-                format!("{}", r.target),
-                format!("{}", r.n),
-                format!("{}", r.k),
-                format!("{:.2}", r.bits_per_key),
-                format!("{:.1e}", r.probes as f64),
-                format!("{:.3e}", r.measured),
-                format!("{:.3e}", r.predicted),
-                format!("{:.4} [{:.4}, {:.4}]", r.ratio, r.ratio_lo, r.ratio_hi),
-            ]
+            .map(|r| {
+                vec![
+                    r.keys.clone(),
+                    format!("{}", r.target),
+                    format!("{}", r.n),
+                    format!("{}", r.k),
+                    format!("{:.2}", r.bits_per_key),
+                    format!("{:.1e}", r.probes as f64),
+                    format!("{:.3e}", r.measured),
+                    format!("{:.3e}", r.predicted),
+                    format!("{:.4} [{:.4}, {:.4}]", r.ratio, r.ratio_lo, r.ratio_hi),
+                ]
+            })
+            .collect();
+        let missed: Vec<String> = rows
+            .iter()
+            .filter(|r| r.ratio_lo > 1.0 + TOLERANCE || r.ratio_hi < 1.0 - TOLERANCE)
+            .map(|r| format!("{} at p = {} (ratio {:.4})", r.keys, r.target, r.ratio))
+            .collect();
+        let worst = rows
+            .iter()
+            .map(|r| (r.ratio - 1.0).abs())
+            .fold(0.0, f64::max);
+        Ok(Summary {
+            table: markdown_table(
+                &[
+                    "keys",
+                    "target",
+                    "n",
+                    "k",
+                    "bits/key",
+                    "probes",
+                    "measured",
+                    "formula",
+                    "measured / formula [Wilson 99%]",
+                ],
+                &table_rows,
+            ),
+            caption: format!(
+                "The exact blocked formula against measured rates of default-configured filters (IntFold hasher): random keys at four targets, and structured integer key sets at 1%. The largest deviation of a point estimate was {:.2}%; the dashed lines mark ±3%.",
+                worst * 100.0
+            ),
+            not_leading: if missed.is_empty() {
+                format!(
+                    "— (every row's 99% interval overlaps the ±{:.0}% band around the formula)",
+                    TOLERANCE * 100.0
+                )
+            } else {
+                format!(
+                    "The formula missed by more than ±{:.0}% (whole 99% interval outside): {}.",
+                    TOLERANCE * 100.0,
+                    missed.join("; ")
+                )
+            },
         })
-        .collect();
-    let missed: Vec<String> = rows
-        .iter()
-        .filter(|r| r.ratio_lo > 1.0 + TOLERANCE || r.ratio_hi < 1.0 - TOLERANCE)
-        .map(|r| format!("{} at p = {} (ratio {:.4})", r.keys, r.target, r.ratio))
-        .collect();
-    let worst = rows
-        .iter()
-        .map(|r| (r.ratio - 1.0).abs())
-        .fold(0.0, f64::max);
-    Ok(Summary {
-        table: markdown_table(
-            &[
-                "keys",
-                "target",
-                "n",
-                "k",
-                "bits/key",
-                "probes",
-                "measured",
-                "formula",
-                "measured / formula [Wilson 99%]",
-            ],
-            &table_rows,
-        ),
-        caption: format!(
-            "The exact blocked formula against measured rates of default-configured filters (IntFold hasher): random keys at four targets, and structured integer key sets at 1%. The largest deviation of a point estimate was {:.2}%; the dashed lines mark ±3%.",
-            worst * 100.0
-        ),
-        not_leading: if missed.is_empty() {
-            format!(
-                "— (every row's 99% interval overlaps the ±{:.0}% band around the formula)",
-                TOLERANCE * 100.0
-            )
-        } else {
-            format!(
-                "The formula missed by more than ±{:.0}% (whole 99% interval outside): {}.",
-                TOLERANCE * 100.0,
-                missed.join("; ")
-            )
-        },
-    })
+    }
 }

@@ -7,11 +7,11 @@
 //! what [`linebloom::FAST_SHAPE_ALLOWANCE`] buys. Code size on embedded targets is the
 //! `footprint` experiment's.
 
-use super::{Summary, markdown_table, members, non_members};
+use super::{Experiment, Run, Summary, markdown_table, members, non_members};
+use crate::Ctx;
 use crate::rivals::{Filter, blocked};
 use crate::stats::summary as med;
 use crate::timing::ns_per_key;
-use crate::{Ctx, csvio};
 use linebloom::Params;
 use serde::{Deserialize, Serialize};
 
@@ -32,125 +32,134 @@ pub struct Row {
     pub note: String,
 }
 
-/// Measures and writes `data.csv`.
-pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
-    let (n, probes, rounds) = ctx.scale.pick(
-        (10_000usize, 50_000usize, 3usize),
-        (100_000, 1 << 20, 9),
-        (100_000, 1 << 22, 15),
-    );
-    let keys = members(ctx, n, 7);
-    let misses = non_members(ctx, probes, 7);
-    let hits: Vec<u64> = (0..probes).map(|i| keys[i % n]).collect();
-    let params = Params::for_fpr(n as u64, 0.01)?;
-    let detected = ctx.kernel;
-    let mut shapes: Vec<(String, &'static linebloom::arch::Kernel, Params)> =
-        linebloom::arch::available()
-            .map(|k| (k.name.to_string(), k, params))
+/// The `kernels` experiment.
+pub struct Kernels;
+
+impl Experiment for Kernels {
+    const NAME: &'static str = NAME;
+    const ABOUT: &'static str =
+        "every kernel on one workload: insert, hit and miss, interleaved, with a control copy";
+    type Row = Row;
+
+    /// Measures: the rows the registry writes to `data.csv`.
+    fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
+        let (n, probes, rounds) = ctx.scale.pick(
+            (10_000usize, 50_000usize, 3usize),
+            (100_000, 1 << 20, 9),
+            (100_000, 1 << 22, 15),
+        );
+        let keys = members(ctx, n, 7);
+        let misses = non_members(ctx, probes, 7);
+        let hits: Vec<u64> = (0..probes).map(|i| keys[i % n]).collect();
+        let params = Params::for_fpr(n as u64, 0.01)?;
+        let detected = ctx.kernel;
+        let mut shapes: Vec<(String, &'static linebloom::arch::Kernel, Params)> =
+            linebloom::arch::available()
+                .map(|k| (k.name.to_string(), k, params))
+                .collect();
+        shapes.push((format!("{}-control", detected.name), detected, params));
+        let best_k = Params::for_bits_per_key(n as u64, params.bits_per_key(n as u64))?.k();
+        if best_k != params.k() {
+            let same_memory = Params::new(params.blocks() as u64, best_k)?;
+            shapes.push((
+                format!("{} k={best_k}", detected.name),
+                detected,
+                same_memory,
+            ));
+        }
+        let mut filters: Vec<Box<dyn Filter>> = shapes
+            .iter()
+            .map(|(_, kernel, p)| {
+                let mut f = blocked(*p, kernel);
+                f.insert_batch(&keys);
+                Box::new(f) as Box<dyn Filter>
+            })
             .collect();
-    shapes.push((format!("{}-control", detected.name), detected, params));
-    let best_k = Params::for_bits_per_key(n as u64, params.bits_per_key(n as u64))?.k();
-    if best_k != params.k() {
-        let same_memory = Params::new(params.blocks() as u64, best_k)?;
-        shapes.push((
-            format!("{} k={best_k}", detected.name),
-            detected,
-            same_memory,
-        ));
-    }
-    let mut filters: Vec<Box<dyn Filter>> = shapes
-        .iter()
-        .map(|(_, kernel, p)| {
-            let mut f = blocked(*p, kernel);
-            f.insert_batch(&keys);
-            Box::new(f) as Box<dyn Filter>
-        })
-        .collect();
-    let workloads = ["insert", "hit", "miss"];
-    let mut samples = vec![vec![Vec::new(); workloads.len()]; filters.len()];
-    let bar = crate::progress::bar(ctx, rounds as u64, NAME);
-    let len = filters.len();
-    for round in 0..rounds {
-        // The start order rotates every round (see `timing`).
-        for fi in crate::timing::round_order(round, len) {
-            let f = &mut filters[fi];
-            samples[fi][0].push(ns_per_key(&misses, |k| {
-                k.iter().for_each(|&x| f.insert(x));
-                0
-            }));
-            samples[fi][1].push(ns_per_key(&hits, |k| {
-                k.iter().filter(|&&x| f.contains(x)).count() as u64
-            }));
-            samples[fi][2].push(ns_per_key(&misses, |k| {
-                k.iter().filter(|&&x| f.contains(x)).count() as u64
-            }));
+        let workloads = ["insert", "hit", "miss"];
+        let mut samples = vec![vec![Vec::new(); workloads.len()]; filters.len()];
+        let bar = crate::progress::bar(ctx, rounds as u64, NAME);
+        let len = filters.len();
+        for round in 0..rounds {
+            // The start order rotates every round (see `timing`).
+            for fi in crate::timing::round_order(round, len) {
+                let f = &mut filters[fi];
+                samples[fi][0].push(ns_per_key(&misses, |k| {
+                    k.iter().for_each(|&x| f.insert(x));
+                    0
+                }));
+                samples[fi][1].push(ns_per_key(&hits, |k| {
+                    k.iter().filter(|&&x| f.contains(x)).count() as u64
+                }));
+                samples[fi][2].push(ns_per_key(&misses, |k| {
+                    k.iter().filter(|&&x| f.contains(x)).count() as u64
+                }));
+            }
+            bar.inc(1);
         }
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    let mut rows = Vec::new();
-    for ((label, _, _), per) in shapes.iter().zip(&samples) {
-        for (w, s) in workloads.iter().zip(per) {
-            let (m, lo, hi) = med(s);
-            rows.push(Row {
-                contender: label.clone(),
-                workload: w.to_string(),
-                value: m,
-                note: format!("min {lo:.2} max {hi:.2}"),
-            });
+        bar.finish_and_clear();
+        let mut rows = Vec::new();
+        for ((label, _, _), per) in shapes.iter().zip(&samples) {
+            for (w, s) in workloads.iter().zip(per) {
+                let (m, lo, hi) = med(s);
+                rows.push(Row {
+                    contender: label.clone(),
+                    workload: w.to_string(),
+                    value: m,
+                    note: format!("min {lo:.2} max {hi:.2}"),
+                });
+            }
         }
+        Ok(rows)
     }
-    csvio::write(&ctx.dir(NAME)?.join("data.csv"), &rows)
-}
 
-/// Draws the miss-lookup bars per kernel.
-pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = ctx.rows(NAME)?;
-    let bars: Vec<(String, String, f64)> = rows
-        .iter()
-        .map(|r| (r.workload.clone(), r.contender.clone(), r.value))
-        .collect();
-    crate::plot::bar_chart(
-        &ctx.dir(NAME)?,
-        "Kernels on one workload (1e5 keys, 1%): median CPU ns per operation",
-        "CPU ns per operation",
-        &bars,
-    )
-}
+    /// Draws the miss-lookup bars per kernel.
+    fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
+        let bars: Vec<(String, String, f64)> = rows
+            .iter()
+            .map(|r| (r.workload.clone(), r.contender.clone(), r.value))
+            .collect();
+        crate::plot::bar_chart(
+            &run.dir,
+            "Kernels on one workload (1e5 keys, 1%): median CPU ns per operation",
+            "CPU ns per operation",
+            &bars,
+        )
+    }
 
-/// Report material from the CSV.
-pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = ctx.rows(NAME)?;
-    let table: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.contender.clone(),
-                r.workload.clone(),
-                format!("{:.2} ns", r.value),
-                r.note.clone(),
-            ]
-        })
-        .collect();
-    // The kernel detection picked on the machine that ran the experiment.
-    let detected: &str = &ctx.run_meta(NAME)?.kernel;
-    let control = format!("{detected}-control");
-    let miss = |kernel: &str| {
-        rows.iter()
-            .find(|r| r.workload == "miss" && r.contender == kernel)
-            .map(|r| r.value)
-    };
-    let best = rows
-        .iter()
-        .filter(|r| r.workload == "miss" && r.contender != control && !r.contender.contains(" k="))
-        .min_by(|a, b| a.value.total_cmp(&b.value))
-        .map(|r| r.contender.clone())
-        .unwrap_or_default();
-    let noise = miss(detected)
-        .zip(miss(&control))
-        .map(|(a, b)| format!("{:.0}%", (b / a - 1.0).abs() * 100.0))
-        .unwrap_or_else(|| "—".into());
-    let other_k = rows
+    /// Report material from the CSV.
+    fn summary(rows: &[Row], run: &Run) -> anyhow::Result<Summary> {
+        let table: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.contender.clone(),
+                    r.workload.clone(),
+                    format!("{:.2} ns", r.value),
+                    r.note.clone(),
+                ]
+            })
+            .collect();
+        // The kernel detection picked on the machine that ran the experiment.
+        let detected: &str = &run.meta.kernel;
+        let control = format!("{detected}-control");
+        let miss = |kernel: &str| {
+            rows.iter()
+                .find(|r| r.workload == "miss" && r.contender == kernel)
+                .map(|r| r.value)
+        };
+        let best = rows
+            .iter()
+            .filter(|r| {
+                r.workload == "miss" && r.contender != control && !r.contender.contains(" k=")
+            })
+            .min_by(|a, b| a.value.total_cmp(&b.value))
+            .map(|r| r.contender.clone())
+            .unwrap_or_default();
+        let noise = miss(detected)
+            .zip(miss(&control))
+            .map(|(a, b)| format!("{:.0}%", (b / a - 1.0).abs() * 100.0))
+            .unwrap_or_else(|| "—".into());
+        let other_k = rows
         .iter()
         .find(|r| r.workload == "miss" && r.contender.starts_with(&format!("{detected} k=")))
         .zip(miss(detected))
@@ -163,17 +172,18 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
             )
         })
         .unwrap_or_default();
-    Ok(Summary {
-        table: markdown_table(&["kernel", "workload", "value", "note"], &table),
-        caption: format!(
-            "Median CPU ns per insert, hit and miss for every kernel this CPU runs on the same 120 KiB filter and keys, interleaved round by round with a rotating start order; an identical copy of the {detected} filter landed {noise} from it on misses (the noise floor).{other_k}"
-        ),
-        not_leading: if best == detected || best.is_empty() {
-            format!("— (the detected kernel, {detected}, was also the fastest on misses)")
-        } else {
-            format!(
-                "The detected kernel ({detected}) was not the fastest on misses here: {best} was. Run-time detection prefers the widest instruction set; on this machine that choice costs a little."
-            )
-        },
-    })
+        Ok(Summary {
+            table: markdown_table(&["kernel", "workload", "value", "note"], &table),
+            caption: format!(
+                "Median CPU ns per insert, hit and miss for every kernel this CPU runs on the same 120 KiB filter and keys, interleaved round by round with a rotating start order; an identical copy of the {detected} filter landed {noise} from it on misses (the noise floor).{other_k}"
+            ),
+            not_leading: if best == detected || best.is_empty() {
+                format!("— (the detected kernel, {detected}, was also the fastest on misses)")
+            } else {
+                format!(
+                    "The detected kernel ({detected}) was not the fastest on misses here: {best} was. Run-time detection prefers the widest instruction set; on this machine that choice costs a little."
+                )
+            },
+        })
+    }
 }

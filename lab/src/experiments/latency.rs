@@ -14,12 +14,12 @@
 //! take turns batch by batch, the first of each turn rotating; every batch has its own
 //! keys, so no mode finds lines another mode just brought into the cache.
 
-use super::{Summary, fill_stream, markdown_table, member_key};
+use super::{Experiment, Run, Summary, fill_stream, markdown_table, member_key};
+use crate::Ctx;
 use crate::plot::{LineChart, Series, Style};
 use crate::rivals::{Blocked, Filter};
 use crate::stats::quantile;
 use crate::timing::{HugePageBlocks, MemoryProbe, thread_cpu_ns};
-use crate::{Ctx, csvio};
 use linebloom::{BloomFilter, Params};
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
@@ -47,227 +47,234 @@ pub struct Row {
     pub samples: u64,
 }
 
-/// Measures and writes `data.csv`.
-pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
-    let (sizes, chain, batches): (Vec<u64>, usize, usize) = match ctx.scale {
-        crate::Scale::Tiny => (vec![16 << 10, 1 << 20], 20_000, 2_000),
-        crate::Scale::Quick => (
-            vec![16 << 10, 1 << 20, 16 << 20, 256 << 20, 1 << 30],
-            1_000_000,
-            20_000,
-        ),
-        crate::Scale::Full => (
-            vec![16 << 10, 256 << 10, 4 << 20, 64 << 20, 1 << 30, 4 << 30],
-            4_000_000,
-            100_000,
-        ),
-    };
-    let mut rows = Vec::new();
-    let bar = crate::progress::bar(ctx, sizes.len() as u64, NAME);
-    for &size in &sizes {
-        let n = (size as f64 * 8.0 / 10.2) as u64;
-        let params = Params::for_fpr(n, 0.01)?;
-        let storage = HugePageBlocks::new(params.blocks());
-        let mut f =
-            Blocked(BloomFilter::from_storage(storage, params.k())?.with_kernel(ctx.kernel));
-        fill_stream(ctx, &mut f, n, "fill");
-        let bytes = params.bytes() as u64;
+/// The `latency` experiment.
+pub struct Latency;
 
-        // Dependent chain through the filter.
-        let mut key = ctx.seed | 1;
-        let t = thread_cpu_ns();
-        for _ in 0..chain {
-            let answer = f.contains(key) as u64;
-            key = (key ^ (key >> 29))
-                .wrapping_mul(0xbf58_476d_1ce4_e5b9)
-                .wrapping_add(answer);
-        }
-        black_box(key);
-        let ns = (thread_cpu_ns() - t) as f64 / chain as f64;
-        rows.push(Row {
-            size_bytes: bytes,
-            mode: "chain".into(),
-            p50_ns: ns,
-            p99_ns: ns,
-            p999_ns: ns,
-            samples: chain as u64,
-        });
-        let probe = MemoryProbe::new(params.bytes(), ctx.seed);
-        let mem = probe.dependent_chain(chain);
-        rows.push(Row {
-            size_bytes: bytes,
-            mode: "memory-chain".into(),
-            p50_ns: mem,
-            p99_ns: mem,
-            p999_ns: mem,
-            samples: chain as u64,
-        });
-        drop(probe);
+impl Experiment for Latency {
+    const NAME: &'static str = NAME;
+    const ABOUT: &'static str =
+        "dependent-chain lookup latency vs size, and p50/p99/p99.9 of batch latency";
+    type Row = Row;
 
-        // Per-batch latency distribution, single-key loop and batched.
-        // Three modes, each probing its own batches: a batch probed twice would find its
-        // lines cached the second time.
-        let keys: Vec<u64> = (0..(3 * batches * BATCH) as u64)
-            .map(|i| member_key(ctx, i.wrapping_mul(0x9e37) % n) ^ (i & 1))
-            .collect();
-        let mut out = [false; BATCH];
-        let mut samples = [(); 3].map(|_| Vec::with_capacity(batches));
-        for (turn, chunks) in keys.chunks_exact(3 * BATCH).enumerate() {
-            for (mode, chunk) in (0..3)
-                .map(|j| (turn + j) % 3)
-                .zip(chunks.chunks_exact(BATCH))
-            {
-                let t = Instant::now();
-                if mode == 1 {
-                    f.contains_batch(chunk, &mut out);
-                    black_box(&out);
-                } else {
-                    black_box(chunk.iter().filter(|&&k| f.contains(k)).count());
-                }
-                samples[mode].push(t.elapsed().as_nanos() as f64);
+    /// Measures: the rows the registry writes to `data.csv`.
+    fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
+        let (sizes, chain, batches): (Vec<u64>, usize, usize) = match ctx.scale {
+            crate::Scale::Tiny => (vec![16 << 10, 1 << 20], 20_000, 2_000),
+            crate::Scale::Quick => (
+                vec![16 << 10, 1 << 20, 16 << 20, 256 << 20, 1 << 30],
+                1_000_000,
+                20_000,
+            ),
+            crate::Scale::Full => (
+                vec![16 << 10, 256 << 10, 4 << 20, 64 << 20, 1 << 30, 4 << 30],
+                4_000_000,
+                100_000,
+            ),
+        };
+        let mut rows = Vec::new();
+        let bar = crate::progress::bar(ctx, sizes.len() as u64, NAME);
+        for &size in &sizes {
+            let n = (size as f64 * 8.0 / 10.2) as u64;
+            let params = Params::for_fpr(n, 0.01)?;
+            let storage = HugePageBlocks::new(params.blocks());
+            let mut f =
+                Blocked(BloomFilter::from_storage(storage, params.k())?.with_kernel(ctx.kernel));
+            fill_stream(ctx, &mut f, n, "fill");
+            let bytes = params.bytes() as u64;
+
+            // Dependent chain through the filter.
+            let mut key = ctx.seed | 1;
+            let t = thread_cpu_ns();
+            for _ in 0..chain {
+                let answer = f.contains(key) as u64;
+                key = (key ^ (key >> 29))
+                    .wrapping_mul(0xbf58_476d_1ce4_e5b9)
+                    .wrapping_add(answer);
             }
-        }
-        let [single, batched, control] = &samples;
-        for (mode, s) in [
-            ("batch-single", single),
-            ("batch-batched", batched),
-            ("batch-single-control", control),
-        ] {
+            black_box(key);
+            let ns = (thread_cpu_ns() - t) as f64 / chain as f64;
             rows.push(Row {
                 size_bytes: bytes,
-                mode: mode.into(),
-                p50_ns: quantile(s, 0.5),
-                p99_ns: quantile(s, 0.99),
-                p999_ns: quantile(s, 0.999),
-                samples: s.len() as u64,
+                mode: "chain".into(),
+                p50_ns: ns,
+                p99_ns: ns,
+                p999_ns: ns,
+                samples: chain as u64,
             });
+            let probe = MemoryProbe::new(params.bytes(), ctx.seed);
+            let mem = probe.dependent_chain(chain);
+            rows.push(Row {
+                size_bytes: bytes,
+                mode: "memory-chain".into(),
+                p50_ns: mem,
+                p99_ns: mem,
+                p999_ns: mem,
+                samples: chain as u64,
+            });
+            drop(probe);
+
+            // Per-batch latency distribution, single-key loop and batched.
+            // Three modes, each probing its own batches: a batch probed twice would find its
+            // lines cached the second time.
+            let keys: Vec<u64> = (0..(3 * batches * BATCH) as u64)
+                .map(|i| member_key(ctx, i.wrapping_mul(0x9e37) % n) ^ (i & 1))
+                .collect();
+            let mut out = [false; BATCH];
+            let mut samples = [(); 3].map(|_| Vec::with_capacity(batches));
+            for (turn, chunks) in keys.chunks_exact(3 * BATCH).enumerate() {
+                for (mode, chunk) in (0..3)
+                    .map(|j| (turn + j) % 3)
+                    .zip(chunks.chunks_exact(BATCH))
+                {
+                    let t = Instant::now();
+                    if mode == 1 {
+                        f.contains_batch(chunk, &mut out);
+                        black_box(&out);
+                    } else {
+                        black_box(chunk.iter().filter(|&&k| f.contains(k)).count());
+                    }
+                    samples[mode].push(t.elapsed().as_nanos() as f64);
+                }
+            }
+            let [single, batched, control] = &samples;
+            for (mode, s) in [
+                ("batch-single", single),
+                ("batch-batched", batched),
+                ("batch-single-control", control),
+            ] {
+                rows.push(Row {
+                    size_bytes: bytes,
+                    mode: mode.into(),
+                    p50_ns: quantile(s, 0.5),
+                    p99_ns: quantile(s, 0.99),
+                    p999_ns: quantile(s, 0.999),
+                    samples: s.len() as u64,
+                });
+            }
+            bar.inc(1);
         }
-        bar.inc(1);
+        bar.finish_and_clear();
+        Ok(rows)
     }
-    bar.finish_and_clear();
-    csvio::write(&ctx.dir(NAME)?.join("data.csv"), &rows)
-}
 
-/// Draws chain latency and batch percentiles (per key) against size.
-pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = ctx.rows(NAME)?;
-    let series_of = |mode: &str, pick: fn(&Row) -> f64, per: f64, name: &str, style: Style| {
-        let mut pts: Vec<(f64, f64)> = rows
-            .iter()
-            .filter(|r| r.mode == mode)
-            .map(|r| (r.size_bytes as f64 / 1024.0, pick(r) / per))
-            .collect();
-        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-        // Colour says which loop (a fixed colour of `plot::colour` each), the line style
-        // which statistic: p50 solid, p99.9 dashed.
-        let colour_key = match mode {
-            "chain" => "avx2",
-            "memory-chain" => "scalar",
-            "batch-single" => "avx512",
-            _ => "portable",
-        };
-        Series {
-            name: name.into(),
-            colour_key: colour_key.into(),
-            points: pts,
-            errors: None,
-            style,
-        }
-    };
-    let series = vec![
-        series_of(
-            "chain",
-            |r| r.p50_ns,
-            1.0,
-            "dependent lookup (linebloom)",
-            Style::Measured,
-        ),
-        series_of(
-            "memory-chain",
-            |r| r.p50_ns,
-            1.0,
-            "dependent 64-byte read (memory)",
-            Style::Reference,
-        ),
-        series_of(
-            "batch-single",
-            |r| r.p50_ns,
-            BATCH as f64,
-            "single-key loop, p50 per key",
-            Style::Measured,
-        ),
-        series_of(
-            "batch-single",
-            |r| r.p999_ns,
-            BATCH as f64,
-            "single-key loop, p99.9 per key",
-            Style::Reference,
-        ),
-        series_of(
-            "batch-batched",
-            |r| r.p50_ns,
-            BATCH as f64,
-            "contains_batch, p50 per key",
-            Style::Measured,
-        ),
-        series_of(
-            "batch-batched",
-            |r| r.p999_ns,
-            BATCH as f64,
-            "contains_batch, p99.9 per key",
-            Style::Reference,
-        ),
-    ];
-    let frame = LineChart {
-        title: "Lookup latency vs filter size",
-        x_label: "filter size (KiB)",
-        y_label: "ns",
-        log_x: true,
-        log_y: true,
-        legend: crate::plot::Legend::Outside,
-        bands: &[],
-    };
-    crate::plot::line_chart(&ctx.dir(NAME)?, &frame, &series)
-}
-
-/// Report material from the CSV.
-pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = ctx.rows(NAME)?;
-    let mut sizes: Vec<u64> = rows.iter().map(|r| r.size_bytes).collect();
-    sizes.sort();
-    sizes.dedup();
-    let get = |mode: &str, s: u64| rows.iter().find(|r| r.mode == mode && r.size_bytes == s);
-    let table: Vec<Vec<String>> = sizes
-        .iter()
-        .map(|&s| {
-            let f = |m: &str, pick: fn(&Row) -> f64| {
-                get(m, s)
-                    .map(|r| format!("{:.1}", pick(r)))
-                    .unwrap_or_else(|| "—".into())
+    /// Draws chain latency and batch percentiles (per key) against size.
+    fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
+        let series_of = |mode: &str, pick: fn(&Row) -> f64, per: f64, name: &str, style: Style| {
+            let mut pts: Vec<(f64, f64)> = rows
+                .iter()
+                .filter(|r| r.mode == mode)
+                .map(|r| (r.size_bytes as f64 / 1024.0, pick(r) / per))
+                .collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            // Colour says which loop (a fixed colour of `plot::colour` each), the line style
+            // which statistic: p50 solid, p99.9 dashed.
+            let colour_key = match mode {
+                "chain" => "avx2",
+                "memory-chain" => "scalar",
+                "batch-single" => "avx512",
+                _ => "portable",
             };
-            vec![
-                format!("{} KiB", s >> 10),
-                f("chain", |r| r.p50_ns),
-                f("memory-chain", |r| r.p50_ns),
-                f("batch-single", |r| r.p50_ns),
-                f("batch-single", |r| r.p999_ns),
-                f("batch-batched", |r| r.p50_ns),
-                f("batch-batched", |r| r.p999_ns),
-                get("batch-single", s)
-                    .zip(get("batch-single-control", s))
-                    .map(|(a, b)| format!("±{:.0}%", (b.p50_ns / a.p50_ns - 1.0).abs() * 100.0))
-                    .unwrap_or_else(|| "—".into()),
-            ]
-        })
-        .collect();
-    let over: Vec<String> = sizes
-        .iter()
-        .filter_map(|&s| {
-            let (c, m) = (get("chain", s)?.p50_ns, get("memory-chain", s)?.p50_ns);
-            (c > 1.5 * m).then(|| format!("{} KiB ({c:.0} vs {m:.0} ns)", s >> 10))
-        })
-        .collect();
-    Ok(Summary {
+            Series {
+                name: name.into(),
+                colour_key: colour_key.into(),
+                points: pts,
+                errors: None,
+                style,
+            }
+        };
+        let series = vec![
+            series_of(
+                "chain",
+                |r| r.p50_ns,
+                1.0,
+                "dependent lookup (linebloom)",
+                Style::Measured,
+            ),
+            series_of(
+                "memory-chain",
+                |r| r.p50_ns,
+                1.0,
+                "dependent 64-byte read (memory)",
+                Style::Reference,
+            ),
+            series_of(
+                "batch-single",
+                |r| r.p50_ns,
+                BATCH as f64,
+                "single-key loop, p50 per key",
+                Style::Measured,
+            ),
+            series_of(
+                "batch-single",
+                |r| r.p999_ns,
+                BATCH as f64,
+                "single-key loop, p99.9 per key",
+                Style::Reference,
+            ),
+            series_of(
+                "batch-batched",
+                |r| r.p50_ns,
+                BATCH as f64,
+                "contains_batch, p50 per key",
+                Style::Measured,
+            ),
+            series_of(
+                "batch-batched",
+                |r| r.p999_ns,
+                BATCH as f64,
+                "contains_batch, p99.9 per key",
+                Style::Reference,
+            ),
+        ];
+        let frame = LineChart {
+            title: "Lookup latency vs filter size",
+            x_label: "filter size (KiB)",
+            y_label: "ns",
+            log_x: true,
+            log_y: true,
+            legend: crate::plot::Legend::Outside,
+            bands: &[],
+        };
+        crate::plot::line_chart(&run.dir, &frame, &series)
+    }
+
+    /// Report material from the CSV.
+    fn summary(rows: &[Row], _run: &Run) -> anyhow::Result<Summary> {
+        let mut sizes: Vec<u64> = rows.iter().map(|r| r.size_bytes).collect();
+        sizes.sort();
+        sizes.dedup();
+        let get = |mode: &str, s: u64| rows.iter().find(|r| r.mode == mode && r.size_bytes == s);
+        let table: Vec<Vec<String>> = sizes
+            .iter()
+            .map(|&s| {
+                let f = |m: &str, pick: fn(&Row) -> f64| {
+                    get(m, s)
+                        .map(|r| format!("{:.1}", pick(r)))
+                        .unwrap_or_else(|| "—".into())
+                };
+                vec![
+                    format!("{} KiB", s >> 10),
+                    f("chain", |r| r.p50_ns),
+                    f("memory-chain", |r| r.p50_ns),
+                    f("batch-single", |r| r.p50_ns),
+                    f("batch-single", |r| r.p999_ns),
+                    f("batch-batched", |r| r.p50_ns),
+                    f("batch-batched", |r| r.p999_ns),
+                    get("batch-single", s)
+                        .zip(get("batch-single-control", s))
+                        .map(|(a, b)| format!("±{:.0}%", (b.p50_ns / a.p50_ns - 1.0).abs() * 100.0))
+                        .unwrap_or_else(|| "—".into()),
+                ]
+            })
+            .collect();
+        let over: Vec<String> = sizes
+            .iter()
+            .filter_map(|&s| {
+                let (c, m) = (get("chain", s)?.p50_ns, get("memory-chain", s)?.p50_ns);
+                (c > 1.5 * m).then(|| format!("{} KiB ({c:.0} vs {m:.0} ns)", s >> 10))
+            })
+            .collect();
+        Ok(Summary {
         table: markdown_table(
             &["size", "dependent lookup ns", "dependent read ns", "batch of 64, loop p50 ns", "loop p99.9", "contains_batch p50", "contains_batch p99.9", "noise floor (control loop p50)"],
             &table,
@@ -279,4 +286,5 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
             format!("A dependent lookup cost more than 1.5× one dependent read at: {} (hashing and mask work on top of the line, which overlapping cannot hide in a chain).", over.join(", "))
         },
     })
+    }
 }

@@ -1,9 +1,10 @@
 //! The experiments, one module each, and the registry that drives `lab run`, `lab plot`
 //! and `lab report`.
 //!
-//! Each module has `NAME`, `run(ctx)` (measure, write `data.csv`), `plot(ctx)` (read the
-//! CSV back, draw `plot.svg`/`plot.png`) and `summary(ctx)` (read the CSV back, give the
-//! report's table and findings).
+//! Each module implements [`Experiment`] for one unit type: `measure` returns typed rows,
+//! and `plot` (draw `plot.svg`/`plot.png`) and `summary` (the report's table and
+//! findings) take the rows read back from `data.csv`. [`REGISTRY`] lists them and owns
+//! the CSV, `meta.json` and the order of the report.
 
 pub mod capabilities;
 pub mod churn;
@@ -20,7 +21,10 @@ pub mod space;
 pub mod threads;
 pub mod throughput;
 
-use crate::Ctx;
+use crate::meta::Meta;
+use crate::{Ctx, csvio};
+use serde::{Serialize, de::DeserializeOwned};
+use std::path::{Path, PathBuf};
 
 /// What an experiment contributes to `REPORT.md`.
 pub struct Summary {
@@ -32,148 +36,143 @@ pub struct Summary {
     pub not_leading: String,
 }
 
-/// One registered experiment.
-pub struct Experiment {
+/// One experiment: it measures rows, and draws its plot and writes its part of the
+/// report from those rows alone. The registry ([`Registered`]) owns everything around
+/// that: writing the rows to `data.csv`, the provenance to `meta.json`, and reading
+/// both back for [`plot`](Experiment::plot) and [`summary`](Experiment::summary), so a
+/// plot or a table can only show what the CSV holds.
+pub trait Experiment {
     /// Name for `lab run <name>`, and the results folder.
+    const NAME: &'static str;
+    /// One line for `lab list` and the report's section.
+    const ABOUT: &'static str;
+    /// One row of `data.csv`.
+    type Row: Serialize + DeserializeOwned;
+    /// Measures, with progress output on long runs.
+    fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Self::Row>>;
+    /// Draws the plots into `run.dir` from the rows of `data.csv`.
+    fn plot(rows: &[Self::Row], run: &Run) -> anyhow::Result<()>;
+    /// Report material from the rows of `data.csv`.
+    fn summary(rows: &[Self::Row], run: &Run) -> anyhow::Result<Summary>;
+}
+
+/// What a plot or a summary knows besides the rows: the experiment's folder (where the
+/// plots go) and the provenance of the run that wrote the rows.
+pub struct Run {
+    /// `<out>/<experiment>/`.
+    pub dir: PathBuf,
+    /// Its `meta.json`.
+    pub meta: Meta,
+}
+
+impl Run {
+    /// The run of experiment `name` whose results are under `out`, or a clear error when
+    /// there is none.
+    pub fn open(out: &Path, name: &str) -> anyhow::Result<Run> {
+        let dir = out.join(name);
+        let first = || format!("run `lab run {name} --out {}` first", out.display());
+        let meta = Meta::read(&dir).map_err(|e| anyhow::anyhow!("{e}: {}", first()))?;
+        if !dir.join("data.csv").exists() {
+            anyhow::bail!(
+                "{} does not exist: {}",
+                dir.join("data.csv").display(),
+                first()
+            );
+        }
+        Ok(Run { dir, meta })
+    }
+
+    /// The rows of this run's `data.csv`.
+    pub fn rows<T: DeserializeOwned>(&self) -> anyhow::Result<Vec<T>> {
+        csvio::read(&self.dir.join("data.csv"))
+    }
+}
+
+/// One experiment in the registry, its row type erased: what `lab` drives.
+pub struct Registered {
+    /// [`Experiment::NAME`].
     pub name: &'static str,
-    /// One line for `lab list`.
+    /// [`Experiment::ABOUT`].
     pub about: &'static str,
-    /// Needs a server (Redis): skipped by `lab report`.
-    pub needs_server: bool,
-    /// Measures and writes `data.csv`.
-    pub run: fn(&Ctx) -> anyhow::Result<()>,
-    /// Draws the plot from the CSV.
-    pub plot: fn(&Ctx) -> anyhow::Result<()>,
-    /// Report material from the CSV.
-    pub summary: fn(&Ctx) -> anyhow::Result<Summary>,
+    measure: fn(&Ctx) -> anyhow::Result<()>,
+    plot: fn(&Run) -> anyhow::Result<()>,
+    summary: fn(&Run) -> anyhow::Result<Summary>,
+    reserialise: fn(&Run) -> anyhow::Result<String>,
+}
+
+/// The registry entry of `E`.
+const fn entry<E: Experiment>() -> Registered {
+    Registered {
+        name: E::NAME,
+        about: E::ABOUT,
+        measure: |ctx| {
+            let rows = E::measure(ctx)?;
+            csvio::write(&ctx.dir(E::NAME)?.join("data.csv"), &rows)
+        },
+        plot: |run| E::plot(&run.rows::<E::Row>()?, run),
+        summary: |run| E::summary(&run.rows::<E::Row>()?, run),
+        reserialise: |run| csvio::to_string(&run.rows::<E::Row>()?),
+    }
+}
+
+impl Registered {
+    /// Runs the experiment end to end: measures, writes `data.csv` and `meta.json`,
+    /// and draws the plots from what was written. Returns the seconds it took.
+    pub fn run(&self, ctx: &Ctx) -> anyhow::Result<f64> {
+        let t = std::time::Instant::now();
+        eprintln!("== {}: {}", self.name, self.about);
+        (self.measure)(ctx)
+            .map_err(|err| anyhow::anyhow!("experiment {} failed: {err:#}", self.name))?;
+        let secs = t.elapsed().as_secs_f64();
+        Meta::new(ctx, self.name, secs).write(&ctx.dir(self.name)?)?;
+        self.plot(&ctx.out)
+            .map_err(|err| anyhow::anyhow!("plotting {} failed: {err:#}", self.name))?;
+        eprintln!(
+            "   {} done in {secs:.1} s -> {}",
+            self.name,
+            ctx.out.join(self.name).display()
+        );
+        Ok(secs)
+    }
+
+    /// Draws the plots from the results under `out`.
+    pub fn plot(&self, out: &Path) -> anyhow::Result<()> {
+        (self.plot)(&Run::open(out, self.name)?)
+    }
+
+    /// The report material from the results under `out`.
+    pub fn summary(&self, out: &Path) -> anyhow::Result<Summary> {
+        (self.summary)(&Run::open(out, self.name)?)
+    }
+
+    /// The results' `data.csv` read into the experiment's row type and written again:
+    /// the same text when the row type round-trips what it wrote.
+    pub fn reserialise(&self, out: &Path) -> anyhow::Result<String> {
+        (self.reserialise)(&Run::open(out, self.name)?)
+    }
 }
 
 /// Every experiment, in report order.
-pub const REGISTRY: &[Experiment] = &[
-    Experiment {
-        name: fpr_vs_bits::NAME,
-        about: "measured FPR vs bits per key for every scheme, against the theoretical curves",
-        needs_server: false,
-        run: fpr_vs_bits::run,
-        plot: fpr_vs_bits::plot,
-        summary: fpr_vs_bits::summary,
-    },
-    Experiment {
-        name: formula::NAME,
-        about: "the exact blocked formula against >= 1e8 probes (random keys) and structured integer keys",
-        needs_server: false,
-        run: formula::run,
-        plot: formula::plot,
-        summary: formula::summary,
-    },
-    Experiment {
-        name: sizing::NAME,
-        about: "requested vs achieved FPR over n x p: who keeps the promise",
-        needs_server: false,
-        run: sizing::run,
-        plot: sizing::plot,
-        summary: sizing::summary,
-    },
-    Experiment {
-        name: sizing_per_filter::NAME,
-        about: "the promise per filter: over 100+ key sets per small (n, p) cell, the share of filters above p",
-        needs_server: false,
-        run: sizing_per_filter::run,
-        plot: sizing_per_filter::plot,
-        summary: sizing_per_filter::summary,
-    },
-    Experiment {
-        name: sizing_table::NAME,
-        about: "the seeds' n/m/k table: each scheme's bits, k, predicted and measured rate at n",
-        needs_server: false,
-        run: sizing_table::run,
-        plot: sizing_table::plot,
-        summary: sizing_table::summary,
-    },
-    Experiment {
-        name: throughput::NAME,
-        about: "ns/op (insert, hit, miss; single and batched) vs filter size, with memory limit lines",
-        needs_server: false,
-        run: throughput::run,
-        plot: throughput::plot,
-        summary: throughput::summary,
-    },
-    Experiment {
-        name: latency::NAME,
-        about: "dependent-chain lookup latency vs size, and p50/p99/p99.9 of batch latency",
-        needs_server: false,
-        run: latency::run,
-        plot: latency::plot,
-        summary: latency::summary,
-    },
-    Experiment {
-        name: space::NAME,
-        about: "bits per key vs achieved FPR (the space-accuracy frontier) with the lower bound",
-        needs_server: false,
-        run: space::run,
-        plot: space::plot,
-        summary: space::summary,
-    },
-    Experiment {
-        name: churn::NAME,
-        about: "a set that changes: delete the oldest 10% and insert as many new keys, round after round, for every filter that can delete",
-        needs_server: false,
-        run: churn::run,
-        plot: churn::plot,
-        summary: churn::summary,
-    },
-    Experiment {
-        name: growth::NAME,
-        about: "a set that outgrows its first estimate: rate and memory at 1 to 100 times it, for every filter that can grow",
-        needs_server: false,
-        run: growth::run,
-        plot: growth::plot,
-        summary: growth::summary,
-    },
-    Experiment {
-        name: capabilities::NAME,
-        about: "the capability matrix: insert after build, delete, grow, merge, concurrent insert and serialize, each run and checked for every contender",
-        needs_server: false,
-        run: capabilities::run,
-        plot: capabilities::plot,
-        summary: capabilities::summary,
-    },
-    Experiment {
-        name: threads::NAME,
-        about: "AtomicBloomFilter throughput vs threads, against fastbloom's AtomicBloomFilter",
-        needs_server: false,
-        run: threads::run,
-        plot: threads::plot,
-        summary: threads::summary,
-    },
-    Experiment {
-        name: crate::penetration::NAME,
-        about: "cache penetration: a filter in front of cache and SQLite, live metrics (Redis schemes with --redis)",
-        needs_server: false,
-        run: crate::penetration::run,
-        plot: crate::penetration::plot,
-        summary: crate::penetration::summary,
-    },
-    Experiment {
-        name: kernels::NAME,
-        about: "every kernel on one workload: insert, hit and miss, interleaved, with a control copy",
-        needs_server: false,
-        run: kernels::run,
-        plot: kernels::plot,
-        summary: kernels::summary,
-    },
-    Experiment {
-        name: footprint::NAME,
-        about: "flash and stack on a Cortex-M4 and wasm32: code over a program with no filter at opt-level s and 3, next to sbbf-rs",
-        needs_server: false,
-        run: footprint::run,
-        plot: footprint::plot,
-        summary: footprint::summary,
-    },
+pub const REGISTRY: &[Registered] = &[
+    entry::<fpr_vs_bits::FprVsBits>(),
+    entry::<formula::Formula>(),
+    entry::<sizing::SizingGrid>(),
+    entry::<sizing_per_filter::SizingPerFilter>(),
+    entry::<sizing_table::SizingTable>(),
+    entry::<throughput::Throughput>(),
+    entry::<latency::Latency>(),
+    entry::<space::Space>(),
+    entry::<churn::Churn>(),
+    entry::<growth::Growth>(),
+    entry::<capabilities::Capabilities>(),
+    entry::<threads::Threads>(),
+    entry::<crate::penetration::Penetration>(),
+    entry::<kernels::Kernels>(),
+    entry::<footprint::Footprint>(),
 ];
 
 /// The experiment called `name`, or an error listing the valid names.
-pub fn find(name: &str) -> anyhow::Result<&'static Experiment> {
+pub fn find(name: &str) -> anyhow::Result<&'static Registered> {
     REGISTRY.iter().find(|e| e.name == name).ok_or_else(|| {
         let names: Vec<&str> = REGISTRY.iter().map(|e| e.name).collect();
         anyhow::anyhow!(

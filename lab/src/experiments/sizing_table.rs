@@ -19,10 +19,10 @@
 //!
 //! `lab size --n N --p P` prints the same rows for any (n, p), without measuring.
 
-use super::{Summary, false_positives, markdown_table, members, non_members};
+use super::{Experiment, Run, Summary, false_positives, markdown_table, members, non_members};
+use crate::Ctx;
 use crate::rivals::{Classic, Filter, Sizing, build, parquet_bits_per_key};
 use crate::stats::{Z99, wilson};
-use crate::{Ctx, csvio};
 use linebloom::{ClassicBloomFilter, ClassicParams, Params, fpr};
 use serde::{Deserialize, Serialize};
 
@@ -174,47 +174,112 @@ fn cases(scale: crate::Scale) -> (Vec<(u64, f64)>, usize) {
     }
 }
 
-/// Measures and writes `data.csv`.
-pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
-    let (cases, probes) = cases(ctx.scale);
-    let probe_keys = non_members(ctx, probes, 3);
-    let bar = crate::progress::bar(ctx, (cases.len() * SCHEMES.len()) as u64, NAME);
-    let mut rows = Vec::new();
-    for &(n, p) in &cases {
-        let keys = members(ctx, n as usize, n ^ 0x5eed);
-        for mut row in rows_for(n, p)? {
-            bar.set_message(format!("{} n = {n}, p = {p}", row.contender));
-            let f = filter(&row.contender, n, p, &keys, ctx)?;
-            let fp = false_positives(f.as_ref(), &probe_keys);
-            row.measured = fp as f64 / probes as f64;
-            row.probes = probes as u64;
-            rows.push(row);
-            bar.inc(1);
-        }
-    }
-    bar.finish_and_clear();
-    csvio::write(&ctx.dir(NAME)?.join("data.csv"), &rows)
-}
+/// The `sizing_table` experiment.
+pub struct SizingTable;
 
-/// Bits per key of every scheme at each (n, p), from the CSV.
-pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = ctx.rows(NAME)?;
-    let bars: Vec<(String, String, f64)> = rows
-        .iter()
-        .map(|r| {
-            (
-                format!("n={:.0e} p={}", r.n as f64, r.requested),
-                r.contender.clone(),
-                r.bits_per_key,
-            )
-        })
-        .collect();
-    crate::plot::bar_chart(
-        &ctx.dir(NAME)?,
-        "Bits per key each scheme's recipe gives (the seeds' n/m/k table)",
-        "bits per key",
-        &bars,
-    )
+impl Experiment for SizingTable {
+    const NAME: &'static str = NAME;
+    const ABOUT: &'static str =
+        "the seeds' n/m/k table: each scheme's bits, k, predicted and measured rate at n";
+    type Row = Row;
+
+    /// Measures: the rows the registry writes to `data.csv`.
+    fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
+        let (cases, probes) = cases(ctx.scale);
+        let probe_keys = non_members(ctx, probes, 3);
+        let bar = crate::progress::bar(ctx, (cases.len() * SCHEMES.len()) as u64, NAME);
+        let mut rows = Vec::new();
+        for &(n, p) in &cases {
+            let keys = members(ctx, n as usize, n ^ 0x5eed);
+            for mut row in rows_for(n, p)? {
+                bar.set_message(format!("{} n = {n}, p = {p}", row.contender));
+                let f = filter(&row.contender, n, p, &keys, ctx)?;
+                let fp = false_positives(f.as_ref(), &probe_keys);
+                row.measured = fp as f64 / probes as f64;
+                row.probes = probes as u64;
+                rows.push(row);
+                bar.inc(1);
+            }
+        }
+        bar.finish_and_clear();
+        Ok(rows)
+    }
+
+    /// Bits per key of every scheme at each (n, p), from the CSV.
+    fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
+        let bars: Vec<(String, String, f64)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    format!("n={:.0e} p={}", r.n as f64, r.requested),
+                    r.contender.clone(),
+                    r.bits_per_key,
+                )
+            })
+            .collect();
+        crate::plot::bar_chart(
+            &run.dir,
+            "Bits per key each scheme's recipe gives (the seeds' n/m/k table)",
+            "bits per key",
+            &bars,
+        )
+    }
+
+    /// Report material from the CSV.
+    fn summary(rows: &[Row], _run: &Run) -> anyhow::Result<Summary> {
+        let case = |r: &Row| format!("n = {}, p = {}", r.n, r.requested);
+        // Above the target beyond the noise: the Wilson 99% lower bound is above it.
+        let over: Vec<String> = rows
+            .iter()
+            .filter(|r| {
+                wilson((r.measured * r.probes as f64).round() as u64, r.probes, Z99).0 > r.requested
+            })
+            .map(|r| format!("{} at {}: {}", r.contender, case(r), percent(r.measured)))
+            .collect();
+        // Schemes that kept the target with fewer bits than linebloom, with the cases.
+        let leaner: Vec<String> = SCHEMES
+            .iter()
+            .filter(|&&s| s != "linebloom")
+            .filter_map(|&scheme| {
+                let cases: Vec<String> = rows
+                    .iter()
+                    .filter(|r| r.contender == scheme && r.measured <= r.requested)
+                    .filter(|r| {
+                        rows.iter().any(|l| {
+                            l.contender == "linebloom"
+                                && l.n == r.n
+                                && l.requested == r.requested
+                                && r.bits < l.bits
+                        })
+                    })
+                    .map(|r| format!("{} ({:.2} bits/key)", case(r), r.bits_per_key))
+                    .collect();
+                (!cases.is_empty()).then(|| format!("{scheme} at {}", cases.join(", ")))
+            })
+            .collect();
+        let mut not_leading = String::new();
+        if !leaner.is_empty() {
+            not_leading.push_str(&format!(
+                "Measured at or below the target with fewer bits than linebloom's blocked filter \
+             (blocking costs memory; the unblocked filters pay one cache miss per probe): {}. ",
+                leaner.join("; ")
+            ));
+        }
+        if !over.is_empty() {
+            not_leading.push_str(&format!(
+                "Measured above the target beyond noise (Wilson 99% lower bound above it): {}.",
+                over.join("; ")
+            ));
+        }
+        if not_leading.is_empty() {
+            not_leading = "—".into();
+        }
+        Ok(Summary {
+        table: table(rows),
+        caption: "The seeds' parameter table: for each n and p, the bits and hash count each scheme's recipe chooses, the rate its own formula predicts for that shape, and the rate measured after inserting n random keys (non-member probes as in the CSV). The plot compares bits per key.".into(),
+        not_leading,
+    })
+    }
 }
 
 /// Formats a rate as a percentage with three significant digits.
@@ -256,61 +321,4 @@ pub fn table(rows: &[Row]) -> String {
         ],
         &body,
     )
-}
-
-/// Report material from the CSV.
-pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = ctx.rows(NAME)?;
-    let case = |r: &Row| format!("n = {}, p = {}", r.n, r.requested);
-    // Above the target beyond the noise: the Wilson 99% lower bound is above it.
-    let over: Vec<String> = rows
-        .iter()
-        .filter(|r| {
-            wilson((r.measured * r.probes as f64).round() as u64, r.probes, Z99).0 > r.requested
-        })
-        .map(|r| format!("{} at {}: {}", r.contender, case(r), percent(r.measured)))
-        .collect();
-    // Schemes that kept the target with fewer bits than linebloom, with the cases.
-    let leaner: Vec<String> = SCHEMES
-        .iter()
-        .filter(|&&s| s != "linebloom")
-        .filter_map(|&scheme| {
-            let cases: Vec<String> = rows
-                .iter()
-                .filter(|r| r.contender == scheme && r.measured <= r.requested)
-                .filter(|r| {
-                    rows.iter().any(|l| {
-                        l.contender == "linebloom"
-                            && l.n == r.n
-                            && l.requested == r.requested
-                            && r.bits < l.bits
-                    })
-                })
-                .map(|r| format!("{} ({:.2} bits/key)", case(r), r.bits_per_key))
-                .collect();
-            (!cases.is_empty()).then(|| format!("{scheme} at {}", cases.join(", ")))
-        })
-        .collect();
-    let mut not_leading = String::new();
-    if !leaner.is_empty() {
-        not_leading.push_str(&format!(
-            "Measured at or below the target with fewer bits than linebloom's blocked filter \
-             (blocking costs memory; the unblocked filters pay one cache miss per probe): {}. ",
-            leaner.join("; ")
-        ));
-    }
-    if !over.is_empty() {
-        not_leading.push_str(&format!(
-            "Measured above the target beyond noise (Wilson 99% lower bound above it): {}.",
-            over.join("; ")
-        ));
-    }
-    if not_leading.is_empty() {
-        not_leading = "—".into();
-    }
-    Ok(Summary {
-        table: table(&rows),
-        caption: "The seeds' parameter table: for each n and p, the bits and hash count each scheme's recipe chooses, the rate its own formula predicts for that shape, and the rate measured after inserting n random keys (non-member probes as in the CSV). The plot compares bits per key.".into(),
-        not_leading,
-    })
 }

@@ -20,12 +20,12 @@
 //! sbbf-rs-safe filter, `sbbf-rs-safe-control`, is timed like any contender: its ratio
 //! to sbbf-rs-safe is the table's noise floor. The CSV has the median, min and max.
 
-use super::{Summary, fill_stream, markdown_table, member_key, non_members};
+use super::{Experiment, Run, Summary, fill_stream, markdown_table, member_key, non_members};
+use crate::Ctx;
 use crate::plot::{LineChart, Series, Style};
 use crate::rivals::{Blocked, Fastbloom, Filter, Named, Sbbf, Sizing, build};
 use crate::stats::summary as med;
 use crate::timing::{HugePageBlocks, MemoryProbe, anon_huge_bytes, ns_per_key};
-use crate::{Ctx, csvio};
 use linebloom::{BloomFilter, Params};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use serde::{Deserialize, Serialize};
@@ -75,191 +75,309 @@ pub struct Row {
     pub huge_page_bytes: u64,
 }
 
-/// Measures and writes `data.csv`.
-pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
-    let (sizes, rounds, rival_max): (Vec<u64>, usize, u64) = match ctx.scale {
-        crate::Scale::Tiny => (vec![16 << 10, 1 << 20], 3, 1 << 20),
-        crate::Scale::Quick => (
-            vec![16 << 10, 256 << 10, 4 << 20, 64 << 20, 1 << 30],
-            5,
-            64 << 20,
-        ),
-        crate::Scale::Full => (
-            (0..=8)
-                .map(|i| (16u64 << 10) << (2 * i))
-                .take_while(|&s| s <= 4 << 30)
-                .collect(),
-            9,
-            u64::MAX,
-        ),
-    };
-    let mut rows = Vec::new();
-    let bar = crate::progress::bar(ctx, sizes.len() as u64, NAME);
-    for &size in &sizes {
-        bar.set_message(format!("{} KiB", size >> 10));
-        let n = (size as f64 * 8.0 / 10.2) as u64;
-        let params = Params::for_fpr(n, 0.01)?;
-        // Probes: enough distinct lines to defeat the caches at large sizes.
-        let lines = (params.bytes() / 64) as u64;
-        let probes = lines.clamp(1 << 16, 1 << 24) as usize;
-        let mut rng = StdRng::seed_from_u64(ctx.seed ^ size);
-        let hits: Vec<u64> = (0..probes)
-            .map(|_| member_key(ctx, rng.random_range(0..n)))
-            .collect();
-        let misses = non_members(ctx, probes, size);
-        let inserts: Vec<u64> = (0..probes as u64).map(|i| member_key(ctx, n + i)).collect();
+/// The `throughput` experiment.
+pub struct Throughput;
 
-        let mut contenders: Vec<Box<dyn Filter>> = Vec::new();
-        let kernels: Vec<_> = if size > rival_max {
-            vec![ctx.kernel]
-        } else {
-            linebloom::arch::available().collect()
+impl Experiment for Throughput {
+    const NAME: &'static str = NAME;
+    const ABOUT: &'static str =
+        "ns/op (insert, hit, miss; single and batched) vs filter size, with memory limit lines";
+    type Row = Row;
+
+    /// Measures: the rows the registry writes to `data.csv`.
+    fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
+        let (sizes, rounds, rival_max): (Vec<u64>, usize, u64) = match ctx.scale {
+            crate::Scale::Tiny => (vec![16 << 10, 1 << 20], 3, 1 << 20),
+            crate::Scale::Quick => (
+                vec![16 << 10, 256 << 10, 4 << 20, 64 << 20, 1 << 30],
+                5,
+                64 << 20,
+            ),
+            crate::Scale::Full => (
+                (0..=8)
+                    .map(|i| (16u64 << 10) << (2 * i))
+                    .take_while(|&s| s <= 4 << 30)
+                    .collect(),
+                9,
+                u64::MAX,
+            ),
         };
-        for kernel in kernels {
-            let storage = HugePageBlocks::new(params.blocks());
-            let f = BloomFilter::from_storage(storage, params.k())?.with_kernel(kernel);
-            contenders.push(Box::new(Blocked(f)));
-        }
-        if size <= rival_max {
-            contenders.push(Box::new(Sbbf(sbbf_rs_safe::Filter::new(10, n as usize))));
-            contenders.push(Box::new(Named(
-                CONTROL,
-                Sbbf(sbbf_rs_safe::Filter::new(10, n as usize)),
-            )));
-            contenders.push(Box::new(Fastbloom(
-                fastbloom::BloomFilter::with_false_pos(0.01).expected_items(n as usize),
-            )));
-        }
-        for c in contenders.iter_mut() {
-            let name = c.name();
-            fill_stream(ctx, c.as_mut(), n, &name);
-        }
-        if size <= rival_max {
-            let keys: Vec<u64> = (0..n).map(|i| member_key(ctx, i)).collect();
-            for family in FAMILIES {
-                bar.set_message(format!("{} KiB: building {family}", size >> 10));
-                let built = build(family, Sizing::Fpr(0.01), &keys, ctx.kernel)?;
-                contenders.push(built.ok_or_else(|| anyhow::anyhow!("{family}: no recipe"))?);
-            }
+        let mut rows = Vec::new();
+        let bar = crate::progress::bar(ctx, sizes.len() as u64, NAME);
+        for &size in &sizes {
             bar.set_message(format!("{} KiB", size >> 10));
-        }
-        let huge = anon_huge_bytes();
-        let probe = MemoryProbe::new(params.bytes(), ctx.seed);
+            let n = (size as f64 * 8.0 / 10.2) as u64;
+            let params = Params::for_fpr(n, 0.01)?;
+            // Probes: enough distinct lines to defeat the caches at large sizes.
+            let lines = (params.bytes() / 64) as u64;
+            let probes = lines.clamp(1 << 16, 1 << 24) as usize;
+            let mut rng = StdRng::seed_from_u64(ctx.seed ^ size);
+            let hits: Vec<u64> = (0..probes)
+                .map(|_| member_key(ctx, rng.random_range(0..n)))
+                .collect();
+            let misses = non_members(ctx, probes, size);
+            let inserts: Vec<u64> = (0..probes as u64).map(|i| member_key(ctx, n + i)).collect();
 
-        let workloads = ["hit", "miss", "hit-batched", "miss-batched", "insert"];
-        let mut samples: Vec<Vec<Vec<f64>>> =
-            vec![vec![Vec::new(); workloads.len()]; contenders.len()];
-        let mut limits = [Vec::new(), Vec::new()];
-        let mut out = vec![false; probes];
-        let len = contenders.len();
-        for round in 0..rounds {
-            // The start order rotates every round (see `timing`).
-            for ci in crate::timing::round_order(round, len) {
-                let c = &mut contenders[ci];
-                for (wi, w) in workloads.iter().enumerate() {
-                    let batched = w.ends_with("batched");
-                    if batched && !c.has_batch() {
-                        continue;
+            let mut contenders: Vec<Box<dyn Filter>> = Vec::new();
+            let kernels: Vec<_> = if size > rival_max {
+                vec![ctx.kernel]
+            } else {
+                linebloom::arch::available().collect()
+            };
+            for kernel in kernels {
+                let storage = HugePageBlocks::new(params.blocks());
+                let f = BloomFilter::from_storage(storage, params.k())?.with_kernel(kernel);
+                contenders.push(Box::new(Blocked(f)));
+            }
+            if size <= rival_max {
+                contenders.push(Box::new(Sbbf(sbbf_rs_safe::Filter::new(10, n as usize))));
+                contenders.push(Box::new(Named(
+                    CONTROL,
+                    Sbbf(sbbf_rs_safe::Filter::new(10, n as usize)),
+                )));
+                contenders.push(Box::new(Fastbloom(
+                    fastbloom::BloomFilter::with_false_pos(0.01).expected_items(n as usize),
+                )));
+            }
+            for c in contenders.iter_mut() {
+                let name = c.name();
+                fill_stream(ctx, c.as_mut(), n, &name);
+            }
+            if size <= rival_max {
+                let keys: Vec<u64> = (0..n).map(|i| member_key(ctx, i)).collect();
+                for family in FAMILIES {
+                    bar.set_message(format!("{} KiB: building {family}", size >> 10));
+                    let built = build(family, Sizing::Fpr(0.01), &keys, ctx.kernel)?;
+                    contenders.push(built.ok_or_else(|| anyhow::anyhow!("{family}: no recipe"))?);
+                }
+                bar.set_message(format!("{} KiB", size >> 10));
+            }
+            let huge = anon_huge_bytes();
+            let probe = MemoryProbe::new(params.bytes(), ctx.seed);
+
+            let workloads = ["hit", "miss", "hit-batched", "miss-batched", "insert"];
+            let mut samples: Vec<Vec<Vec<f64>>> =
+                vec![vec![Vec::new(); workloads.len()]; contenders.len()];
+            let mut limits = [Vec::new(), Vec::new()];
+            let mut out = vec![false; probes];
+            let len = contenders.len();
+            for round in 0..rounds {
+                // The start order rotates every round (see `timing`).
+                for ci in crate::timing::round_order(round, len) {
+                    let c = &mut contenders[ci];
+                    for (wi, w) in workloads.iter().enumerate() {
+                        let batched = w.ends_with("batched");
+                        if batched && !c.has_batch() {
+                            continue;
+                        }
+                        if *w == "insert" && UNTIMED_INSERTS.contains(&c.name().as_str()) {
+                            continue;
+                        }
+                        let keys = if w.starts_with("hit") {
+                            &hits
+                        } else if w.starts_with("miss") {
+                            &misses
+                        } else {
+                            &inserts
+                        };
+                        let t = match (*w, batched) {
+                            ("insert", _) => ns_per_key(keys, |k| {
+                                k.iter().for_each(|&x| c.insert(x));
+                                0
+                            }),
+                            (_, true) => ns_per_key(keys, |k| {
+                                c.contains_batch(k, &mut out);
+                                out.iter().filter(|&&x| x).count() as u64
+                            }),
+                            _ => ns_per_key(keys, |k| {
+                                k.iter().filter(|&&x| c.contains(x)).count() as u64
+                            }),
+                        };
+                        samples[ci][wi].push(t);
                     }
-                    if *w == "insert" && UNTIMED_INSERTS.contains(&c.name().as_str()) {
-                        continue;
+                }
+                limits[0].push(probe.independent_reads(probes, ctx.seed));
+                limits[1].push(probe.dependent_chain(probes.min(1 << 20)));
+            }
+            let mut push = |contender: String, workload: &str, s: &[f64], ops: usize| {
+                let (m, lo, hi) = med(s);
+                rows.push(Row {
+                    size_bytes: params.bytes() as u64,
+                    n,
+                    contender,
+                    workload: workload.into(),
+                    median_ns: m,
+                    min_ns: lo,
+                    max_ns: hi,
+                    ops: ops as u64,
+                    huge_page_bytes: huge,
+                });
+            };
+            for (c, per) in contenders.iter().zip(&samples) {
+                for (w, s) in workloads.iter().zip(per) {
+                    if !s.is_empty() {
+                        push(c.name(), w, s, probes);
                     }
-                    let keys = if w.starts_with("hit") {
-                        &hits
-                    } else if w.starts_with("miss") {
-                        &misses
-                    } else {
-                        &inserts
-                    };
-                    let t = match (*w, batched) {
-                        ("insert", _) => ns_per_key(keys, |k| {
-                            k.iter().for_each(|&x| c.insert(x));
-                            0
-                        }),
-                        (_, true) => ns_per_key(keys, |k| {
-                            c.contains_batch(k, &mut out);
-                            out.iter().filter(|&&x| x).count() as u64
-                        }),
-                        _ => ns_per_key(keys, |k| {
-                            k.iter().filter(|&&x| c.contains(x)).count() as u64
-                        }),
-                    };
-                    samples[ci][wi].push(t);
                 }
             }
-            limits[0].push(probe.independent_reads(probes, ctx.seed));
-            limits[1].push(probe.dependent_chain(probes.min(1 << 20)));
+            push("memory".into(), "limit-independent", &limits[0], probes);
+            push(
+                "memory".into(),
+                "limit-dependent",
+                &limits[1],
+                probes.min(1 << 20),
+            );
+            bar.inc(1);
         }
-        let mut push = |contender: String, workload: &str, s: &[f64], ops: usize| {
-            let (m, lo, hi) = med(s);
-            rows.push(Row {
-                size_bytes: params.bytes() as u64,
-                n,
-                contender,
-                workload: workload.into(),
-                median_ns: m,
-                min_ns: lo,
-                max_ns: hi,
-                ops: ops as u64,
-                huge_page_bytes: huge,
-            });
+        bar.finish_and_clear();
+        Ok(rows)
+    }
+
+    /// Draws CPU ns per operation against filter size: misses in `plot.svg` (the
+    /// headline), hits in `hit.svg` and inserts in `insert.svg`, each with its batched
+    /// variant where one exists and the memory limit lines.
+    fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
+        let dir = &run.dir;
+        for (op, stem, title) in [
+            (
+                "miss",
+                "plot",
+                "Negative lookup: CPU ns/op vs size (dashed: batched; memory limits)",
+            ),
+            (
+                "hit",
+                "hit",
+                "Positive lookup: CPU ns/op vs size (dashed: batched; memory limits)",
+            ),
+            (
+                "insert",
+                "insert",
+                "Insert: CPU ns/op vs size (dashed: memory limits)",
+            ),
+        ] {
+            let frame = LineChart {
+                title,
+                x_label: "filter size (KiB)",
+                y_label: "CPU ns per operation (median)",
+                log_x: true,
+                log_y: true,
+                // Twenty series: the legend goes beside the plot.
+                legend: crate::plot::Legend::Outside,
+                bands: &[],
+            };
+            crate::plot::line_chart_as(dir, stem, &frame, &op_series(rows, op))?;
+        }
+        Ok(())
+    }
+
+    /// Report material from the CSV.
+    fn summary(rows: &[Row], run: &Run) -> anyhow::Result<Summary> {
+        let mut sizes: Vec<u64> = rows.iter().map(|r| r.size_bytes).collect();
+        sizes.sort();
+        sizes.dedup();
+        let get = |c: &str, w: &str, s: u64| {
+            rows.iter()
+                .find(|r| r.contender == c && r.workload == w && r.size_bytes == s)
+                .map(|r| r.median_ns)
         };
-        for (c, per) in contenders.iter().zip(&samples) {
-            for (w, s) in workloads.iter().zip(per) {
-                if !s.is_empty() {
-                    push(c.name(), w, s, probes);
+        let ours = format!("linebloom-{}", run.meta.kernel);
+        let mut table = Vec::new();
+        let mut behind = Vec::new();
+        for &s in &sizes {
+            let fmt = |v: Option<f64>| v.map(|x| format!("{x:.1}")).unwrap_or_else(|| "—".into());
+            let o = get(&ours, "miss", s);
+            let sb = get("sbbf-rs-safe", "miss", s);
+            let fb = get("fastbloom", "miss", s);
+            // The noise floor: how far an identical copy of sbbf-rs-safe landed from it.
+            let noise = sb
+                .zip(get(CONTROL, "miss", s))
+                .map(|(a, b)| (b / a - 1.0).abs());
+            table.push(vec![
+                format!("{} KiB", s >> 10),
+                fmt(o),
+                fmt(get(&ours, "miss-batched", s)),
+                fmt(sb),
+                fmt(fb),
+                fmt(get(&ours, "insert", s)),
+                fmt(get("sbbf-rs-safe", "insert", s)),
+                fmt(get("memory", "limit-independent", s)),
+                fmt(get("memory", "limit-dependent", s)),
+                noise
+                    .map(|x| format!("±{:.0}%", x * 100.0))
+                    .unwrap_or_else(|| "—".into()),
+            ]);
+            let families = FAMILIES.iter().map(|f| (*f, get(f, "miss", s)));
+            for (name, theirs) in [("sbbf-rs-safe", sb), ("fastbloom", fb)]
+                .into_iter()
+                .chain(families)
+            {
+                // Slower only when the gap is larger than the control's.
+                if let (Some(a), Some(b)) = (o, theirs)
+                    && b * (1.0 + noise.unwrap_or(0.0)) < a
+                {
+                    behind.push(format!("{name} at {} KiB ({b:.1} vs {a:.1} ns)", s >> 10));
                 }
             }
         }
-        push("memory".into(), "limit-independent", &limits[0], probes);
-        push(
-            "memory".into(),
-            "limit-dependent",
-            &limits[1],
-            probes.min(1 << 20),
-        );
-        bar.inc(1);
+        let huge = rows.iter().map(|r| r.huge_page_bytes).max().unwrap_or(0);
+        // Every contender's negative and positive lookups at every size where it ran.
+        let mut names: Vec<&str> = rows
+            .iter()
+            .filter(|r| r.workload == "miss" && r.contender != CONTROL)
+            .map(|r| r.contender.as_str())
+            .collect();
+        names.dedup();
+        let family_sizes = family_sizes(rows);
+        let mut header = vec!["contender (miss / hit ns)".to_string()];
+        header.extend(family_sizes.iter().map(|s| format!("{} KiB", s >> 10)));
+        let every: Vec<Vec<String>> = names
+            .iter()
+            .map(|c| {
+                let mut line = vec![c.to_string()];
+                line.extend(family_sizes.iter().map(|&s| {
+                    match (get(c, "miss", s), get(c, "hit", s)) {
+                        (Some(m), Some(h)) => format!("{m:.1} / {h:.1}"),
+                        _ => "—".into(),
+                    }
+                }));
+                line
+            })
+            .collect();
+        let header: Vec<&str> = header.iter().map(String::as_str).collect();
+        let every_table = markdown_table(&header, &every);
+        Ok(Summary {
+            table: format!(
+                "{}\nEvery contender, every family, at the sizes where all of them ran (median CPU ns per negative / positive lookup):\n\n{every_table}",
+                markdown_table(
+                    &[
+                        "size",
+                        &format!("{ours} miss"),
+                        "batched miss",
+                        "sbbf-rs-safe miss",
+                        "fastbloom miss",
+                        &format!("{ours} insert"),
+                        "sbbf-rs-safe insert",
+                        "independent reads",
+                        "dependent reads",
+                        "noise floor (control vs sbbf)",
+                    ],
+                    &table,
+                )
+            ),
+            caption: format!(
+                "Median CPU ns per negative lookup against filter size (log-log), single-key (solid) and batched with prefetch (dashed), next to the time of independent and of dependent random 64-byte reads over a buffer of the same size. Contenders ran interleaved with a rotating start order; the last column is how far an identical copy of sbbf-rs-safe landed from it, the noise floor of each row. The process held at most {} MiB in transparent huge pages during the run (the kernel decides; 0 means every lookup also paid for a TLB miss). The same for positive lookups is in [`hit.svg`](throughput/hit.svg) and for inserts in [`insert.svg`](throughput/insert.svg); every number is in `data.csv`.",
+                huge >> 20
+            ),
+            not_leading: if behind.is_empty() {
+                "— (linebloom's single-key negative lookup was not slower than any other contender, beyond the noise floor, at any size measured)".into()
+            } else {
+                format!(
+                    "Single-key negative lookups were slower, beyond the noise floor, than: {}.",
+                    behind.join("; ")
+                )
+            },
+        })
     }
-    bar.finish_and_clear();
-    csvio::write(&ctx.dir(NAME)?.join("data.csv"), &rows)
-}
-
-/// Draws CPU ns per operation against filter size: misses in `plot.svg` (the
-/// headline), hits in `hit.svg` and inserts in `insert.svg`, each with its batched
-/// variant where one exists and the memory limit lines.
-pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = ctx.rows(NAME)?;
-    let dir = ctx.dir(NAME)?;
-    for (op, stem, title) in [
-        (
-            "miss",
-            "plot",
-            "Negative lookup: CPU ns/op vs size (dashed: batched; memory limits)",
-        ),
-        (
-            "hit",
-            "hit",
-            "Positive lookup: CPU ns/op vs size (dashed: batched; memory limits)",
-        ),
-        (
-            "insert",
-            "insert",
-            "Insert: CPU ns/op vs size (dashed: memory limits)",
-        ),
-    ] {
-        let frame = LineChart {
-            title,
-            x_label: "filter size (KiB)",
-            y_label: "CPU ns per operation (median)",
-            log_x: true,
-            log_y: true,
-            // Twenty series: the legend goes beside the plot.
-            legend: crate::plot::Legend::Outside,
-            bands: &[],
-        };
-        crate::plot::line_chart_as(&dir, stem, &frame, &op_series(&rows, op))?;
-    }
-    Ok(())
 }
 
 /// One series per contender for workload `op` and `op-batched`, and the memory limits.
@@ -310,114 +428,4 @@ pub fn family_sizes(rows: &[Row]) -> Vec<u64> {
     sizes.sort_unstable();
     sizes.dedup();
     sizes
-}
-
-/// Report material from the CSV.
-pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = ctx.rows(NAME)?;
-    let mut sizes: Vec<u64> = rows.iter().map(|r| r.size_bytes).collect();
-    sizes.sort();
-    sizes.dedup();
-    let get = |c: &str, w: &str, s: u64| {
-        rows.iter()
-            .find(|r| r.contender == c && r.workload == w && r.size_bytes == s)
-            .map(|r| r.median_ns)
-    };
-    let ours = format!("linebloom-{}", ctx.run_meta(NAME)?.kernel);
-    let mut table = Vec::new();
-    let mut behind = Vec::new();
-    for &s in &sizes {
-        let fmt = |v: Option<f64>| v.map(|x| format!("{x:.1}")).unwrap_or_else(|| "—".into());
-        let o = get(&ours, "miss", s);
-        let sb = get("sbbf-rs-safe", "miss", s);
-        let fb = get("fastbloom", "miss", s);
-        // The noise floor: how far an identical copy of sbbf-rs-safe landed from it.
-        let noise = sb
-            .zip(get(CONTROL, "miss", s))
-            .map(|(a, b)| (b / a - 1.0).abs());
-        table.push(vec![
-            format!("{} KiB", s >> 10),
-            fmt(o),
-            fmt(get(&ours, "miss-batched", s)),
-            fmt(sb),
-            fmt(fb),
-            fmt(get(&ours, "insert", s)),
-            fmt(get("sbbf-rs-safe", "insert", s)),
-            fmt(get("memory", "limit-independent", s)),
-            fmt(get("memory", "limit-dependent", s)),
-            noise
-                .map(|x| format!("±{:.0}%", x * 100.0))
-                .unwrap_or_else(|| "—".into()),
-        ]);
-        let families = FAMILIES.iter().map(|f| (*f, get(f, "miss", s)));
-        for (name, theirs) in [("sbbf-rs-safe", sb), ("fastbloom", fb)]
-            .into_iter()
-            .chain(families)
-        {
-            // Slower only when the gap is larger than the control's.
-            if let (Some(a), Some(b)) = (o, theirs)
-                && b * (1.0 + noise.unwrap_or(0.0)) < a
-            {
-                behind.push(format!("{name} at {} KiB ({b:.1} vs {a:.1} ns)", s >> 10));
-            }
-        }
-    }
-    let huge = rows.iter().map(|r| r.huge_page_bytes).max().unwrap_or(0);
-    // Every contender's negative and positive lookups at every size where it ran.
-    let mut names: Vec<&str> = rows
-        .iter()
-        .filter(|r| r.workload == "miss" && r.contender != CONTROL)
-        .map(|r| r.contender.as_str())
-        .collect();
-    names.dedup();
-    let family_sizes = family_sizes(&rows);
-    let mut header = vec!["contender (miss / hit ns)".to_string()];
-    header.extend(family_sizes.iter().map(|s| format!("{} KiB", s >> 10)));
-    let every: Vec<Vec<String>> = names
-        .iter()
-        .map(|c| {
-            let mut line = vec![c.to_string()];
-            line.extend(family_sizes.iter().map(|&s| {
-                match (get(c, "miss", s), get(c, "hit", s)) {
-                    (Some(m), Some(h)) => format!("{m:.1} / {h:.1}"),
-                    _ => "—".into(),
-                }
-            }));
-            line
-        })
-        .collect();
-    let header: Vec<&str> = header.iter().map(String::as_str).collect();
-    let every_table = markdown_table(&header, &every);
-    Ok(Summary {
-        table: format!(
-            "{}\nEvery contender, every family, at the sizes where all of them ran (median CPU ns per negative / positive lookup):\n\n{every_table}",
-            markdown_table(
-                &[
-                    "size",
-                    &format!("{ours} miss"),
-                    "batched miss",
-                    "sbbf-rs-safe miss",
-                    "fastbloom miss",
-                    &format!("{ours} insert"),
-                    "sbbf-rs-safe insert",
-                    "independent reads",
-                    "dependent reads",
-                    "noise floor (control vs sbbf)",
-                ],
-                &table,
-            )
-        ),
-        caption: format!(
-            "Median CPU ns per negative lookup against filter size (log-log), single-key (solid) and batched with prefetch (dashed), next to the time of independent and of dependent random 64-byte reads over a buffer of the same size. Contenders ran interleaved with a rotating start order; the last column is how far an identical copy of sbbf-rs-safe landed from it, the noise floor of each row. The process held at most {} MiB in transparent huge pages during the run (the kernel decides; 0 means every lookup also paid for a TLB miss). The same for positive lookups is in [`hit.svg`](throughput/hit.svg) and for inserts in [`insert.svg`](throughput/insert.svg); every number is in `data.csv`.",
-            huge >> 20
-        ),
-        not_leading: if behind.is_empty() {
-            "— (linebloom's single-key negative lookup was not slower than any other contender, beyond the noise floor, at any size measured)".into()
-        } else {
-            format!(
-                "Single-key negative lookups were slower, beyond the noise floor, than: {}.",
-                behind.join("; ")
-            )
-        },
-    })
 }

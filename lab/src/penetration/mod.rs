@@ -45,10 +45,10 @@ pub mod scenario;
 pub mod sidebyside;
 
 pub use connection::{RedisTarget, connect, connect_cluster, has_redisbloom};
-pub use report::{plot, summary};
 
 pub use sidebyside::{SideBySide, run as side_by_side};
 
+use crate::experiments::{Experiment, Run, Summary};
 use crate::{Ctx, csvio};
 use cache::{Cache, Cached, LocalCache, RedisCache};
 use db::Db;
@@ -273,8 +273,32 @@ pub fn serve(
     })
 }
 
-/// Measures and writes `data.csv` (and `sidebyside.csv` with `--redis`).
-pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
+/// The `penetration` experiment.
+pub struct Penetration;
+
+impl Experiment for Penetration {
+    const NAME: &'static str = NAME;
+    const ABOUT: &'static str = "cache penetration: a filter in front of cache and SQLite, live metrics (Redis schemes with --redis)";
+    type Row = Row;
+
+    /// Measures: the rows of `data.csv`. Writes `replay.csv`, and `sidebyside.csv`
+    /// with `--redis`, beside it.
+    fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
+        measure(ctx)
+    }
+
+    fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
+        report::plot(rows, run)
+    }
+
+    fn summary(rows: &[Row], run: &Run) -> anyhow::Result<Summary> {
+        report::summary(rows, run)
+    }
+}
+
+/// The scenario for every scheme, `replay.csv`, and `sidebyside.csv` with `--redis`;
+/// returns the rows of `data.csv`.
+fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
     let (n, secs) = sizes(ctx);
     // Claimed first, so a prefix in use is refused before anything runs; dropped on an
     // early return, which removes the run's keys on error too.
@@ -332,7 +356,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
         let _ = std::fs::remove_file(dir.join("sidebyside.csv"));
     }
     drop(scratch);
-    csvio::write(&dir.join("data.csv"), &rows)
+    Ok(rows)
 }
 
 /// Every scheme of the scenario, loaded and ready to run, each with a fresh copy of

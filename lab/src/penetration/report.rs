@@ -2,10 +2,10 @@
 //! per second, with the attack phases shaded) and its part of REPORT.md, all read back
 //! from `data.csv` (and `replay.csv`, `sidebyside.csv` where they exist).
 
-use super::{FPR, NAME, Row, SideBySide, replay, sidebyside};
-use crate::experiments::{Summary, markdown_table};
+use super::{FPR, Row, SideBySide, replay, sidebyside};
+use crate::csvio;
+use crate::experiments::{Run, Summary, markdown_table};
 use crate::plot::{LineChart, Series, Style};
-use crate::{Ctx, csvio};
 
 /// The run's attack phases from the CSV: the seconds of the first scheme, grouped by
 /// attack share, as shaded spans.
@@ -30,8 +30,7 @@ fn attack_phases(rows: &[Row]) -> Vec<crate::plot::Band> {
 }
 
 /// Draws database queries per second and requests per second over time.
-pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
-    let rows: Vec<Row> = ctx.rows(NAME)?;
+pub fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
     let mut schemes: Vec<String> = rows.iter().map(|r| r.contender.clone()).collect();
     schemes.dedup();
     let series = |pick: fn(&Row) -> f64| -> Vec<Series> {
@@ -50,12 +49,12 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
             })
             .collect()
     };
-    let bands = attack_phases(&rows);
-    let dir = ctx.dir(NAME)?;
+    let bands = attack_phases(rows);
+    let dir = &run.dir;
     // The headline is per request: schemes serve at very different rates (the Redis
     // ones pay a round trip per request), so absolute rates alone mislead.
     crate::plot::line_chart(
-        &dir,
+        dir,
         &LineChart {
             title: "Database queries per 1000 requests, by attack phase",
             x_label: "second",
@@ -68,7 +67,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         &series(|r| 1000.0 * r.db_queries as f64 / r.requests.max(1) as f64),
     )?;
     crate::plot::line_chart_as(
-        &dir,
+        dir,
         "dbps",
         &LineChart {
             title: "Database queries per second (absolute), by attack phase",
@@ -82,7 +81,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
         &series(|r| r.db_queries as f64),
     )?;
     crate::plot::line_chart_as(
-        &dir,
+        dir,
         "requests",
         &LineChart {
             title: "Requests answered per second (one client, closed loop)",
@@ -98,8 +97,7 @@ pub fn plot(ctx: &Ctx) -> anyhow::Result<()> {
 }
 
 /// Report material from the CSV.
-pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
-    let rows: Vec<Row> = ctx.rows(NAME)?;
+pub fn summary(rows: &[Row], run: &Run) -> anyhow::Result<Summary> {
     let mut schemes: Vec<String> = rows.iter().map(|r| r.contender.clone()).collect();
     schemes.dedup();
     let attack = |s: &str| {
@@ -237,11 +235,11 @@ pub fn summary(ctx: &Ctx) -> anyhow::Result<Summary> {
             &monitored,
         ));
     }
-    let replay_path = ctx.out.join(NAME).join("replay.csv");
+    let replay_path = run.dir.join("replay.csv");
     if replay_path.exists() {
         text.push_str(&replay::table(&csvio::read(&replay_path)?, &mut notes));
     }
-    let sbs_path = ctx.out.join(NAME).join("sidebyside.csv");
+    let sbs_path = run.dir.join("sidebyside.csv");
     if sbs_path.exists() {
         let sbs: Vec<SideBySide> = csvio::read(&sbs_path)?;
         text.push_str(&sidebyside::table(&sbs, &mut notes));
