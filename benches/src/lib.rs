@@ -15,8 +15,6 @@ use std::io::Write;
 
 /// Target false-positive rate the filters are built for.
 pub const TARGET_FPR: f64 = 0.01;
-/// sbbf-rs-safe is given the bits per key that its docs recommend for ~1%.
-pub const SBBF_BITS_PER_KEY: usize = 10;
 
 /// Capacities benchmarked, and where each linebloom filter (≈10 bits per key) sits on the
 /// reference machine (48 KiB L1d and 2 MiB L2 per core, 300 MiB shared L3): 12 KiB (L1),
@@ -46,23 +44,26 @@ pub fn linebloom(n: u64, kernel: &'static Kernel) -> Blocked<linebloom::Blocks> 
     linebloom_lab::rivals::blocked(Params::for_fpr(n, TARGET_FPR).expect("valid size"), kernel)
 }
 
-/// sbbf-rs-safe at 10 bits per key for `n` keys.
+/// sbbf-rs-safe for `n` keys at 1% by the lab's recipe (the Parquet spec's 10 bits per
+/// key).
 pub fn sbbf(n: u64) -> Sbbf {
-    Sbbf(sbbf_rs_safe::Filter::new(SBBF_BITS_PER_KEY, n as usize))
+    Sbbf::for_fpr(n, TARGET_FPR)
 }
 
-/// fastbloom sized by its own `with_false_pos(0.01).expected_items(n)`.
+/// fastbloom for `n` keys at 1% by the lab's recipe (its own
+/// `with_false_pos(0.01).expected_items(n)`).
 pub fn fastbloom(n: u64) -> Fastbloom {
-    Fastbloom(fastbloom::BloomFilter::with_false_pos(TARGET_FPR).expected_items(n as usize))
+    Fastbloom::for_fpr(n, TARGET_FPR)
 }
 
-/// Member key `i` (even): SplitMix64 of `i`, so a billion keys need no storage.
+/// The seed of the benchmarks' member keys (the lab's default seed).
+pub const KEY_SEED: u64 = 42;
+
+/// Member key `i` (even): the lab's keyed stream of [`KEY_SEED`], so a billion keys
+/// need no storage.
 #[inline]
 pub fn member_key(i: u64) -> u64 {
-    let mut z = i.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    (z ^ (z >> 31)) & !1
+    linebloom_lab::experiments::keyed_member(KEY_SEED, i)
 }
 
 /// Keys that the lookup benchmarks cycle through: 2^16 of them (512 KiB), random
@@ -99,14 +100,7 @@ pub fn non_member_keys(count: usize) -> Vec<u64> {
 /// `probes`, and appends one row to `target/linebloom-bench/fpr.csv` (name, capacity,
 /// bytes, bits per key, FPR), which the summary joins to the timings.
 pub fn fill_and_check<C: Filter + ?Sized>(c: &mut C, n: u64, probes: &[u64]) {
-    let mut chunk = Vec::with_capacity(1 << 16);
-    let mut i = 0;
-    while i < n {
-        chunk.clear();
-        chunk.extend((i..n.min(i + (1 << 16))).map(member_key));
-        c.insert_batch(&chunk);
-        i += chunk.len() as u64;
-    }
+    linebloom_lab::experiments::fill(c, n, member_key, |_| {});
     assert!(
         (0..n.min(10_000)).all(|i| c.contains(member_key(i))),
         "{}: false negative",

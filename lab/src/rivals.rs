@@ -473,6 +473,56 @@ pub fn parquet_bits_per_key(p: f64) -> usize {
     (-8.0 / (1.0 - p.powf(1.0 / 8.0)).ln()).ceil() as usize
 }
 
+impl Sbbf {
+    /// sbbf-rs-safe for `n` keys at rate `p` by the Parquet spec's sizing
+    /// ([`parquet_bits_per_key`]: 10 bits per key at 1%): the recipe of [`build`], the
+    /// timing experiments and the benchmarks alike.
+    pub fn for_fpr(n: u64, p: f64) -> Sbbf {
+        Sbbf(sbbf_rs_safe::Filter::new(
+            parquet_bits_per_key(p),
+            n as usize,
+        ))
+    }
+}
+
+impl Fastbloom {
+    /// fastbloom for `n` keys at rate `p` by its own recipe
+    /// (`with_false_pos(p).expected_items(n)`): the recipe of [`build`], the timing
+    /// experiments and the benchmarks alike.
+    pub fn for_fpr(n: u64, p: f64) -> Fastbloom {
+        Fastbloom(fastbloom::BloomFilter::with_false_pos(p).expected_items(n as usize))
+    }
+}
+
+impl FastbloomAtomic {
+    /// fastbloom's atomic filter for `n` keys at rate `p` by its own recipe, as
+    /// [`Fastbloom::for_fpr`].
+    pub fn for_fpr(n: u64, p: f64) -> FastbloomAtomic {
+        FastbloomAtomic(fastbloom::AtomicBloomFilter::with_false_pos(p).expected_items(n as usize))
+    }
+}
+
+/// The most keys linebloom's own sizing (`Params::for_fpr(n, p)`) fits in at most
+/// `bytes`: how the timing experiments turn a filter size into a key count, so that
+/// every contender is built for the same keys at the same rate by its own recipe.
+pub fn keys_for_bytes(bytes: u64, p: f64) -> anyhow::Result<u64> {
+    let fits =
+        |n: u64| -> anyhow::Result<bool> { Ok(Params::for_fpr(n, p)?.bytes() as u64 <= bytes) };
+    anyhow::ensure!(fits(1)?, "{bytes} bytes hold no key at rate {p}");
+    // Invariant: `lo` fits, `hi` does not (no filter at rate p < 1/2 spends under one
+    // bit per key).
+    let (mut lo, mut hi) = (1u64, bytes.saturating_mul(8).max(2));
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid)? {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(lo)
+}
+
 /// The fixed seed given to `bloomfilter` (its docs' recipe for reproducible filters).
 pub const BLOOMFILTER_SEED: [u8; 32] = [7; 32];
 
@@ -628,22 +678,15 @@ pub fn build_sized(
             // Start at a hundredth of the keys: the filter grows about 7 layers.
             Box::new(Scalable(ScalableBloomFilter::new((n / 100).max(1), p)?))
         }
-        ("sbbf-rs-safe", Sizing::Fpr(p)) => Box::new(Sbbf(sbbf_rs_safe::Filter::new(
-            parquet_bits_per_key(p),
-            n as usize,
-        ))),
+        ("sbbf-rs-safe", Sizing::Fpr(p)) => Box::new(Sbbf::for_fpr(n, p)),
         ("sbbf-rs-safe", Sizing::BitsPerKey(b)) if b.fract() == 0.0 => {
             Box::new(Sbbf(sbbf_rs_safe::Filter::new(b as usize, n as usize)))
         }
-        ("fastbloom", Sizing::Fpr(p)) => Box::new(Fastbloom(
-            fastbloom::BloomFilter::with_false_pos(p).expected_items(n as usize),
-        )),
+        ("fastbloom", Sizing::Fpr(p)) => Box::new(Fastbloom::for_fpr(n, p)),
         ("fastbloom", Sizing::BitsPerKey(b)) => Box::new(Fastbloom(
             fastbloom::BloomFilter::with_num_bits(bits(b) as usize).expected_items(n as usize),
         )),
-        ("fastbloom-atomic", Sizing::Fpr(p)) => Box::new(FastbloomAtomic(
-            fastbloom::AtomicBloomFilter::with_false_pos(p).expected_items(n as usize),
-        )),
+        ("fastbloom-atomic", Sizing::Fpr(p)) => Box::new(FastbloomAtomic::for_fpr(n, p)),
         ("fastbloom-atomic", Sizing::BitsPerKey(b)) => Box::new(FastbloomAtomic(
             fastbloom::AtomicBloomFilter::with_num_bits(bits(b) as usize)
                 .expected_items(n as usize),
@@ -678,6 +721,22 @@ pub fn build_sized(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `keys_for_bytes` is exact: its count fits in the size and one more key does not.
+    #[test]
+    fn keys_for_bytes_is_the_largest_count_that_fits() {
+        for bytes in [64u64, 16 << 10, 1 << 20, 64 << 20, 1 << 30] {
+            for p in [0.1, 0.01, 1e-4] {
+                let n = keys_for_bytes(bytes, p).unwrap();
+                let size = |n| Params::for_fpr(n, p).unwrap().bytes() as u64;
+                assert!(
+                    size(n) <= bytes && size(n + 1) > bytes,
+                    "{bytes} B at {p}: {n}"
+                );
+            }
+        }
+        assert!(keys_for_bytes(32, 0.01).is_err(), "less than one block");
+    }
 
     #[test]
     fn growable_memory_is_counted() {

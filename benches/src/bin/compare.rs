@@ -197,8 +197,7 @@ fn run_atomic(n: u64, rounds: usize, rows: &mut Vec<Row>) {
         .map(|i| member_key(i + n))
         .collect();
     let ours = AtomicBloomFilter::new(Params::for_fpr(n, TARGET_FPR).expect("valid size"));
-    let fast =
-        || fastbloom::AtomicBloomFilter::with_false_pos(TARGET_FPR).expected_items(n as usize);
+    let fast = || linebloom_lab::rivals::FastbloomAtomic::for_fpr(n, TARGET_FPR).0;
     let (theirs, control) = (fast(), fast());
     for i in 0..n {
         let k = member_key(i);

@@ -74,7 +74,7 @@ impl Experiment for Latency {
         let mut rows = Vec::new();
         let bar = crate::progress::bar(ctx, sizes.len() as u64, NAME);
         for &size in &sizes {
-            let n = (size as f64 * 8.0 / 10.2) as u64;
+            let n = crate::rivals::keys_for_bytes(size, 0.01)?;
             let params = Params::for_fpr(n, 0.01)?;
             let storage = HugePageBlocks::new(params.blocks());
             let mut f =

@@ -220,29 +220,47 @@ pub fn markdown_table(header: &[&str], rows: &[Vec<String>]) -> String {
     s
 }
 
-/// Member key number `i` of a keyed stream (even; SplitMix64 of `i` and the run's seed),
-/// for filters too large to hold their key set in memory.
+/// Member key number `i` of this run's keyed stream (even), for filters too large to
+/// hold their key set in memory: [`keyed_member`] with the run's seed.
 #[inline]
 pub fn member_key(ctx: &Ctx, i: u64) -> u64 {
+    keyed_member(ctx.seed, i)
+}
+
+/// Member key number `i` of the stream of `seed` (even; SplitMix64 of `i` and the
+/// seed): the lab's and the benchmarks' key streams.
+#[inline]
+pub fn keyed_member(seed: u64, i: u64) -> u64 {
     let mut z = i
-        .wrapping_add(ctx.seed.wrapping_mul(0xd6e8_feb8_6659_fd93))
+        .wrapping_add(seed.wrapping_mul(0xd6e8_feb8_6659_fd93))
         .wrapping_mul(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     (z ^ (z >> 31)) & !1
 }
 
-/// Inserts member keys `0..n` of the stream into `f`, in chunks, with a progress bar.
-pub fn fill_stream(ctx: &Ctx, f: &mut dyn crate::rivals::Filter, n: u64, what: &str) {
-    let bar = crate::progress::bar(ctx, n, what);
+/// Inserts `key(0)`, …, `key(n - 1)` into `f` in batches of 2^16, calling `done` with
+/// the count inserted after each batch.
+pub fn fill<F: crate::rivals::Filter + ?Sized>(
+    f: &mut F,
+    n: u64,
+    key: impl Fn(u64) -> u64,
+    mut done: impl FnMut(u64),
+) {
     let mut chunk = Vec::with_capacity(1 << 16);
     let mut i = 0;
     while i < n {
         chunk.clear();
-        chunk.extend((i..n.min(i + (1 << 16))).map(|j| member_key(ctx, j)));
+        chunk.extend((i..n.min(i + (1 << 16))).map(&key));
         f.insert_batch(&chunk);
         i += chunk.len() as u64;
-        bar.set_position(i);
+        done(i);
     }
+}
+
+/// Inserts member keys `0..n` of the stream into `f`, in chunks, with a progress bar.
+pub fn fill_stream(ctx: &Ctx, f: &mut dyn crate::rivals::Filter, n: u64, what: &str) {
+    let bar = crate::progress::bar(ctx, n, what);
+    fill(f, n, |i| member_key(ctx, i), |i| bar.set_position(i));
     bar.finish_and_clear();
 }

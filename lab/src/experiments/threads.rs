@@ -78,8 +78,7 @@ impl Experiment for Threads {
         let bar = crate::progress::bar(ctx, cores as u64, NAME);
         for threads in 1..=cores {
             let ours = AtomicBloomFilter::new(Params::for_fpr(n, 0.01)?);
-            let fast =
-                || fastbloom::AtomicBloomFilter::with_false_pos(0.01).expected_items(n as usize);
+            let fast = || crate::rivals::FastbloomAtomic::for_fpr(n, 0.01).0;
             let (theirs, control) = (fast(), fast());
             let inserts = interleaved(
                 rounds,

@@ -5,12 +5,15 @@
 //! dependent chain of such reads (one miss at a time). Every curve reads as a multiple
 //! of what the memory can do.
 //!
-//! Filters hold 1% at 10 bits per key. The other families (classic and counting Bloom
-//! filters, cuckoo, quotient, xor and binary fuse; [`FAMILIES`]) are built for the same
-//! keys at 1% by their own recipe, up to the rivals' largest size; their inserts are not
-//! timed where they refuse keys past their capacity (the insert workload adds keys past
-//! `n`) or cannot insert at all (the static xor filters). linebloom's storage asks for transparent huge
-//! pages (`madvise`); the CSV records how many huge-page bytes the process had, since the
+//! At each size, `n` is the most keys linebloom's own sizing holds at 1% in that many
+//! bytes ([`keys_for_bytes`](crate::rivals::keys_for_bytes)), and every contender is
+//! built for those `n` keys at 1% by its own recipe, the one [`build`] uses: sbbf-rs-safe
+//! at the Parquet spec's 10 bits per key, fastbloom by `with_false_pos`. The other
+//! families (classic and counting Bloom filters, cuckoo, quotient, xor and binary fuse;
+//! [`FAMILIES`]) likewise, up to the rivals' largest size; their inserts are not timed
+//! where they refuse keys past their capacity (the insert workload adds keys past `n`)
+//! or cannot insert at all (the static xor filters). linebloom's storage asks for
+//! transparent huge pages (`madvise`); the CSV records how many huge-page bytes the process had, since the
 //! kernel may refuse. Rivals allocate their own memory (no huge pages). At the largest
 //! size the quick scale measures only linebloom's detected kernel (filling a 1 GiB
 //! rival takes minutes); `--scale full` measures everyone everywhere.
@@ -106,7 +109,7 @@ impl Experiment for Throughput {
         let bar = crate::progress::bar(ctx, sizes.len() as u64, NAME);
         for &size in &sizes {
             bar.set_message(format!("{} KiB", size >> 10));
-            let n = (size as f64 * 8.0 / 10.2) as u64;
+            let n = crate::rivals::keys_for_bytes(size, 0.01)?;
             let params = Params::for_fpr(n, 0.01)?;
             // Probes: enough distinct lines to defeat the caches at large sizes.
             let lines = (params.bytes() / 64) as u64;
@@ -130,14 +133,9 @@ impl Experiment for Throughput {
                 contenders.push(Box::new(Blocked(f)));
             }
             if size <= rival_max {
-                contenders.push(Box::new(Sbbf(sbbf_rs_safe::Filter::new(10, n as usize))));
-                contenders.push(Box::new(Named(
-                    CONTROL,
-                    Sbbf(sbbf_rs_safe::Filter::new(10, n as usize)),
-                )));
-                contenders.push(Box::new(Fastbloom(
-                    fastbloom::BloomFilter::with_false_pos(0.01).expected_items(n as usize),
-                )));
+                contenders.push(Box::new(Sbbf::for_fpr(n, 0.01)));
+                contenders.push(Box::new(Named(CONTROL, Sbbf::for_fpr(n, 0.01))));
+                contenders.push(Box::new(Fastbloom::for_fpr(n, 0.01)));
             }
             for c in contenders.iter_mut() {
                 let name = c.name();
