@@ -17,6 +17,7 @@ pub mod plot;
 pub mod progress;
 pub mod report;
 pub mod rivals;
+pub mod scheme;
 pub mod stats;
 pub mod timing;
 

@@ -1,5 +1,6 @@
-//! Plot helpers over plotters: the embedded DejaVu font (no system fonts needed), one
-//! colour per kernel and scheme (set here, once), and line and bar charts written as
+//! Plot helpers over plotters: the embedded DejaVu font (no system fonts needed), the
+//! colour and marker of each kernel and scheme (from [`crate::scheme`], set once), and
+//! line and bar charts written as
 //! both `plot.svg` and `plot.png` from data the caller read back from a CSV.
 
 use anyhow::Context;
@@ -33,53 +34,10 @@ fn mix(a: RGBColor, b: RGBColor, t: f64) -> RGBColor {
     RGBColor(m(a.0, b.0), m(a.1, b.1), m(a.2, b.2))
 }
 
-/// The kernels and schemes with a colour of their own, in groups that share plots, so
-/// that neighbours also get different [`marker`]s.
-const NAMED: &[(&str, RGBColor)] = &[
-    ("scalar", RGBColor(120, 120, 120)),
-    ("portable", RGBColor(25, 25, 112)),
-    ("avx2", RGBColor(44, 160, 44)),
-    ("avx512", RGBColor(214, 39, 40)),
-    ("neon", RGBColor(148, 103, 189)),
-    ("linebloom", RGBColor(214, 39, 40)),
-    // The footprint experiment's variants: linebloom's red, lighter and darker.
-    ("linebloom+format", RGBColor(240, 150, 150)),
-    ("linebloom+sizing", RGBColor(120, 20, 20)),
-    ("linebloom-classic", RGBColor(255, 127, 14)),
-    ("linebloom-counting", RGBColor(140, 86, 75)),
-    ("linebloom-scalable", RGBColor(227, 119, 194)),
-    ("linebloom-atomic", RGBColor(188, 189, 34)),
-    ("sbbf-rs-safe", RGBColor(23, 190, 207)),
-    ("sbbf-rs", RGBColor(23, 190, 207)),
-    ("fastbloom", RGBColor(31, 119, 180)),
-    ("fastbloom-atomic", RGBColor(120, 170, 215)),
-    // Not avx2's green: linebloom-avx2 and bloomfilter share the throughput plots.
-    ("bloomfilter", RGBColor(200, 0, 200)),
-    ("growable-bloom-filter", RGBColor(148, 103, 189)),
-    ("xorf-binaryfuse8", RGBColor(0, 0, 0)),
-    ("xorf-binaryfuse16", RGBColor(90, 90, 90)),
-    ("xorf-xor8", RGBColor(0, 100, 0)),
-    ("xorf-xor16", RGBColor(128, 128, 0)),
-    ("cuckoofilter", RGBColor(230, 159, 0)),
-    ("scalable-cuckoo-filter", RGBColor(0, 158, 115)),
-    ("qfilter", RGBColor(153, 0, 76)),
-    ("fastbloom-rs-counting", RGBColor(86, 180, 233)),
-    ("hashset", RGBColor(100, 100, 100)),
-    // The memory limit lines: greys, dashed.
-    ("limit-independent", RGBColor(0, 0, 0)),
-    ("limit-dependent", RGBColor(190, 190, 190)),
-    ("no-protection", RGBColor(127, 127, 127)),
-    ("null-caching", RGBColor(255, 127, 14)),
-    ("linebloom-in-process", RGBColor(214, 39, 40)),
-    ("linebloom-in-redis", RGBColor(148, 103, 189)),
-    ("redisbloom", RGBColor(0, 0, 0)),
-    ("classic-setbit-redis", RGBColor(31, 119, 180)),
-];
-
 /// The colour of a kernel or scheme: the same in every plot.
 pub fn colour(name: &str) -> RGBColor {
-    if let Some((_, c)) = NAMED.iter().find(|(n, _)| *n == name) {
-        return *c;
+    if let Some(s) = crate::scheme::find(name) {
+        return s.colour;
     }
     // A control copy is a lighter shade of its baseline; another shape of a kernel
     // (`avx512 k=7`) a darker one: related at a glance, never the same.
@@ -90,10 +48,11 @@ pub fn colour(name: &str) -> RGBColor {
         return mix(colour(base), RGBColor(0, 0, 0), 0.45);
     }
     // linebloom-<kernel>, theory curves and the rest: by suffix, else a stable hash.
-    if let Some(k) = name.strip_prefix("linebloom-")
-        && let Some((_, c)) = NAMED.iter().find(|(n, _)| *n == k)
+    if let Some(kernel) = name
+        .strip_prefix("linebloom-")
+        .and_then(crate::scheme::find)
     {
-        return *c;
+        return kernel.colour;
     }
     let h = xxhash_rust::xxh3::xxh3_64(name.as_bytes());
     RGBColor(
@@ -131,11 +90,13 @@ pub fn marker(name: &str) -> Marker {
         .strip_suffix("-control")
         .or_else(|| name.split_once(" k=").map(|(b, _)| b))
         .unwrap_or(name);
-    let named = |n: &str| NAMED.iter().position(|(m, _)| *m == n);
-    let index = named(base)
-        .or_else(|| base.strip_prefix("linebloom-").and_then(named))
-        .unwrap_or(xxhash_rust::xxh3::xxh3_64(base.as_bytes()) as usize);
-    SHAPES[index % SHAPES.len()]
+    crate::scheme::find(base)
+        .or_else(|| {
+            base.strip_prefix("linebloom-")
+                .and_then(crate::scheme::find)
+        })
+        .map(|s| s.marker)
+        .unwrap_or(SHAPES[xxhash_rust::xxh3::xxh3_64(base.as_bytes()) as usize % SHAPES.len()])
 }
 
 /// Draws `marker` centred on `at`: on a chart (data coordinates) or on the drawing
@@ -865,15 +826,17 @@ pub fn bar_chart_scaled(
 mod tests {
     #[test]
     fn markers_are_fixed_and_neighbours_differ() {
-        use super::{NAMED, marker};
+        use super::marker;
         // A control copy, another shape of a kernel, and linebloom-<kernel> look like
         // their baseline.
         assert_eq!(marker("sbbf-rs-safe-control"), marker("sbbf-rs-safe"));
         assert_eq!(marker("avx512 k=7"), marker("avx512"));
         assert_eq!(marker("linebloom-avx2"), marker("avx2"));
-        // Neighbours in the table (which share plots) never share a marker.
-        for pair in NAMED.windows(2) {
-            assert_ne!(marker(pair[0].0), marker(pair[1].0), "{pair:?}");
+        // Neighbours in a list of schemes (which share plots) never share a marker.
+        for list in crate::scheme::ALL {
+            for pair in list.windows(2) {
+                assert_ne!(marker(pair[0].name), marker(pair[1].name), "{pair:?}");
+            }
         }
         assert_eq!(marker("anything else"), marker("anything else"));
     }

@@ -588,28 +588,6 @@ pub enum Sizing {
     BitsPerKey(f64),
 }
 
-/// Names of every scheme [`build`] knows.
-pub const SCHEMES: &[&str] = &[
-    "linebloom",
-    "linebloom-classic",
-    "linebloom-counting",
-    "linebloom-scalable",
-    "linebloom-atomic",
-    "sbbf-rs-safe",
-    "fastbloom",
-    "fastbloom-atomic",
-    "bloomfilter",
-    "growable-bloom-filter",
-    "xorf-binaryfuse8",
-    "xorf-binaryfuse16",
-    "xorf-xor8",
-    "xorf-xor16",
-    "cuckoofilter",
-    "scalable-cuckoo-filter",
-    "qfilter",
-    "fastbloom-rs-counting",
-];
-
 /// Best k for the counting filter at this block count.
 fn counting_best_k(blocks: u64, n: u64) -> u32 {
     (1..=16)

@@ -160,7 +160,7 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
     let caps: Vec<experiments::capabilities::Row> = csvio::read(&csv("capabilities")).unwrap();
     assert_eq!(
         caps.len(),
-        linebloom_lab::rivals::SCHEMES.len() * experiments::capabilities::OPERATIONS.len()
+        linebloom_lab::scheme::FILTERS.len() * experiments::capabilities::OPERATIONS.len()
     );
     assert_eq!(
         experiments::capabilities::verdict(&caps, "linebloom-atomic", "concurrent insert"),

@@ -9,7 +9,8 @@
 
 use super::{Experiment, Run, Summary, false_positives, markdown_table, members, non_members};
 use crate::Ctx;
-use crate::rivals::{Filter, SCHEMES, Sizing, build_sized};
+use crate::rivals::{Filter, Sizing, build_sized};
+use crate::scheme::filter_names;
 use linebloom::arch::Kernel;
 use serde::{Deserialize, Serialize};
 
@@ -73,7 +74,7 @@ impl Verdict {
 /// One CSV row: one contender, one operation.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
-    /// Contender (a name of [`SCHEMES`]).
+    /// Contender (a name of [`crate::scheme::FILTERS`]).
     pub contender: String,
     /// Its family.
     pub family: String,
@@ -89,18 +90,10 @@ pub struct Row {
 
 /// The family a contender belongs to.
 pub fn family(contender: &str) -> &'static str {
-    match contender {
-        "linebloom" | "linebloom-atomic" | "sbbf-rs-safe" | "fastbloom" | "fastbloom-atomic" => {
-            "blocked Bloom"
-        }
-        "linebloom-classic" | "bloomfilter" => "classic Bloom",
-        "linebloom-counting" | "fastbloom-rs-counting" => "counting Bloom",
-        "linebloom-scalable" | "growable-bloom-filter" => "scalable Bloom",
-        "cuckoofilter" | "scalable-cuckoo-filter" => "cuckoo",
-        "qfilter" => "quotient",
-        name if name.starts_with("xorf-") => "xor / binary fuse",
-        _ => "other",
-    }
+    crate::scheme::find(contender)
+        .map(|s| s.family)
+        .filter(|f| !f.is_empty())
+        .unwrap_or("other")
 }
 
 /// The `no_std` cell: which CI step checks it, or what the crate declares.
@@ -402,9 +395,9 @@ impl Experiment for Capabilities {
             .scale
             .pick((2_000, 20_000), (20_000, 200_000), (100_000, 1_000_000));
         let keys = Keys::new(ctx, n, probes);
-        let bar = crate::progress::bar(ctx, SCHEMES.len() as u64, NAME);
+        let bar = crate::progress::bar(ctx, filter_names().count() as u64, NAME);
         let mut rows = Vec::new();
-        for &contender in SCHEMES {
+        for contender in filter_names() {
             bar.set_message(contender);
             let cells = check(contender, &keys, ctx.kernel)
                 .map_err(|e| anyhow::anyhow!("{contender}: {e:#}"))?;
@@ -456,16 +449,8 @@ impl Experiment for Capabilities {
             table.push_str(&failures.join("\n"));
             table.push('\n');
         }
-        let ours: Vec<&str> = SCHEMES
-            .iter()
-            .copied()
-            .filter(|c| c.starts_with("linebloom"))
-            .collect();
-        let theirs: Vec<&str> = SCHEMES
-            .iter()
-            .copied()
-            .filter(|c| !c.starts_with("linebloom"))
-            .collect();
+        let (ours, theirs): (Vec<&str>, Vec<&str>) =
+            filter_names().partition(|c| c.starts_with("linebloom"));
         let mut gaps = Vec::new();
         for op in OPERATIONS.iter().filter(|&&op| op != "no_std") {
             let we_do = ours
@@ -558,7 +543,7 @@ mod tests {
         ];
         assert_eq!(
             expected.len(),
-            SCHEMES.len(),
+            filter_names().count(),
             "a contender without expectations"
         );
         let mut wrong = Vec::new();

@@ -17,10 +17,7 @@ pub const NAME: &str = "space";
 /// Every scheme the lab builds except the atomic filters (the same memory and rate as
 /// their plain twins).
 fn schemes() -> impl Iterator<Item = &'static str> {
-    crate::rivals::SCHEMES
-        .iter()
-        .copied()
-        .filter(|s| !["linebloom-atomic", "fastbloom-atomic"].contains(s))
+    crate::scheme::filter_names().filter(|s| !["linebloom-atomic", "fastbloom-atomic"].contains(s))
 }
 
 /// Schemes with one size for a key count whatever the rate asked: measured once.

@@ -6,6 +6,7 @@
 //! could not check.
 
 use super::redis_filter::{FilterConnection, RedisFilter};
+use crate::scheme;
 use linebloom::{Block, ClassicParams, CountingBloomFilter, KeyHasher, Params, Xxh3};
 
 /// A filter's load, read from its bits: what a service watches to decide when to
@@ -146,7 +147,7 @@ impl InProcess {
 
 impl Guard for InProcess {
     fn name(&self) -> &'static str {
-        "linebloom-in-process"
+        scheme::IN_PROCESS
     }
     fn might_contain(&mut self, key: u64) -> anyhow::Result<bool> {
         Ok(self.0.contains(&key))
@@ -214,7 +215,7 @@ pub struct InRedis {
 
 impl Guard for InRedis {
     fn name(&self) -> &'static str {
-        "linebloom-in-redis"
+        scheme::IN_REDIS
     }
     fn might_contain(&mut self, key: u64) -> anyhow::Result<bool> {
         Ok(self.filter.contains(&mut *self.con, key)?)
@@ -336,7 +337,7 @@ impl RedisBloom {
 
 impl Guard for RedisBloom {
     fn name(&self) -> &'static str {
-        "redisbloom"
+        scheme::REDISBLOOM
     }
     fn might_contain(&mut self, key: u64) -> anyhow::Result<bool> {
         Ok(redis::cmd("BF.EXISTS")
@@ -433,7 +434,7 @@ fn hash(key: u64) -> u64 {
 
 impl Guard for RedisClassic {
     fn name(&self) -> &'static str {
-        "classic-setbit-redis"
+        scheme::CLASSIC_SETBIT
     }
     fn might_contain(&mut self, key: u64) -> anyhow::Result<bool> {
         let mut cmds = Vec::new();

@@ -49,6 +49,7 @@ pub use connection::{RedisTarget, connect, connect_cluster, has_redisbloom};
 pub use sidebyside::{SideBySide, run as side_by_side};
 
 use crate::experiments::{Experiment, Run, Summary};
+use crate::scheme;
 use crate::{Ctx, csvio};
 use cache::{Cache, Cached, LocalCache, RedisCache};
 use db::Db;
@@ -378,21 +379,21 @@ pub fn schemes(
         };
     let mut out = vec![
         scenario(
-            "no-protection",
+            scheme::NO_PROTECTION,
             Box::new(NoGuard),
             local(),
             fresh_db("none")?,
             false,
         ),
         scenario(
-            "null-caching",
+            scheme::NULL_CACHING,
             Box::new(NoGuard),
             local(),
             fresh_db("null")?,
             true,
         ),
         scenario(
-            "linebloom-in-process",
+            scheme::IN_PROCESS,
             Box::new(InProcess::load(n, FPR)?),
             local(),
             fresh_db("inproc")?,
@@ -420,18 +421,18 @@ pub fn schemes(
     };
     let filter = RedisFilter::store(&mut *con, &ns.key("filter"), &plain, shard_blocks)?;
     out.push(scenario(
-        "linebloom-in-redis",
+        scheme::IN_REDIS,
         Box::new(InRedis { filter, con }),
         cache("inredis")?,
         fresh_db("inredis")?,
         false,
     ));
     if has_redisbloom(target.connect()?.single(), ns) {
-        let guard = RedisBloom::load(target.connect()?, &ns.key("redisbloom"), n, FPR)?;
+        let guard = RedisBloom::load(target.connect()?, &ns.key(scheme::REDISBLOOM), n, FPR)?;
         out.push(scenario(
-            "redisbloom",
+            scheme::REDISBLOOM,
             Box::new(guard),
-            cache("redisbloom")?,
+            cache(scheme::REDISBLOOM)?,
             fresh_db("rb")?,
             false,
         ));
@@ -440,7 +441,7 @@ pub fn schemes(
     }
     let guard = RedisClassic::load(target.connect()?, &ns.key("classic"), n, FPR)?;
     out.push(scenario(
-        "classic-setbit-redis",
+        scheme::CLASSIC_SETBIT,
         Box::new(guard),
         cache("classic")?,
         fresh_db("classic")?,

@@ -8,6 +8,7 @@
 
 use super::scenario::Scenario;
 use super::{Db, Row, schemes};
+use crate::scheme;
 use crate::{Ctx, csvio};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
@@ -88,12 +89,12 @@ pub fn table(rows: &[ReplayRow], notes: &mut Vec<String>) -> String {
             .map(|r| r.db_per_1000)
     };
     for replayed in [false, true] {
-        let Some(ours) = per_1000("linebloom-in-process", replayed) else {
+        let Some(ours) = per_1000(scheme::IN_PROCESS, replayed) else {
             continue;
         };
         for r in rows.iter().filter(|r| {
             r.attack_ids.starts_with("replay") == replayed
-                && r.contender != "linebloom-in-process"
+                && r.contender != scheme::IN_PROCESS
                 && r.db_per_1000 < ours
         }) {
             notes.push(format!(

@@ -6,6 +6,7 @@ use super::{FPR, Row, SideBySide, replay, sidebyside};
 use crate::csvio;
 use crate::experiments::{Run, Summary, markdown_table};
 use crate::plot::{LineChart, Series, Style};
+use crate::scheme;
 
 /// The run's attack phases from the CSV: the seconds of the first scheme, grouped by
 /// attack share, as shaded spans.
@@ -107,7 +108,7 @@ pub fn summary(rows: &[Row], run: &Run) -> anyhow::Result<Summary> {
     };
     let sum = |rs: &[&Row], f: fn(&Row) -> u64| rs.iter().map(|r| f(r)).sum::<u64>();
     let none_db = {
-        let a = attack("no-protection");
+        let a = attack(scheme::NO_PROTECTION);
         sum(&a, |r| r.db_queries) as f64 / sum(&a, |r| r.requests).max(1) as f64
     };
     let mut table = Vec::new();
@@ -154,7 +155,7 @@ pub fn summary(rows: &[Row], run: &Run) -> anyhow::Result<Summary> {
         .fold(1.0, f64::min);
     let ours_db = table
         .iter()
-        .find(|r| r[0] == "linebloom-in-process")
+        .find(|r| r[0] == scheme::IN_PROCESS)
         .and_then(|r| r[4].parse::<f64>().ok())
         .unwrap_or(1.0);
     if best_db < ours_db {

@@ -28,6 +28,7 @@ use super::namespace::Namespace;
 use super::redis_filter::{BatchPath, DEFAULT_SHARD_BLOCKS, RedisFilter};
 use super::{FPR, connect, has_redisbloom};
 use crate::Ctx;
+use crate::scheme;
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -174,7 +175,7 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
                 .first()
                 .ok_or_else(|| anyhow::anyhow!("BF.INFO SIZE returned nothing"))?;
             Ok(Entry {
-                scheme: "redisbloom",
+                scheme: scheme::REDISBLOOM,
                 sizing,
                 batches: "BF.MADD/BF.MEXISTS",
                 bytes,
@@ -199,7 +200,7 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
             let mut c = Contender::Linebloom { filter, con };
             load(&mut c)?;
             Ok(Entry {
-                scheme: "linebloom-in-redis",
+                scheme: scheme::IN_REDIS,
                 sizing,
                 batches,
                 bytes: params.bytes() as u64,
@@ -227,7 +228,7 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
     let mut c = Contender::Linebloom { filter, con };
     load(&mut c)?;
     contenders.push(Entry {
-        scheme: "linebloom-in-redis",
+        scheme: scheme::IN_REDIS,
         sizing: "for 1%",
         batches,
         bytes: params.bytes() as u64,
@@ -337,7 +338,7 @@ pub fn table(rows: &[SideBySide], notes: &mut Vec<String>) -> String {
     let equal = rows.iter().find(|r| r.sizing == "equal memory");
     let rb = rows
         .iter()
-        .find(|r| r.contender == "redisbloom" && r.sizing != CONTROL);
+        .find(|r| r.contender == scheme::REDISBLOOM && r.sizing != CONTROL);
     let control = rows.iter().find(|r| r.sizing == CONTROL);
     if let (Some(rb), Some(control)) = (rb, control) {
         text.push_str(&format!(
