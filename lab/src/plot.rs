@@ -184,6 +184,43 @@ pub struct LineChart<'a> {
     pub bands: &'a [Band],
 }
 
+impl<'a> LineChart<'a> {
+    /// A frame with linear axes, no bands, and the legend beside the plot (off the data
+    /// whatever it does).
+    pub fn new(title: &'a str, x_label: &'a str, y_label: &'a str) -> Self {
+        LineChart {
+            title,
+            x_label,
+            y_label,
+            log_x: false,
+            log_y: false,
+            legend: Legend::Outside,
+            bands: &[],
+        }
+    }
+
+    /// With a log-scaled x axis.
+    pub fn log_x(self) -> Self {
+        LineChart {
+            log_x: true,
+            ..self
+        }
+    }
+
+    /// With a log-scaled y axis.
+    pub fn log_y(self) -> Self {
+        LineChart {
+            log_y: true,
+            ..self
+        }
+    }
+
+    /// With these shaded spans of x.
+    pub fn bands(self, bands: &'a [Band]) -> Self {
+        LineChart { bands, ..self }
+    }
+}
+
 /// Where a line chart's legend goes.
 #[derive(Clone, Debug)]
 pub enum Legend {

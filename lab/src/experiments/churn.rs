@@ -190,15 +190,12 @@ impl Experiment for Churn {
             (0.0, last),
             TARGET,
         ));
-        let frame = LineChart {
-            title: "False-positive rate while a tenth of the keys is replaced each round",
-            x_label: "round (each deletes the oldest 10% of keys and inserts as many new ones)",
-            y_label: "measured false-positive rate",
-            log_x: false,
-            log_y: true,
-            legend: crate::plot::Legend::Outside,
-            bands: &[],
-        };
+        let frame = LineChart::new(
+            "False-positive rate while a tenth of the keys is replaced each round",
+            "round (each deletes the oldest 10% of keys and inserts as many new ones)",
+            "measured false-positive rate",
+        )
+        .log_y();
         crate::plot::line_chart(&run.dir, &frame, &series)
     }
 

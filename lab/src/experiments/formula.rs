@@ -206,15 +206,11 @@ impl Experiment for Formula {
             line("formula exact", 1.0),
             line("formula −3%", 1.0 - TOLERANCE),
         ];
-        let frame = LineChart {
-            title: "Measured / predicted false-positive rate (Wilson 99% bars)",
-            x_label: "bits per key (sized for 10%, 1%, 0.1%, 0.01%)",
-            y_label: "measured / formula",
-            log_x: false,
-            log_y: false,
-            legend: crate::plot::Legend::Outside,
-            bands: &[],
-        };
+        let frame = LineChart::new(
+            "Measured / predicted false-positive rate (Wilson 99% bars)",
+            "bits per key (sized for 10%, 1%, 0.1%, 0.01%)",
+            "measured / formula",
+        );
         crate::plot::line_chart(&run.dir, &frame, &series)
     }
 

@@ -200,16 +200,12 @@ impl Experiment for FprVsBits {
                 }
             })
             .collect();
-        let frame = LineChart {
-            title: "False-positive rate vs memory (Wilson 99% intervals)",
-            x_label: "bits per key",
-            y_label: "false-positive rate",
-            log_x: false,
-            log_y: true,
-            // Twenty series cross everywhere: the legend goes beside the plot.
-            legend: crate::plot::Legend::Outside,
-            bands: &[],
-        };
+        let frame = LineChart::new(
+            "False-positive rate vs memory (Wilson 99% intervals)",
+            "bits per key",
+            "false-positive rate",
+        )
+        .log_y();
         crate::plot::line_chart(&run.dir, &frame, &series)
     }
 

@@ -138,25 +138,21 @@ impl Experiment for Growth {
         let span = (1.0, *MULTIPLES.last().expect("multiples") as f64);
         let mut rate = series(rows, |r| r.fpr.max(1e-5));
         rate.push(Series::horizontal("target 1%", "bound", span, TARGET));
-        let frame = LineChart {
-            title: "False-positive rate as the set outgrows the first estimate",
-            x_label: "keys inserted, in multiples of the first estimate n₀",
-            y_label: "measured false-positive rate",
-            log_x: true,
-            log_y: true,
-            legend: crate::plot::Legend::Outside,
-            bands: &[],
-        };
+        let frame = LineChart::new(
+            "False-positive rate as the set outgrows the first estimate",
+            "keys inserted, in multiples of the first estimate n₀",
+            "measured false-positive rate",
+        )
+        .log_x()
+        .log_y();
         crate::plot::line_chart(dir, &frame, &rate)?;
-        let memory = LineChart {
-            title: "Memory per key as the set outgrows the first estimate",
-            x_label: "keys inserted, in multiples of the first estimate n₀",
-            y_label: "bits of filter memory per key inserted",
-            log_x: true,
-            log_y: true,
-            legend: crate::plot::Legend::Outside,
-            bands: &[],
-        };
+        let memory = LineChart::new(
+            "Memory per key as the set outgrows the first estimate",
+            "keys inserted, in multiples of the first estimate n₀",
+            "bits of filter memory per key inserted",
+        )
+        .log_x()
+        .log_y();
         crate::plot::line_chart_as(dir, "memory", &memory, &series(rows, bits_per_key))
     }
 

@@ -226,15 +226,9 @@ impl Experiment for Latency {
                 Style::Reference,
             ),
         ];
-        let frame = LineChart {
-            title: "Lookup latency vs filter size",
-            x_label: "filter size (KiB)",
-            y_label: "ns",
-            log_x: true,
-            log_y: true,
-            legend: crate::plot::Legend::Outside,
-            bands: &[],
-        };
+        let frame = LineChart::new("Lookup latency vs filter size", "filter size (KiB)", "ns")
+            .log_x()
+            .log_y();
         crate::plot::line_chart(&run.dir, &frame, &series)
     }
 

@@ -165,15 +165,9 @@ impl Experiment for SizingGrid {
             1.0,
         ));
         let title = format!("Achieved / requested false-positive rate at n = {n_max}");
-        let frame = LineChart {
-            title: &title,
-            x_label: "requested rate",
-            y_label: "achieved / requested",
-            log_x: true,
-            log_y: true,
-            legend: crate::plot::Legend::Outside,
-            bands: &[],
-        };
+        let frame = LineChart::new(&title, "requested rate", "achieved / requested")
+            .log_x()
+            .log_y();
         crate::plot::line_chart(&run.dir, &frame, &series)
     }
 

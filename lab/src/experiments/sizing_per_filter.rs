@@ -182,15 +182,13 @@ impl Experiment for SizingPerFilter {
             1.0,
         ));
         let title = format!("Filters above their requested rate p = {p_min}");
-        let frame = LineChart {
-            title: &title,
-            x_label: "keys per filter (n)",
-            y_label: "% of filters above p (none: drawn at 0.3%)",
-            log_x: true,
-            log_y: true,
-            legend: crate::plot::Legend::Outside,
-            bands: &[],
-        };
+        let frame = LineChart::new(
+            &title,
+            "keys per filter (n)",
+            "% of filters above p (none: drawn at 0.3%)",
+        )
+        .log_x()
+        .log_y();
         crate::plot::line_chart(&run.dir, &frame, &series)
     }
 

@@ -157,15 +157,12 @@ impl Experiment for Space {
             errors: None,
             style: Style::Reference,
         });
-        let frame = LineChart {
-            title: "Space vs accuracy: bits per key against achieved false-positive rate",
-            x_label: "achieved false-positive rate",
-            y_label: "bits per key",
-            log_x: true,
-            log_y: false,
-            legend: crate::plot::Legend::Outside,
-            bands: &[],
-        };
+        let frame = LineChart::new(
+            "Space vs accuracy: bits per key against achieved false-positive rate",
+            "achieved false-positive rate",
+            "bits per key",
+        )
+        .log_x();
         crate::plot::line_chart(&run.dir, &frame, &series)
     }
 

@@ -143,15 +143,11 @@ impl Experiment for Threads {
                 });
             }
         }
-        let frame = LineChart {
-            title: "Concurrent filter throughput vs threads",
-            x_label: "threads",
-            y_label: "million ops/s (all threads)",
-            log_x: false,
-            log_y: false,
-            legend: crate::plot::Legend::Outside,
-            bands: &[],
-        };
+        let frame = LineChart::new(
+            "Concurrent filter throughput vs threads",
+            "threads",
+            "million ops/s (all threads)",
+        );
         crate::plot::line_chart(&run.dir, &frame, &series)
     }
 

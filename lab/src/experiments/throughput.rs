@@ -253,16 +253,9 @@ impl Experiment for Throughput {
                 "Insert: CPU ns/op vs size (dashed: memory limits)",
             ),
         ] {
-            let frame = LineChart {
-                title,
-                x_label: "filter size (KiB)",
-                y_label: "CPU ns per operation (median)",
-                log_x: true,
-                log_y: true,
-                // Twenty series: the legend goes beside the plot.
-                legend: crate::plot::Legend::Outside,
-                bands: &[],
-            };
+            let frame = LineChart::new(title, "filter size (KiB)", "CPU ns per operation (median)")
+                .log_x()
+                .log_y();
             crate::plot::line_chart_as(dir, stem, &frame, &op_series(rows, op))?;
         }
         Ok(())

@@ -56,43 +56,37 @@ pub fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
     // ones pay a round trip per request), so absolute rates alone mislead.
     crate::plot::line_chart(
         dir,
-        &LineChart {
-            title: "Database queries per 1000 requests, by attack phase",
-            x_label: "second",
-            y_label: "database queries per 1000 requests",
-            log_x: false,
-            log_y: true,
-            legend: crate::plot::Legend::Outside,
-            bands: &bands,
-        },
+        &LineChart::new(
+            "Database queries per 1000 requests, by attack phase",
+            "second",
+            "database queries per 1000 requests",
+        )
+        .log_y()
+        .bands(&bands),
         &series(|r| 1000.0 * r.db_queries as f64 / r.requests.max(1) as f64),
     )?;
     crate::plot::line_chart_as(
         dir,
         "dbps",
-        &LineChart {
-            title: "Database queries per second (absolute), by attack phase",
-            x_label: "second",
-            y_label: "database queries / s",
-            log_x: false,
-            log_y: true,
-            legend: crate::plot::Legend::Outside,
-            bands: &bands,
-        },
+        &LineChart::new(
+            "Database queries per second (absolute), by attack phase",
+            "second",
+            "database queries / s",
+        )
+        .log_y()
+        .bands(&bands),
         &series(|r| r.db_queries as f64),
     )?;
     crate::plot::line_chart_as(
         dir,
         "requests",
-        &LineChart {
-            title: "Requests answered per second (one client, closed loop)",
-            x_label: "second",
-            y_label: "requests / s",
-            log_x: false,
-            log_y: true,
-            legend: crate::plot::Legend::Outside,
-            bands: &bands,
-        },
+        &LineChart::new(
+            "Requests answered per second (one client, closed loop)",
+            "second",
+            "requests / s",
+        )
+        .log_y()
+        .bands(&bands),
         &series(|r| r.requests as f64),
     )
 }
