@@ -10,7 +10,7 @@ pub fn write<T: Serialize>(path: &Path, rows: &[T]) -> anyhow::Result<()> {
     std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// `rows` as CSV text, exactly as [`write`] puts it in a file.
+/// `rows` as CSV text, exactly as [`write`](fn@write) puts it in a file.
 pub fn to_string<T: Serialize>(rows: &[T]) -> anyhow::Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {

@@ -17,7 +17,7 @@ use linebloom_lab::penetration::db::Db;
 use linebloom_lab::penetration::guard::{Guard, InRedis};
 use linebloom_lab::penetration::namespace::Namespace;
 use linebloom_lab::penetration::redis_filter::{self, BatchPath, RedisFilter, RedisFilterError};
-use linebloom_lab::penetration::{self, Outcome, connect, serve};
+use linebloom_lab::penetration::{self, Answer, Outcome, connect, serve};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -316,7 +316,10 @@ fn a_dead_server_degrades_and_never_answers_absent() {
     let mut cache = LocalCache::new(100, Duration::from_secs(60));
     assert_eq!(
         serve(&mut guard, &mut cache, &db, 5, false).unwrap(),
-        Outcome::Found
+        Outcome {
+            answer: Answer::Found,
+            degraded: false
+        }
     );
     server.crash();
     // The guard cannot check: an error, never "absent".
@@ -325,12 +328,18 @@ fn a_dead_server_degrades_and_never_answers_absent() {
     for key in 7..50 {
         assert_eq!(
             serve(&mut guard, &mut cache, &db, key, false).unwrap(),
-            Outcome::DegradedFound
+            Outcome {
+                answer: Answer::Found,
+                degraded: true
+            }
         );
     }
     assert_eq!(
         serve(&mut guard, &mut cache, &db, n + 99, false).unwrap(),
-        Outcome::DegradedEmpty
+        Outcome {
+            answer: Answer::Empty,
+            degraded: true
+        }
     );
 }
 

@@ -32,6 +32,12 @@
 //! in-process schemes under a 90% attack whose ids never repeat and under one that
 //! replays 1000 ids ([`replay`]); with `--redis` also `sidebyside.csv`: the
 //! Redis-held linebloom filter against RedisBloom at equal memory.
+//!
+//! The parts: [`service`] serves one request through guard, cache and database;
+//! [`schemes`](mod@schemes) loads every scheme; [`scenario`] is one scheme's traffic and accounting;
+//! [`traffic`] steps it through the attack phases, a second per row; [`replay`] and
+//! [`sidebyside`] are the two extra comparisons; [`report`] draws the plots and writes
+//! the summary from the CSVs. This module runs them in order.
 
 pub mod cache;
 pub mod connection;
@@ -42,27 +48,24 @@ pub mod redis_filter;
 pub mod replay;
 pub mod report;
 pub mod scenario;
+pub mod schemes;
+pub mod service;
 pub mod sidebyside;
+pub mod traffic;
 
 pub use connection::{RedisTarget, connect, connect_cluster, has_redisbloom};
 
+pub use schemes::schemes;
+pub use service::{Answer, Outcome, serve};
 pub use sidebyside::{SideBySide, run as side_by_side};
 
 use crate::experiments::{Experiment, Run, Summary};
-use crate::scheme;
 use crate::{Ctx, csvio};
-use cache::{Cache, Cached, LocalCache, RedisCache};
 use db::Db;
-use guard::{Guard, InProcess, InRedis, NoGuard, RedisBloom, RedisClassic};
 use namespace::Namespace;
-use redis_filter::{DEFAULT_SHARD_BLOCKS, RedisFilter};
-use scenario::Scenario;
+use traffic::{drive, sizes};
 
-/// Blocks per shard key on a Redis Cluster: 1024 (64 KiB), so a filter of 1e6 keys at 1%
-/// spans about 19 keys over the nodes.
-pub const CLUSTER_SHARD_BLOCKS: u64 = 1024;
 use serde::{Deserialize, Serialize};
-use std::time::{Duration, Instant};
 
 /// Experiment name.
 pub const NAME: &str = "penetration";
@@ -164,116 +167,6 @@ impl Row {
     }
 }
 
-/// The attack share at `t` of `total`: 0, 10%, 50%, 90% by quarters.
-fn attack_share(t: Duration, total: Duration) -> f64 {
-    match (4.0 * t.as_secs_f64() / total.as_secs_f64()) as u32 {
-        0 => 0.0,
-        1 => 0.1,
-        2 => 0.5,
-        _ => 0.9,
-    }
-}
-
-/// Scale parameters: products, seconds per scheme.
-fn sizes(ctx: &Ctx) -> (u64, u64) {
-    ctx.scale
-        .pick((20_000, 2), (1_000_000, 12), (1_000_000, 40))
-}
-
-/// Runs one scheme for `secs` seconds, the attack share stepping by quarters, and
-/// returns its rows. Each phase change rebuilds the filter where the scheme can.
-fn drive(ctx: &Ctx, mut scenario: Scenario, secs: u64) -> anyhow::Result<Vec<Row>> {
-    let total = Duration::from_secs(secs);
-    let start = Instant::now();
-    let mut rows: Vec<Row> = Vec::new();
-    let bar = crate::progress::bar(ctx, secs, scenario.scheme());
-    let mut second = 0u32;
-    let mut phase = attack_share(Duration::ZERO, total);
-    loop {
-        let elapsed = start.elapsed();
-        if elapsed >= total {
-            break;
-        }
-        if elapsed.as_secs() as u32 != second {
-            rows.push(scenario.finish_second(second));
-            second = elapsed.as_secs() as u32;
-            bar.set_position(second as u64);
-        }
-        let share = attack_share(elapsed, total);
-        if share != phase {
-            phase = share;
-            if let Some(Err(e)) = scenario.rebuild() {
-                eprintln!("warning: rebuild of {} failed: {e:#}", scenario.scheme());
-            }
-        }
-        scenario.step(share)?;
-    }
-    rows.push(scenario.finish_second(second));
-    bar.finish_and_clear();
-    Ok(rows)
-}
-
-/// How one request was answered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// The filter said "certainly absent": answered empty at once.
-    Rejected,
-    /// Answered from the cache.
-    CacheHit,
-    /// Answered from the database: a product.
-    Found,
-    /// The database had nothing.
-    Empty,
-    /// As `CacheHit`, but the guard or the cache could not be checked.
-    DegradedCacheHit,
-    /// As `Found`, but the guard or the cache could not be checked.
-    DegradedFound,
-    /// As `Empty`, but the guard or the cache could not be checked.
-    DegradedEmpty,
-}
-
-/// Serves one request for `key`: guard, then cache, then database. A guard or cache that
-/// cannot be checked makes the request *degraded* and it goes on as "maybe": the answer
-/// is never "absent" for a key nobody could check. Only a database failure is an error.
-pub fn serve(
-    guard: &mut dyn Guard,
-    cache: &mut dyn Cache,
-    db: &Db,
-    key: u64,
-    null_caching: bool,
-) -> anyhow::Result<Outcome> {
-    let mut degraded = false;
-    match guard.might_contain(key) {
-        Ok(false) => return Ok(Outcome::Rejected),
-        Ok(true) => {}
-        Err(_) => degraded = true,
-    }
-    match cache.get(key) {
-        Ok(Some(_)) => {
-            return Ok(if degraded {
-                Outcome::DegradedCacheHit
-            } else {
-                Outcome::CacheHit
-            });
-        }
-        Ok(None) => {}
-        Err(_) => degraded = true,
-    }
-    let found = db.get(key)?;
-    // Cache writes are best effort: a failed write only costs a later miss.
-    let _ = match &found {
-        Some(name) => cache.set(key, &Cached::Value(name.clone())),
-        None if null_caching => cache.set(key, &Cached::Empty),
-        None => Ok(()),
-    };
-    Ok(match (found.is_some(), degraded) {
-        (true, false) => Outcome::Found,
-        (true, true) => Outcome::DegradedFound,
-        (false, false) => Outcome::Empty,
-        (false, true) => Outcome::DegradedEmpty,
-    })
-}
-
 /// The `penetration` experiment.
 pub struct Penetration;
 
@@ -358,94 +251,4 @@ fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
     }
     drop(scratch);
     Ok(rows)
-}
-
-/// Every scheme of the scenario, loaded and ready to run, each with a fresh copy of
-/// the database (`fresh_db(tag)`): no protection, null caching and linebloom in process,
-/// with an in-process LRU cache; and with `redis`, linebloom held in Redis, RedisBloom
-/// (where the server has it) and the classic `SETBIT` filter, with Redis as the cache,
-/// every key under the namespace. Each scheme's traffic comes from `ctx.seed`.
-pub fn schemes(
-    ctx: &Ctx,
-    redis: Option<(&RedisTarget, &Namespace)>,
-    n: u64,
-    fresh_db: &dyn Fn(&str) -> anyhow::Result<Db>,
-) -> anyhow::Result<Vec<Scenario>> {
-    let ttl = Duration::from_secs(60);
-    let local = || Box::new(LocalCache::new(100_000, ttl));
-    let scenario =
-        |name: &str, guard: Box<dyn Guard + Send>, cache: Box<dyn Cache + Send>, db, null| {
-            Scenario::new(name, guard, cache, db, n, ctx.seed, null)
-        };
-    let mut out = vec![
-        scenario(
-            scheme::NO_PROTECTION,
-            Box::new(NoGuard),
-            local(),
-            fresh_db("none")?,
-            false,
-        ),
-        scenario(
-            scheme::NULL_CACHING,
-            Box::new(NoGuard),
-            local(),
-            fresh_db("null")?,
-            true,
-        ),
-        scenario(
-            scheme::IN_PROCESS,
-            Box::new(InProcess::load(n, FPR)?),
-            local(),
-            fresh_db("inproc")?,
-            false,
-        ),
-    ];
-    let Some((target, ns)) = redis else {
-        return Ok(out);
-    };
-    let cache = |tag: &str| -> anyhow::Result<Box<dyn Cache + Send>> {
-        Ok(Box::new(RedisCache::new(
-            target.connect()?,
-            &ns.key(&format!("cache:{tag}")),
-            ttl,
-            target.label(),
-        )))
-    };
-    let mut con = target.connect()?;
-    let mut plain = linebloom::BloomFilter::new(linebloom::Params::for_fpr(n, FPR)?);
-    plain.insert_batch(&(0..n).collect::<Vec<u64>>());
-    // On a cluster, shards of 64 KiB, so the filter spreads over the nodes.
-    let shard_blocks = match target {
-        RedisTarget::Single(_) => DEFAULT_SHARD_BLOCKS,
-        RedisTarget::Cluster(_) => CLUSTER_SHARD_BLOCKS,
-    };
-    let filter = RedisFilter::store(&mut *con, &ns.key("filter"), &plain, shard_blocks)?;
-    out.push(scenario(
-        scheme::IN_REDIS,
-        Box::new(InRedis { filter, con }),
-        cache("inredis")?,
-        fresh_db("inredis")?,
-        false,
-    ));
-    if has_redisbloom(target.connect()?.single(), ns) {
-        let guard = RedisBloom::load(target.connect()?, &ns.key(scheme::REDISBLOOM), n, FPR)?;
-        out.push(scenario(
-            scheme::REDISBLOOM,
-            Box::new(guard),
-            cache(scheme::REDISBLOOM)?,
-            fresh_db("rb")?,
-            false,
-        ));
-    } else {
-        eprintln!("   RedisBloom is not loaded in {target}: skipping the redisbloom scheme");
-    }
-    let guard = RedisClassic::load(target.connect()?, &ns.key("classic"), n, FPR)?;
-    out.push(scenario(
-        scheme::CLASSIC_SETBIT,
-        Box::new(guard),
-        cache("classic")?,
-        fresh_db("classic")?,
-        false,
-    ));
-    Ok(out)
 }

@@ -16,7 +16,8 @@
 use super::cache::Cache;
 use super::db::Db;
 use super::guard::{Guard, Rebuild};
-use super::{FPR, Outcome, Row, serve};
+use super::service::{Answer, serve};
+use super::{FPR, Row};
 use crate::stats::quantile;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use std::collections::HashSet;
@@ -146,24 +147,22 @@ impl Scenario {
         )?;
         let row = &mut self.current;
         row.requests += 1;
-        use Outcome::*;
-        match outcome {
-            Rejected => {
+        match outcome.answer {
+            Answer::Rejected => {
                 row.rejections += 1;
                 row.false_negatives += exists as u64;
             }
-            CacheHit | DegradedCacheHit => row.cache_hits += 1,
-            Found | DegradedFound => row.db_queries += 1,
-            Empty | DegradedEmpty => {
+            Answer::CacheHit => row.cache_hits += 1,
+            Answer::Found => row.db_queries += 1,
+            Answer::Empty => {
                 row.db_queries += 1;
                 row.db_empty += 1;
             }
         }
-        let degraded = matches!(outcome, DegradedCacheHit | DegradedFound | DegradedEmpty);
-        row.degraded += degraded as u64;
-        if self.guard.filters() && !exists && !degraded {
+        row.degraded += outcome.degraded as u64;
+        if self.guard.filters() && !exists && !outcome.degraded {
             row.absent_checked += 1;
-            row.false_positives += (outcome != Rejected) as u64;
+            row.false_positives += (outcome.answer != Answer::Rejected) as u64;
         }
         self.latencies_us
             .push(t.elapsed().as_nanos() as f64 / 1000.0);

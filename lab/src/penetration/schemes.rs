@@ -1,0 +1,109 @@
+//! The scenario's schemes, each loaded and ready to run: no protection, null caching
+//! and linebloom in process over an in-process LRU cache; and with a Redis server,
+//! linebloom held in Redis, RedisBloom and the classic `SETBIT` filter over a Redis
+//! cache.
+
+use super::FPR;
+use super::cache::{Cache, LocalCache, RedisCache};
+use super::connection::{RedisTarget, has_redisbloom};
+use super::db::Db;
+use super::guard::{Guard, InProcess, InRedis, NoGuard, RedisBloom, RedisClassic};
+use super::namespace::Namespace;
+use super::redis_filter::{DEFAULT_SHARD_BLOCKS, RedisFilter};
+use super::scenario::Scenario;
+use crate::{Ctx, scheme};
+use std::time::Duration;
+
+/// Blocks per shard key on a Redis Cluster: 1024 (64 KiB), so a filter of 1e6 keys at 1%
+/// spans about 19 keys over the nodes.
+pub const CLUSTER_SHARD_BLOCKS: u64 = 1024;
+
+/// Every scheme of the scenario, loaded and ready to run, each with a fresh copy of
+/// the database (`fresh_db(tag)`): no protection, null caching and linebloom in process,
+/// with an in-process LRU cache; and with `redis`, linebloom held in Redis, RedisBloom
+/// (where the server has it) and the classic `SETBIT` filter, with Redis as the cache,
+/// every key under the namespace. Each scheme's traffic comes from `ctx.seed`.
+pub fn schemes(
+    ctx: &Ctx,
+    redis: Option<(&RedisTarget, &Namespace)>,
+    n: u64,
+    fresh_db: &dyn Fn(&str) -> anyhow::Result<Db>,
+) -> anyhow::Result<Vec<Scenario>> {
+    let ttl = Duration::from_secs(60);
+    let local = || Box::new(LocalCache::new(100_000, ttl));
+    let scenario =
+        |name: &str, guard: Box<dyn Guard + Send>, cache: Box<dyn Cache + Send>, db, null| {
+            Scenario::new(name, guard, cache, db, n, ctx.seed, null)
+        };
+    let mut out = vec![
+        scenario(
+            scheme::NO_PROTECTION,
+            Box::new(NoGuard),
+            local(),
+            fresh_db("none")?,
+            false,
+        ),
+        scenario(
+            scheme::NULL_CACHING,
+            Box::new(NoGuard),
+            local(),
+            fresh_db("null")?,
+            true,
+        ),
+        scenario(
+            scheme::IN_PROCESS,
+            Box::new(InProcess::load(n, FPR)?),
+            local(),
+            fresh_db("inproc")?,
+            false,
+        ),
+    ];
+    let Some((target, ns)) = redis else {
+        return Ok(out);
+    };
+    let cache = |tag: &str| -> anyhow::Result<Box<dyn Cache + Send>> {
+        Ok(Box::new(RedisCache::new(
+            target.connect()?,
+            &ns.key(&format!("cache:{tag}")),
+            ttl,
+            target.label(),
+        )))
+    };
+    let mut con = target.connect()?;
+    let mut plain = linebloom::BloomFilter::new(linebloom::Params::for_fpr(n, FPR)?);
+    plain.insert_batch(&(0..n).collect::<Vec<u64>>());
+    // On a cluster, shards of 64 KiB, so the filter spreads over the nodes.
+    let shard_blocks = match target {
+        RedisTarget::Single(_) => DEFAULT_SHARD_BLOCKS,
+        RedisTarget::Cluster(_) => CLUSTER_SHARD_BLOCKS,
+    };
+    let filter = RedisFilter::store(&mut *con, &ns.key("filter"), &plain, shard_blocks)?;
+    out.push(scenario(
+        scheme::IN_REDIS,
+        Box::new(InRedis { filter, con }),
+        cache("inredis")?,
+        fresh_db("inredis")?,
+        false,
+    ));
+    if has_redisbloom(target.connect()?.single(), ns) {
+        let guard = RedisBloom::load(target.connect()?, &ns.key(scheme::REDISBLOOM), n, FPR)?;
+        out.push(scenario(
+            scheme::REDISBLOOM,
+            Box::new(guard),
+            cache(scheme::REDISBLOOM)?,
+            fresh_db("rb")?,
+            false,
+        ));
+    } else {
+        eprintln!("   RedisBloom is not loaded in {target}: skipping the redisbloom scheme");
+    }
+    let guard = RedisClassic::load(target.connect()?, &ns.key("classic"), n, FPR)?;
+    out.push(scenario(
+        scheme::CLASSIC_SETBIT,
+        Box::new(guard),
+        cache("classic")?,
+        fresh_db("classic")?,
+        false,
+    ));
+    Ok(out)
+}
