@@ -176,6 +176,8 @@ pub struct LineChart<'a> {
     pub y_label: &'a str,
     /// Log-scaled x.
     pub log_x: bool,
+    /// x is a size in bytes: ticks at powers of two, labelled `16 KiB`, `1 GiB`.
+    pub x_bytes: bool,
     /// Log-scaled y.
     pub log_y: bool,
     /// Where the legend goes.
@@ -193,6 +195,7 @@ impl<'a> LineChart<'a> {
             x_label,
             y_label,
             log_x: false,
+            x_bytes: false,
             log_y: false,
             legend: Legend::Outside,
             bands: &[],
@@ -203,6 +206,16 @@ impl<'a> LineChart<'a> {
     pub fn log_x(self) -> Self {
         LineChart {
             log_x: true,
+            ..self
+        }
+    }
+
+    /// With x a size in bytes on a log axis (ticks at powers of two, labelled in
+    /// KiB, MiB and GiB).
+    pub fn x_bytes(self) -> Self {
+        LineChart {
+            log_x: true,
+            x_bytes: true,
             ..self
         }
     }
@@ -280,6 +293,37 @@ fn log_ticks(lo: f64, hi: f64) -> Ticks {
         .filter(within)
         .collect();
     Ticks { bold, light }
+}
+
+/// Ticks for a log axis of bytes over `lo..hi`: grid lines at every power of two,
+/// labels at every 1st, 2nd, 5th or 10th power so that there are at most 10.
+fn byte_ticks(lo: f64, hi: f64) -> Ticks {
+    let exponents: Vec<i32> = (lo.log2().ceil() as i32..=hi.log2().floor() as i32).collect();
+    let step = [1, 2, 5, 10, 20]
+        .into_iter()
+        .find(|step| exponents.iter().filter(|e| *e % step == 0).count() <= 10)
+        .unwrap_or(20);
+    let power = |e: &i32| 2f64.powi(*e);
+    Ticks {
+        bold: exponents
+            .iter()
+            .filter(|e| *e % step == 0)
+            .map(power)
+            .collect(),
+        light: exponents.iter().map(power).collect(),
+    }
+}
+
+/// A size in bytes as a reader writes it: `512 B`, `16 KiB`, `1.5 MiB`, `1 GiB`.
+pub fn bytes_label(v: f64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = v;
+    let mut unit = 0;
+    while value.abs() >= 1024.0 && unit + 1 < units.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{} {}", human(value), units[unit])
 }
 
 /// Ticks for a linear axis over `lo..hi`: a step of 1, 2 or 5 times a power of ten,
@@ -457,7 +501,18 @@ where
         .iter()
         .fold((x0, x1), |(a, b), band| (a.min(band.from), b.max(band.to)));
     let (y0, y1) = range(ys.clone(), frame.log_y);
-    let x_ticks = ticks(x0, x1, frame.log_x, xs);
+    let x_ticks = if frame.x_bytes {
+        byte_ticks(x0, x1)
+    } else {
+        ticks(x0, x1, frame.log_x, xs)
+    };
+    let x_label = |v: &f64| {
+        if frame.x_bytes {
+            bytes_label(*v)
+        } else {
+            human(*v)
+        }
+    };
     let y_ticks = ticks(y0, y1, frame.log_y, ys);
     let names = legend_names(series);
     macro_rules! body {
@@ -467,7 +522,7 @@ where
                 .configure_mesh()
                 .x_desc(frame.x_label)
                 .y_desc(frame.y_label)
-                .x_label_formatter(&|v| human(*v))
+                .x_label_formatter(&x_label)
                 .y_label_formatter(&|v| human(*v))
                 .label_style(("sans-serif", 16))
                 .axis_desc_style(("sans-serif", 18))
@@ -876,6 +931,21 @@ mod tests {
             }
         }
         assert_eq!(marker("anything else"), marker("anything else"));
+    }
+
+    #[test]
+    fn byte_ticks_are_powers_of_two_in_kib_mib_gib() {
+        use super::{byte_ticks, bytes_label};
+        assert_eq!(bytes_label(512.0), "512 B");
+        assert_eq!(bytes_label(16.0 * 1024.0), "16 KiB");
+        assert_eq!(bytes_label(1536.0 * 1024.0), "1.5 MiB");
+        assert_eq!(bytes_label(f64::from(1u32 << 30)), "1 GiB");
+        // 16 KiB to 1 GiB: 17 powers of two, every second one labelled.
+        let t = byte_ticks(10_000.0, 1.7e9);
+        assert_eq!(t.light.len(), 17);
+        assert_eq!(t.bold.len(), 9);
+        assert_eq!(t.bold[0], 16384.0);
+        assert!(t.bold.iter().all(|v| v.log2().fract() == 0.0));
     }
 
     #[test]

@@ -163,7 +163,7 @@ impl Experiment for Latency {
             let mut pts: Vec<(f64, f64)> = rows
                 .iter()
                 .filter(|r| r.mode == mode)
-                .map(|r| (r.size_bytes as f64 / 1024.0, pick(r) / per))
+                .map(|r| (r.size_bytes as f64, pick(r) / per))
                 .collect();
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
             // Colour says which loop (a fixed colour of `plot::colour` each), the line style
@@ -226,8 +226,8 @@ impl Experiment for Latency {
                 Style::Reference,
             ),
         ];
-        let frame = LineChart::new("Lookup latency vs filter size", "filter size (KiB)", "ns")
-            .log_x()
+        let frame = LineChart::new("Lookup latency vs filter size", "filter size", "ns")
+            .x_bytes()
             .log_y();
         crate::plot::line_chart(&run.dir, &frame, &series)
     }

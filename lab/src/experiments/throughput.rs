@@ -253,8 +253,8 @@ impl Experiment for Throughput {
                 "Insert: CPU ns/op vs size (dashed: memory limits)",
             ),
         ] {
-            let frame = LineChart::new(title, "filter size (KiB)", "CPU ns per operation (median)")
-                .log_x()
+            let frame = LineChart::new(title, "filter size", "CPU ns per operation (median)")
+                .x_bytes()
                 .log_y();
             crate::plot::line_chart_as(dir, stem, &frame, &op_series(rows, op))?;
         }
@@ -386,7 +386,7 @@ fn op_series(rows: &[Row], op: &str) -> Vec<Series> {
             let mut pts: Vec<(f64, f64)> = rows
                 .iter()
                 .filter(|r| &r.contender == c && &r.workload == w)
-                .map(|r| (r.size_bytes as f64 / 1024.0, r.median_ns))
+                .map(|r| (r.size_bytes as f64, r.median_ns))
                 .collect();
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
             let limit = w.starts_with("limit");
