@@ -51,6 +51,13 @@ pub enum IncompatibleError {
     },
     /// Different hashers or seeds.
     Hasher,
+    /// Two classic filters of different sizes or `k`.
+    ClassicParams {
+        /// This filter's parameters.
+        ours: crate::ClassicParams,
+        /// The other filter's parameters.
+        theirs: crate::ClassicParams,
+    },
 }
 
 impl IncompatibleError {
@@ -85,6 +92,14 @@ impl core::fmt::Display for IncompatibleError {
                 theirs.k()
             ),
             IncompatibleError::Hasher => f.write_str("filters use different hashers or seeds"),
+            IncompatibleError::ClassicParams { ours, theirs } => write!(
+                f,
+                "filters differ in shape: {} bits, k = {} vs {} bits, k = {}",
+                ours.bits(),
+                ours.k(),
+                theirs.bits(),
+                theirs.k()
+            ),
         }
     }
 }

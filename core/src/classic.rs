@@ -363,6 +363,12 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> ClassicBloomFilter<S, H> 
     }
 
     /// Adds every key of `other` (same shape and hasher).
+    ///
+    /// # Errors
+    ///
+    /// [`IncompatibleError::ClassicParams`](crate::IncompatibleError::ClassicParams)
+    /// when the sizes or `k` differ, [`IncompatibleError::Hasher`](crate::IncompatibleError::Hasher)
+    /// when the hashers do; `self` is unchanged.
     pub fn union<S2: AsRef<[Block]>>(
         &mut self,
         other: &ClassicBloomFilter<S2, H>,
@@ -370,7 +376,13 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> ClassicBloomFilter<S, H> 
     where
         H: PartialEq,
     {
-        if self.params != other.params || self.hasher != other.hasher {
+        if self.params != other.params {
+            return Err(crate::IncompatibleError::ClassicParams {
+                ours: self.params,
+                theirs: other.params,
+            });
+        }
+        if self.hasher != other.hasher {
             return Err(crate::IncompatibleError::Hasher);
         }
         for (a, b) in self.blocks.as_mut().iter_mut().zip(other.blocks.as_ref()) {

@@ -111,6 +111,23 @@ fn combining_needs_equal_shape_and_hasher() {
     assert!(matches!(a.union(&b), Err(IncompatibleError::Params { .. })));
     let c = BloomFilter::with_hasher(Params::new(4, 8).unwrap(), IntFold::with_seed(1));
     assert_eq!(a.intersect(&c), Err(IncompatibleError::Hasher));
+
+    // The classic filter names which of the two differs, too.
+    use linebloom::{ClassicBloomFilter, ClassicParams};
+    let shape = ClassicParams::new(4096, 7).unwrap();
+    let mut a = ClassicBloomFilter::new(shape);
+    let other = ClassicParams::new(8192, 7).unwrap();
+    let err = a.union(&ClassicBloomFilter::new(other)).unwrap_err();
+    assert_eq!(
+        err,
+        IncompatibleError::ClassicParams {
+            ours: shape,
+            theirs: other
+        }
+    );
+    assert!(err.to_string().contains("4096 bits"), "{err}");
+    let seeded = ClassicBloomFilter::with_hasher(shape, IntFold::with_seed(1));
+    assert_eq!(a.union(&seeded), Err(IncompatibleError::Hasher));
 }
 
 #[test]
