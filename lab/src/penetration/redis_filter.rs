@@ -640,7 +640,7 @@ impl RedisFilter {
     fn consistent_read<C: FilterConnection + ?Sized>(
         &mut self,
         con: &mut C,
-        read: impl Fn(&Self, &mut Vec<redis::Cmd>),
+        mut read: impl FnMut(&Self, &mut Vec<redis::Cmd>),
     ) -> Result<Vec<redis::Value>, RedisFilterError> {
         for _ in 0..MAX_RETRIES {
             let used = self.meta.live.number;
@@ -852,19 +852,20 @@ impl RedisFilter {
         con: &mut C,
         keys: &[u64],
     ) -> Result<Vec<bool>, RedisFilterError> {
+        // The grouping of the last read, the one consistent_read accepted (built from
+        // the live generation, which it checked).
+        let mut groups = Vec::new();
         let replies = self.consistent_read(con, |this, cmds| {
             let g = this.meta.live;
-            cmds.extend(
-                this.module_cmds("LINEBLOOM.MTEST", &g, keys)
-                    .map(|(c, _)| c),
-            );
+            groups.clear();
+            for (cmd, group) in this.module_cmds("LINEBLOOM.MTEST", &g, keys) {
+                cmds.push(cmd);
+                groups.push(group);
+            }
         })?;
-        // The reads used the live generation (consistent_read checked it), so the
-        // grouping below is the one the commands were built from.
         let g = self.meta.live;
         let mut answers = vec![false; keys.len()];
-        let groups = self.module_cmds("LINEBLOOM.MTEST", &g, keys);
-        for ((_, (shard, members)), reply) in groups.zip(replies) {
+        for ((shard, members), reply) in groups.into_iter().zip(replies) {
             let bytes: Vec<u8> =
                 redis::from_redis_value(&reply).map_err(RedisFilterError::Redis)?;
             if bytes.len() != members.len() {
