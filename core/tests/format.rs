@@ -1,7 +1,6 @@
 //! Decoding untrusted bytes: one test per error variant, every-byte mutation, every
 //! truncation, and random garbage — never a panic, always the right error.
 
-use linebloom::block::blocks_as_bytes_mut;
 use linebloom::format::{HEADER_LEN, VERSION};
 use linebloom::{
     Block, BloomFilter, DecodeError, KeyHasher, Params, ParamsError, StableHasher, Xxh3,
@@ -217,7 +216,7 @@ fn bad_checksum() {
 fn misaligned_view() {
     let f = BloomFilter::new(Params::new(2, 8).unwrap());
     let mut storage = vec![Block::ZERO; f.encoded_len().div_ceil(64) + 1];
-    let bytes = blocks_as_bytes_mut(&mut storage);
+    let bytes = linebloom::block::blocks_as_bytes_mut(&mut storage);
     let n = f.encode_into(&mut bytes[1..]).unwrap();
     assert_eq!(
         BloomFilter::<&[Block]>::view(&bytes[1..1 + n]).unwrap_err(),

@@ -508,6 +508,7 @@ impl FastbloomAtomic {
 pub fn keys_for_bytes(bytes: u64, p: f64) -> anyhow::Result<u64> {
     let fits =
         |n: u64| -> anyhow::Result<bool> { Ok(Params::for_fpr(n, p)?.bytes() as u64 <= bytes) };
+    anyhow::ensure!(p < 0.5, "rate {p} is not below 1/2");
     anyhow::ensure!(fits(1)?, "{bytes} bytes hold no key at rate {p}");
     // Invariant: `lo` fits, `hi` does not (no filter at rate p < 1/2 spends under one
     // bit per key).
