@@ -223,63 +223,38 @@ impl Experiment for Footprint {
             for &(target, short) in TARGETS {
                 for &(contender, feature) in VARIANTS {
                     bar.set_message(format!("{contender} for {short}, opt-level {opt}"));
-                    match build(target, opt, feature, &target_dir).and_then(|p| sizes(&p)) {
-                        Ok((text, image)) => {
-                            let how = format!(
+                    let (text, image, note) = match build(target, opt, feature, &target_dir)
+                        .and_then(|p| sizes(&p))
+                    {
+                        Ok((text, image)) => (
+                            text as f64,
+                            image as f64,
+                            format!(
                                 "cargo build --profile {} --target {target} --features {feature}",
                                 profile(opt)
-                            );
-                            rows.push(row(contender, short, opt, "text", text as f64, how.clone()));
-                            rows.push(row(contender, short, opt, "image", image as f64, how));
-                        }
-                        Err(why) => {
-                            rows.push(row(contender, short, opt, "text", f64::NAN, why.clone()));
-                            rows.push(row(contender, short, opt, "image", f64::NAN, why));
-                        }
-                    }
+                            ),
+                        ),
+                        Err(why) => (f64::NAN, f64::NAN, why),
+                    };
+                    rows.push(row(contender, short, opt, "text", text, note.clone()));
+                    rows.push(row(contender, short, opt, "image", image, note));
                     bar.inc(1);
                 }
             }
             bar.set_message(format!("stack under QEMU, opt-level {opt}"));
-            let how = "painted stack, mps2-an386 under qemu-system-arm".to_string();
-            match stack(opt, &target_dir) {
-                Ok((insert, contains)) => {
-                    rows.push(row(
-                        "linebloom",
-                        "thumbv7em",
-                        opt,
-                        "stack insert",
-                        insert as f64,
-                        how.clone(),
-                    ));
-                    rows.push(row(
-                        "linebloom",
-                        "thumbv7em",
-                        opt,
-                        "stack contains",
-                        contains as f64,
-                        how,
-                    ));
-                }
-                Err(why) => {
-                    rows.push(row(
-                        "linebloom",
-                        "thumbv7em",
-                        opt,
-                        "stack insert",
-                        f64::NAN,
-                        why.clone(),
-                    ));
-                    rows.push(row(
-                        "linebloom",
-                        "thumbv7em",
-                        opt,
-                        "stack contains",
-                        f64::NAN,
-                        why,
-                    ));
-                }
-            }
+            let (insert, contains, note) = match stack(opt, &target_dir) {
+                Ok((insert, contains)) => (
+                    insert as f64,
+                    contains as f64,
+                    "painted stack, mps2-an386 under qemu-system-arm".to_string(),
+                ),
+                Err(why) => (f64::NAN, f64::NAN, why),
+            };
+            let linebloom = |measure: &str, bytes: f64, note: String| {
+                row("linebloom", "thumbv7em", opt, measure, bytes, note)
+            };
+            rows.push(linebloom("stack insert", insert, note.clone()));
+            rows.push(linebloom("stack contains", contains, note));
             bar.inc(1);
         }
         bar.finish_and_clear();
