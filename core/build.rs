@@ -8,9 +8,19 @@
 //! * `linebloom_portable`: the `portable` kernel exists: where `wide` has vectors
 //!   (SSE2, NEON on aarch64, wasm `simd128`) and on every table target. Elsewhere `wide`
 //!   falls back to arrays and the kernel would be the scalar one under another name.
+//! * `linebloom_huge_pages`: `Blocks::zeroed` maps large filters itself and advises
+//!   transparent huge pages (`src/huge_pages.rs`): Linux with the `std` feature, outside
+//!   Miri (which cannot run `mmap`).
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(linebloom_table)");
     println!("cargo::rustc-check-cfg=cfg(linebloom_portable)");
+    println!("cargo::rustc-check-cfg=cfg(linebloom_huge_pages)");
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let std = std::env::var_os("CARGO_FEATURE_STD").is_some();
+    let miri = std::env::var_os("CARGO_CFG_MIRI").is_some();
+    if os == "linux" && std && !miri {
+        println!("cargo::rustc-cfg=linebloom_huge_pages");
+    }
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     let features = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
     let has = |f: &str| features.split(',').any(|x| x == f);

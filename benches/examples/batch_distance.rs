@@ -1,7 +1,9 @@
 //! Batched against single-key lookups on a 1.2 GiB filter, for choosing the prefetch
 //! distance (`PREFETCH_DISTANCE` in `core/src/arch/mod.rs`): rebuild with each value and
-//! compare the printed medians (of 5 passes over 2^24 probes that miss every cache). Filled with 2e8 keys only (the lookup cost does not
-//! depend on the fill: no kernel exits early), to keep each run short.
+//! compare the printed medians (of 5 passes over 2^24 probes that miss every cache).
+//! Filled with 2e8 keys only (the lookup cost does not depend on the fill: no kernel
+//! exits early), to keep each run short. The filter is on huge pages as
+//! `BloomFilter::new` makes it; `--4k` runs it on ordinary pages instead.
 
 use linebloom::BloomFilter;
 use linebloom_benches::*;
@@ -10,15 +12,13 @@ use std::time::Instant;
 
 fn main() {
     let kernel = linebloom::arch::detect();
-    let huge = std::env::args().any(|a| a == "--huge");
-    let (f, _) = huge_page_filter(1_000_000_000, kernel);
-    if !huge {
+    if std::env::args().any(|a| a == "--4k") {
         // Same filter in ordinary pages, for the comparison.
-        let p = f.params();
-        let plain = BloomFilter::new(p).with_kernel(kernel);
-        return run(plain, "4k");
+        return run(small_page_filter(1_000_000_000, kernel).0, "4k");
     }
-    run(f, "huge")
+    // As users build it: on huge pages (`Blocks::zeroed`).
+    let params = linebloom::Params::for_fpr(1_000_000_000, TARGET_FPR).expect("valid size");
+    run(BloomFilter::new(params).with_kernel(kernel), "huge")
 }
 
 fn fill<S: AsRef<[linebloom::Block]> + AsMut<[linebloom::Block]>>(f: &mut BloomFilter<S>) {

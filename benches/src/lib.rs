@@ -9,7 +9,7 @@
 //! same XXH3-64 as the rivals.
 
 use linebloom::arch::Kernel;
-use linebloom::{BloomFilter, Params};
+use linebloom::{Block, Blocks, BloomFilter, Params};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use std::io::Write;
 
@@ -37,7 +37,6 @@ pub fn capacities() -> Vec<u64> {
 pub const KEYS_PER_ITER: usize = 1024;
 
 pub use linebloom_lab::rivals::{Blocked, Fastbloom, Filter, Sbbf};
-pub use linebloom_lab::timing::HugePageBlocks;
 
 /// linebloom sized by `Params::for_fpr(n, TARGET_FPR)`, with a forced kernel.
 pub fn linebloom(n: u64, kernel: &'static Kernel) -> Blocked<linebloom::Blocks> {
@@ -130,14 +129,14 @@ pub fn fill_and_check<C: Filter + ?Sized>(c: &mut C, n: u64, probes: &[u64]) {
     .expect("write fpr.csv");
 }
 
-/// A linebloom filter over huge-page blocks, sized like [`linebloom()`]; also says
-/// whether `madvise` accepted the request.
-pub fn huge_page_filter(n: u64, kernel: &'static Kernel) -> (BloomFilter<HugePageBlocks>, bool) {
+/// linebloom sized like [`linebloom()`] on ordinary 4 KiB pages (a boxed slice from the
+/// global allocator) rather than the huge-page mapping `BloomFilter::new` makes from
+/// 2 MiB up: what the pages alone are worth, with the kernel and hash unchanged.
+pub fn small_page_filter(n: u64, kernel: &'static Kernel) -> Blocked<Blocks> {
     let params = Params::for_fpr(n, TARGET_FPR).expect("valid size");
-    let storage = HugePageBlocks::new(params.blocks());
-    let advised = storage.advised;
+    let storage = Blocks::from(vec![Block::ZERO; params.blocks()].into_boxed_slice());
     let f = BloomFilter::from_storage(storage, params.k())
         .expect("valid params")
         .with_kernel(kernel);
-    (f, advised)
+    Blocked(f)
 }

@@ -22,8 +22,10 @@
 //! inserting disjoint keys, then every key checked after the join) checks the property
 //! on real hardware instead.
 //!
-//! Conversions to and from [`BloomFilter`] move the boxed payload without copying:
-//! `AtomicU64` has the same size, alignment and bit validity as `u64`.
+//! Conversions to and from [`BloomFilter`] move a boxed payload without copying:
+//! `AtomicU64` has the same size, alignment and bit validity as `u64`. The atomic
+//! filter's storage is always a heap box, so a plain filter on huge pages (2 MiB or more
+//! on Linux, see `Blocks::zeroed`) is copied once on the way in.
 
 use crate::block::Block;
 use crate::bloom::BloomFilter;
@@ -221,7 +223,9 @@ impl<H: KeyHasher> AtomicBloomFilter<H> {
 }
 
 impl<H: KeyHasher> From<BloomFilter<crate::Blocks, H>> for AtomicBloomFilter<H> {
-    /// Shares a plain filter between threads, without copying the payload.
+    /// Shares a plain filter between threads, without copying a payload on the heap. A
+    /// payload on huge pages (`Blocks::zeroed` maps filters of 2 MiB or more on Linux) is
+    /// copied once to the heap, which the atomic filter's storage is.
     fn from(f: BloomFilter<crate::Blocks, H>) -> Self {
         let params = f.params();
         let (blocks, hasher) = f.into_parts();

@@ -324,14 +324,19 @@ pub(crate) fn write_blocks(out: &mut [u8], blocks: &[Block]) {
     }
 }
 
-/// Reads a payload of whole blocks (its length already checked).
+/// Reads a payload of whole blocks (its length already checked) into storage of the kind
+/// `Blocks::zeroed` picks for its size (huge pages for large filters, where it uses them).
 #[cfg(feature = "alloc")]
 pub(crate) fn read_blocks(payload: &[u8]) -> crate::Blocks {
-    let blocks: alloc::boxed::Box<[Block]> = payload
-        .chunks_exact(Block::BYTES)
-        .map(|c| Block::from_le_bytes(c.try_into().expect("64-byte chunk")))
-        .collect();
-    crate::Blocks::from(blocks)
+    let mut blocks = crate::Blocks::zeroed(payload.len() / Block::BYTES);
+    for (block, chunk) in blocks
+        .as_mut()
+        .iter_mut()
+        .zip(payload.chunks_exact(Block::BYTES))
+    {
+        *block = Block::from_le_bytes(chunk.try_into().expect("64-byte chunk"));
+    }
+    blocks
 }
 
 /// Encodes a filter that is a plain block array (Bloom, counting) into `out`.

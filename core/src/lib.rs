@@ -134,7 +134,7 @@
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `std` | yes | implies `alloc`; run-time CPU detection through std |
+//! | `std` | yes | implies `alloc`; run-time CPU detection through std; on Linux, filters of 2 MiB or more on transparent huge pages ([`Blocks::zeroed`]) |
 //! | `alloc` | via `std` | owned filters, `to_bytes`/`from_bytes` |
 //! | `serde` | no | `Serialize`/`Deserialize` through the binary format |
 //! | `ahash` | no | the `AHash` in-memory hasher (never serializable) |
@@ -165,6 +165,8 @@ pub mod format;
 pub mod fpr;
 pub mod hash;
 pub mod hasher;
+#[cfg(linebloom_huge_pages)]
+mod huge_pages;
 mod params;
 #[cfg(feature = "alloc")]
 mod scalable;

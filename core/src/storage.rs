@@ -5,8 +5,9 @@
 //! `&'static mut [Block]` without it, a no-alloc crate that names `BloomFilter` would stop
 //! compiling as soon as any other crate in the build enabled `alloc`. `Blocks` is one
 //! type in both builds: it holds either a `&'static mut [Block]` (always available, for
-//! a `static` array) or, with `alloc`, an owned boxed slice. Reading it is a pointer and
-//! a length, with no branch on which of the two it is.
+//! a `static` array) or, with `alloc`, owned memory: a boxed slice, or with `std` on
+//! Linux a huge-page mapping for filters of 2 MiB or more ([`Blocks::zeroed`]). Reading
+//! it is a pointer and a length, with no branch on which kind it is.
 //!
 //! ```
 //! use linebloom::{Block, Blocks, BloomFilter};
@@ -23,17 +24,30 @@ use core::ptr::NonNull;
 
 /// Owned or `'static` blocks (see the module docs).
 pub struct Blocks {
-    /// Start of `len` initialised blocks, valid for as long as `self` lives: either a
-    /// `&'static mut [Block]` given up to this value, or (`owned`) a leaked
-    /// `Box<[Block]>` that `Drop` frees.
+    /// Start of `len` initialised blocks, valid for as long as `self` lives: a
+    /// `&'static mut [Block]` given up to this value, or memory `owner` frees on drop.
     ptr: NonNull<Block>,
     len: usize,
     #[cfg(feature = "alloc")]
-    owned: bool,
+    owner: Owner,
 }
 
-// SAFETY: `Blocks` is semantically a `Box<[Block]>` or a `&'static mut [Block]`; both are
-// `Send` and `Sync` because `Block` (plain `u64`s) is.
+/// Who frees the blocks.
+#[cfg(feature = "alloc")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Owner {
+    /// Nobody: a `&'static mut [Block]`.
+    Static,
+    /// A leaked `Box<[Block]>` of length `len`.
+    Boxed,
+    /// A `huge_pages::map_zeroed` mapping of `len` blocks; `advised` says whether the OS
+    /// accepted the huge-page advice.
+    #[cfg(linebloom_huge_pages)]
+    Mapped { advised: bool },
+}
+
+// SAFETY: `Blocks` is semantically a `Box<[Block]>` or a `&'static mut [Block]` (a mapping
+// is owned like a box); both are `Send` and `Sync` because `Block` (plain `u64`s) is.
 unsafe impl Send for Blocks {}
 // SAFETY: as for `Send`: shared access only hands out `&[Block]`.
 unsafe impl Sync for Blocks {}
@@ -44,7 +58,7 @@ impl From<&'static mut [Block]> for Blocks {
             len: blocks.len(),
             ptr: NonNull::from(blocks).cast(),
             #[cfg(feature = "alloc")]
-            owned: false,
+            owner: Owner::Static,
         }
     }
 }
@@ -58,7 +72,7 @@ impl From<alloc::boxed::Box<[Block]>> for Blocks {
             // SAFETY: `Box::into_raw` never returns null.
             ptr: unsafe { NonNull::new_unchecked(raw.cast::<Block>()) },
             len,
-            owned: true,
+            owner: Owner::Boxed,
         }
     }
 }
@@ -67,23 +81,62 @@ impl From<alloc::boxed::Box<[Block]>> for Blocks {
 impl Blocks {
     /// `n` zeroed blocks on the heap (zeroed allocation: the OS hands out untouched pages
     /// lazily, so a large empty filter costs no memory until it is written).
+    ///
+    /// On Linux with the `std` feature, `n` blocks of 2 MiB or more are mapped from the
+    /// OS instead, at a 2 MiB boundary, and advised for transparent huge pages before
+    /// any page is touched: a probe then rarely misses the TLB. The mapping is the
+    /// filter's size rounded to the OS page (no memory is wasted), and its pages stay
+    /// untouched until written. [`huge_pages_advised`](Self::huge_pages_advised) says
+    /// whether the OS took the advice.
+    ///
+    /// ```
+    /// use linebloom::Blocks;
+    /// let small = Blocks::zeroed(16);
+    /// assert_eq!(small.as_ref().len(), 16);
+    /// assert!(!small.huge_pages_advised(), "1 KiB stays on the heap");
+    /// ```
     pub fn zeroed(n: usize) -> Self {
+        #[cfg(linebloom_huge_pages)]
+        if let Some(bytes) = n
+            .checked_mul(Block::BYTES)
+            .filter(|&b| b >= crate::huge_pages::HUGE_PAGE)
+            && let Some((ptr, advised)) = crate::huge_pages::map_zeroed(bytes)
+        {
+            return Blocks {
+                ptr: ptr.cast(),
+                len: n,
+                owner: Owner::Mapped { advised },
+            };
+        }
         Blocks::from(zeroed_box(n))
     }
 
-    /// The blocks as a boxed slice: the same allocation when owned, a copy when they
-    /// borrow a `'static` slice.
+    /// The blocks as a boxed slice: the same allocation when they are a boxed slice, a
+    /// copy when they borrow a `'static` slice or are mapped on huge pages.
     pub fn into_boxed_slice(self) -> alloc::boxed::Box<[Block]> {
-        let this = core::mem::ManuallyDrop::new(self);
-        if this.owned {
-            let slice = core::ptr::slice_from_raw_parts_mut(this.ptr.as_ptr(), this.len);
-            // SAFETY: owned blocks came from `Box::into_raw` of a `Box<[Block]>` of this
-            // length (`From<Box<[Block]>>`), and `ManuallyDrop` keeps `Drop` from freeing
-            // them a second time.
-            unsafe { alloc::boxed::Box::from_raw(slice) }
-        } else {
-            alloc::boxed::Box::from(this.as_ref())
+        if self.owner != Owner::Boxed {
+            return alloc::boxed::Box::from(self.as_ref());
         }
+        let this = core::mem::ManuallyDrop::new(self);
+        let slice = core::ptr::slice_from_raw_parts_mut(this.ptr.as_ptr(), this.len);
+        // SAFETY: boxed blocks came from `Box::into_raw` of a `Box<[Block]>` of this
+        // length (`From<Box<[Block]>>`), and `ManuallyDrop` keeps `Drop` from freeing
+        // them a second time.
+        unsafe { alloc::boxed::Box::from_raw(slice) }
+    }
+}
+
+impl Blocks {
+    /// Did the OS accept the transparent-huge-page advice for these blocks? Only blocks
+    /// that [`zeroed`](Self::zeroed) mapped ask (2 MiB or more, Linux with `std`);
+    /// any other blocks answer `false`. Whether the kernel then backs them with huge
+    /// pages is its choice: `AnonHugePages` in `/proc/self/smaps_rollup` tells.
+    pub fn huge_pages_advised(&self) -> bool {
+        #[cfg(linebloom_huge_pages)]
+        if let Owner::Mapped { advised } = self.owner {
+            return advised;
+        }
+        false
     }
 }
 
@@ -128,20 +181,32 @@ impl AsMut<[Block]> for Blocks {
 #[cfg(feature = "alloc")]
 impl Drop for Blocks {
     fn drop(&mut self) {
-        if self.owned {
-            let slice = core::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.len);
-            // SAFETY: owned blocks came from `Box::into_raw` of a `Box<[Block]>` of this
-            // length, and this is the only place that frees them.
-            drop(unsafe { alloc::boxed::Box::from_raw(slice) });
+        match self.owner {
+            Owner::Static => {}
+            Owner::Boxed => {
+                let slice = core::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.len);
+                // SAFETY: boxed blocks came from `Box::into_raw` of a `Box<[Block]>` of
+                // this length, and this is the only place that frees them.
+                drop(unsafe { alloc::boxed::Box::from_raw(slice) });
+            }
+            #[cfg(linebloom_huge_pages)]
+            Owner::Mapped { .. } => {
+                // SAFETY: mapped blocks came from `map_zeroed(len × 64)` in `zeroed`, and
+                // this is the only place that unmaps them; `self` is gone after.
+                unsafe { crate::huge_pages::unmap(self.ptr.cast(), self.len * Block::BYTES) }
+            }
         }
     }
 }
 
-/// A deep copy, always owned (a copy of `'static` blocks is a new heap allocation).
+/// A deep copy, always owned, in memory of the kind [`Blocks::zeroed`] picks for its
+/// size (a copy of `'static` blocks is a new heap allocation).
 #[cfg(feature = "alloc")]
 impl Clone for Blocks {
     fn clone(&self) -> Self {
-        Blocks::from(alloc::boxed::Box::<[Block]>::from(self.as_ref()))
+        let mut copy = Blocks::zeroed(self.len);
+        copy.as_mut().copy_from_slice(self.as_ref());
+        copy
     }
 }
 
@@ -237,5 +302,33 @@ mod tests {
         // it, so the box may own it again.
         let original = unsafe { alloc::boxed::Box::from_raw(raw) };
         assert_eq!(original[1].0[0], 1);
+    }
+
+    /// Filters of 2 MiB or more are mapped: zeroed, writable at both ends, 64-byte
+    /// aligned, and they clone and convert to a box with the same contents. The advice
+    /// is accepted wherever the kernel has transparent huge pages at all (its sysfs
+    /// directory exists); whether it then grants them is the lab's to report.
+    #[cfg(linebloom_huge_pages)]
+    #[test]
+    fn large_blocks_are_mapped_zeroed_and_copy_out() {
+        let two_mib = crate::huge_pages::HUGE_PAGE / Block::BYTES;
+        assert!(
+            !Blocks::zeroed(two_mib - 1).huge_pages_advised(),
+            "just under 2 MiB: heap"
+        );
+        for n in [two_mib, two_mib + 1, 3 * two_mib + 7] {
+            let mut blocks = Blocks::zeroed(n);
+            let thp = std::path::Path::new("/sys/kernel/mm/transparent_hugepage").exists();
+            assert_eq!(blocks.huge_pages_advised(), thp, "{n} blocks");
+            assert_eq!(blocks.as_ref().as_ptr() as usize % 64, 0);
+            assert!(blocks.as_ref().iter().all(|b| *b == Block::ZERO));
+            blocks.as_mut()[0].0[0] = 1;
+            blocks.as_mut()[n - 1].0[7] = 2;
+            let copy = blocks.clone();
+            assert_eq!(copy.huge_pages_advised(), thp);
+            assert!(copy.as_ref() == blocks.as_ref());
+            let boxed = blocks.into_boxed_slice();
+            assert_eq!((boxed.len(), boxed[0].0[0], boxed[n - 1].0[7]), (n, 1, 2));
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Timing tools: per-pass CPU time, interleaved rounds whose start order rotates (so a
 //! noisy neighbour, or a fixed position in the round, favours no contender), paired
 //! ratios with a control copy as the noise floor, the memory limit lines (independent
-//! and dependent random 64-byte reads), and huge-page storage for large filters.
+//! and dependent random 64-byte reads), and how much of the process sits on huge pages.
 //!
 //! Why CPU time: the machines are shared, so wall time also counts time the thread spent
 //! descheduled. `CLOCK_THREAD_CPUTIME_ID` counts only this thread's time on a core.
@@ -9,7 +9,7 @@
 //! against the original (the first contender of a round pays for the previous round's
 //! cache state and frequency changes).
 
-use linebloom::Block;
+use linebloom::Blocks;
 use std::hint::black_box;
 
 /// This thread's CPU time in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`).
@@ -30,65 +30,6 @@ pub fn ns_per_key(keys: &[u64], op: impl FnOnce(&[u64]) -> u64) -> f64 {
     let t = thread_cpu_ns();
     black_box(op(black_box(keys)));
     (thread_cpu_ns() - t) as f64 / keys.len().max(1) as f64
-}
-
-/// Zeroed, 2 MiB-aligned blocks that asked for transparent huge pages
-/// (`madvise(MADV_HUGEPAGE)`): with 4 KiB pages every lookup in a 1 GiB filter also
-/// misses the TLB. Whether the kernel granted them is measured, not assumed
-/// ([`anon_huge_bytes`]).
-pub struct HugePageBlocks {
-    ptr: std::ptr::NonNull<Block>,
-    len: usize,
-    /// Did `madvise` accept the request?
-    pub advised: bool,
-}
-
-const HUGE_PAGE: usize = 2 << 20;
-
-fn huge_layout(blocks: usize) -> std::alloc::Layout {
-    std::alloc::Layout::from_size_align((blocks * 64).next_multiple_of(HUGE_PAGE), HUGE_PAGE)
-        .expect("valid layout")
-}
-
-impl HugePageBlocks {
-    /// `len` zeroed blocks (`len ≥ 1`).
-    pub fn new(len: usize) -> Self {
-        assert!(len > 0, "at least one block");
-        let layout = huge_layout(len);
-        // SAFETY: the layout has non-zero size.
-        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
-        let Some(ptr) = std::ptr::NonNull::new(raw as *mut Block) else {
-            std::alloc::handle_alloc_error(layout)
-        };
-        // SAFETY: `raw` points to `layout.size()` bytes we own; madvise only changes how
-        // the kernel backs them and reports failure through its return value.
-        let advised =
-            unsafe { libc::madvise(raw as *mut libc::c_void, layout.size(), libc::MADV_HUGEPAGE) }
-                == 0;
-        HugePageBlocks { ptr, len, advised }
-    }
-}
-
-impl AsRef<[Block]> for HugePageBlocks {
-    fn as_ref(&self) -> &[Block] {
-        // SAFETY: ptr is valid for `len` zero-initialised (hence valid) blocks while self
-        // lives; the shared borrow of self prevents concurrent mutation.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl AsMut<[Block]> for HugePageBlocks {
-    fn as_mut(&mut self) -> &mut [Block] {
-        // SAFETY: as in `as_ref`, with the exclusive borrow of self.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl Drop for HugePageBlocks {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this very layout.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr() as *mut u8, huge_layout(self.len)) }
-    }
 }
 
 /// This process's anonymous huge-page bytes (`AnonHugePages` of
@@ -112,7 +53,7 @@ pub fn anon_huge_bytes() -> u64 {
 /// A buffer of `bytes` (rounded to lines) for the memory limit lines, holding a random
 /// cyclic permutation of its lines so that a pointer chase visits every line once.
 pub struct MemoryProbe {
-    lines: HugePageBlocks,
+    lines: Blocks,
 }
 
 impl MemoryProbe {
@@ -120,7 +61,8 @@ impl MemoryProbe {
     pub fn new(bytes: usize, seed: u64) -> Self {
         use rand::{RngExt, SeedableRng, rngs::StdRng};
         let n = (bytes / 64).max(2);
-        let mut lines = HugePageBlocks::new(n);
+        // On huge pages from 2 MiB up, like a filter of the same size (`Blocks::zeroed`).
+        let mut lines = Blocks::zeroed(n);
         // Sattolo's algorithm: a single cycle through all lines.
         let mut order: Vec<u64> = (0..n as u64).collect();
         let mut rng = StdRng::seed_from_u64(seed);

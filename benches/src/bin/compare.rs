@@ -16,10 +16,12 @@
 //!   in the same round (> 1 = faster than sbbf-rs-safe).
 //!
 //! Workloads at n = 1e4, 1e6, 1e7 and 1e8 keys (1e8 left out by `--quick`), filters
-//! sized for 1%: `hit` (members), `miss` (non-members), `insert` (keys not yet in, the
-//! same keys each round), and in the miss table `linebloom-batch` (`contains_batch`) and
-//! at 1e8 `random-read` (independent random 64-byte reads over a buffer the filter's
-//! size: the memory system's limit). A last table runs the atomic filters on 1 and 2
+//! sized for 1%, linebloom's built by `BloomFilter::new` (huge pages from 2 MiB up) and,
+//! as `linebloom-4k-*`, the same filter on ordinary pages, to show what the pages buy.
+//! Workloads: `hit` (members), `miss` (non-members), `insert` (keys not yet in, the same
+//! keys each round), and in the miss table `linebloom-batch` (`contains_batch`) and at
+//! 1e8 `random-read` (independent random 64-byte reads over a buffer the filter's size:
+//! the memory system's limit). A last table runs the atomic filters on 1 and 2
 //! threads (`atomic-*`, per-key CPU time summed over threads).
 
 use linebloom::hash::block_index;
@@ -27,9 +29,7 @@ use linebloom::{AtomicBloomFilter, Params};
 use linebloom_benches::*;
 use linebloom_lab::rivals::{blocked_xxh3, xxh3};
 use linebloom_lab::stats::summary;
-use linebloom_lab::timing::{
-    HugePageBlocks, interleaved, ns_per_key, paired_speedup, parallel_cpu_ns,
-};
+use linebloom_lab::timing::{interleaved, ns_per_key, paired_speedup, parallel_cpu_ns};
 use std::hint::black_box;
 use std::io::Write;
 
@@ -93,11 +93,12 @@ fn batch_entry(n: u64, misses: &[u64]) -> Entry {
     }
 }
 
-/// Independent random 64-byte reads over a buffer of `bytes` (huge pages requested):
+/// Independent random 64-byte reads over a buffer of `bytes` (on huge pages, as the
+/// filter is):
 /// one read per key, the line from one multiply of the (random) key, so that almost
 /// nothing but the read is timed: the memory system's limit.
 fn random_read_entry(bytes: usize) -> Entry {
-    let buf = HugePageBlocks::new(bytes.div_ceil(64));
+    let buf = linebloom::Blocks::zeroed(bytes.div_ceil(64));
     Entry {
         name: "random-read".into(),
         tables: &["miss"],
@@ -145,6 +146,12 @@ fn run_size(n: u64, rounds: usize, rows: &mut Vec<Row>) {
         filter_entry(None, sbbf(n), n, &misses),
         filter_entry(Some("sbbf-rs-safe-control"), sbbf(n), n, &misses),
         filter_entry(None, linebloom(n, kernel), n, &misses),
+        filter_entry(
+            Some(&format!("linebloom-4k-{}", kernel.name)),
+            small_page_filter(n, kernel),
+            n,
+            &misses,
+        ),
         filter_entry(None, blocked_xxh3(params, kernel), n, &misses),
         filter_entry(None, fastbloom(n), n, &misses),
         batch_entry(n, &misses),

@@ -65,21 +65,24 @@ fn index(rows: &[Row]) -> Index<'_> {
         .collect()
 }
 
-/// The detected kernel's linebloom contenders in this CSV (`linebloom-<kernel>`).
-fn ours(rows: &[Row]) -> (String, String) {
+/// The detected kernel's linebloom contenders in this CSV: `linebloom-<kernel>`, its
+/// XXH3 twin `linebloom-xxh3-<kernel>`, and its 4 KiB-page twin `linebloom-4k-<kernel>`.
+fn ours(rows: &[Row]) -> (String, String, String) {
     let name = rows
         .iter()
         .map(|r| r.contender.as_str())
         .find(|c| {
             c.starts_with("linebloom-")
                 && !c.contains("xxh3")
+                && !c.contains("-4k-")
                 && !c.contains("batch")
                 && !c.contains("atomic")
         })
         .unwrap_or("linebloom")
         .to_string();
     let xxh3 = name.replacen("linebloom-", "linebloom-xxh3-", 1);
-    (name, xxh3)
+    let small_pages = name.replacen("linebloom-", "linebloom-4k-", 1);
+    (name, xxh3, small_pages)
 }
 
 fn fmt(x: Option<f64>, digits: usize) -> String {
@@ -90,10 +93,11 @@ fn fmt(x: Option<f64>, digits: usize) -> String {
 }
 
 /// The speed-up table of one build: per size and workload, linebloom (default hasher),
-/// linebloom with XXH3, fastbloom and the control, as speed-ups over sbbf-rs-safe.
+/// linebloom with XXH3, linebloom on 4 KiB pages, fastbloom and the control, as
+/// speed-ups over sbbf-rs-safe.
 fn speedups(title: &str, rows: &[Row]) -> String {
     let idx = index(rows);
-    let (ours, xxh3) = ours(rows);
+    let (ours, xxh3, small_pages) = ours(rows);
     let mut sizes: Vec<u64> = rows
         .iter()
         .filter(|r| !r.table.starts_with("atomic"))
@@ -102,16 +106,17 @@ fn speedups(title: &str, rows: &[Row]) -> String {
     sizes.sort();
     sizes.dedup();
     let mut s = format!(
-        "**{title}** — speed-up over sbbf-rs-safe (median of per-round ratios; > 1 = faster); `control` is an identical second sbbf-rs-safe, the noise floor\n\n| n | workload | sbbf-rs-safe ns | {ours} | {xxh3} | fastbloom | control |\n|---:|---|---:|---:|---:|---:|---:|\n"
+        "**{title}** — speed-up over sbbf-rs-safe (median of per-round ratios; > 1 = faster); `control` is an identical second sbbf-rs-safe, the noise floor; `{small_pages}` is linebloom on ordinary 4 KiB pages instead of the huge pages `BloomFilter::new` maps from 2 MiB up\n\n| n | workload | sbbf-rs-safe ns | {ours} | {xxh3} | {small_pages} | fastbloom | control |\n|---:|---|---:|---:|---:|---:|---:|---:|\n"
     );
     for &n in &sizes {
         for w in ["hit", "miss", "insert"] {
             let get = |c: &str| idx.get(&(w, n, c)).map(|r| r.speedup);
             s.push_str(&format!(
-                "| {n:.0e} | {w} | {} | {} | {} | {} | {} |\n",
+                "| {n:.0e} | {w} | {} | {} | {} | {} | {} | {} |\n",
                 fmt(idx.get(&(w, n, "sbbf-rs-safe")).map(|r| r.median), 1),
                 fmt(get(&ours), 2),
                 fmt(get(&xxh3), 2),
+                fmt(get(&small_pages), 2),
                 fmt(get("fastbloom"), 2),
                 fmt(get("sbbf-rs-safe-control"), 2),
             ));
@@ -139,7 +144,7 @@ fn verdict(ok: bool) -> &'static str {
 /// The targets T1–T4 checked against one build's rows.
 fn targets(title: &str, rows: &[Row]) -> String {
     let idx = index(rows);
-    let (ours, xxh3) = ours(rows);
+    let (ours, xxh3, _) = ours(rows);
     let list = |v: &[(u64, f64)]| {
         v.iter()
             .map(|(n, x)| format!("{x:.2} at {n:.0e}"))

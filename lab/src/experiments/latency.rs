@@ -19,7 +19,7 @@ use crate::Ctx;
 use crate::plot::{LineChart, Series, Style};
 use crate::rivals::{Blocked, Filter};
 use crate::stats::quantile;
-use crate::timing::{HugePageBlocks, MemoryProbe, thread_cpu_ns};
+use crate::timing::{MemoryProbe, thread_cpu_ns};
 use linebloom::{BloomFilter, Params};
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
@@ -76,9 +76,7 @@ impl Experiment for Latency {
         for &size in &sizes {
             let n = crate::rivals::keys_for_bytes(size, 0.01)?;
             let params = Params::for_fpr(n, 0.01)?;
-            let storage = HugePageBlocks::new(params.blocks());
-            let mut f =
-                Blocked(BloomFilter::from_storage(storage, params.k())?.with_kernel(ctx.kernel));
+            let mut f = Blocked(BloomFilter::new(params).with_kernel(ctx.kernel));
             fill_stream(ctx, &mut f, n, "fill");
             let bytes = params.bytes() as u64;
 

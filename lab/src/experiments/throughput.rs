@@ -12,9 +12,11 @@
 //! families (classic and counting Bloom filters, cuckoo, quotient, xor and binary fuse;
 //! [`FAMILIES`]) likewise, up to the rivals' largest size; their inserts are not timed
 //! where they refuse keys past their capacity (the insert workload adds keys past `n`)
-//! or cannot insert at all (the static xor filters). linebloom's storage asks for
-//! transparent huge pages (`madvise`); the CSV records how many huge-page bytes the process had, since the
-//! kernel may refuse. Rivals allocate their own memory (no huge pages). At the largest
+//! or cannot insert at all (the static xor filters). linebloom's filters are built as a
+//! user builds them (`BloomFilter::new`), whose storage maps filters of 2 MiB or more on
+//! transparent huge pages (`Blocks::zeroed`); the CSV records how many huge-page bytes
+//! the process had, since the kernel may refuse. Rivals allocate their own memory (4 KiB
+//! pages unless the kernel's THP mode is `always`). At the largest
 //! size the quick scale measures only linebloom's detected kernel (filling a 1 GiB
 //! rival takes minutes); `--scale full` measures everyone everywhere.
 //!
@@ -28,7 +30,7 @@ use crate::Ctx;
 use crate::plot::{LineChart, Series, Style};
 use crate::rivals::{Blocked, Fastbloom, Filter, Named, Sbbf, Sizing, build};
 use crate::stats::summary as med;
-use crate::timing::{HugePageBlocks, MemoryProbe, anon_huge_bytes, ns_per_key};
+use crate::timing::{MemoryProbe, anon_huge_bytes, ns_per_key};
 use linebloom::{BloomFilter, Params};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use serde::{Deserialize, Serialize};
@@ -128,8 +130,7 @@ impl Experiment for Throughput {
                 linebloom::arch::available().collect()
             };
             for kernel in kernels {
-                let storage = HugePageBlocks::new(params.blocks());
-                let f = BloomFilter::from_storage(storage, params.k())?.with_kernel(kernel);
+                let f = BloomFilter::new(params).with_kernel(kernel);
                 contenders.push(Box::new(Blocked(f)));
             }
             if size <= rival_max {
