@@ -13,7 +13,10 @@
 //!   pages were written (as after `alloc_zeroed` with a 2 MiB alignment, which zeroes
 //!   them with `memset`) only lets `khugepaged` merge them later, in the background;
 //! * the pages stay untouched and zero until written, as with `calloc`, so a large empty
-//!   filter still costs no memory until it is used.
+//!   filter still costs no memory until it is used. Memory is then taken 2 MiB at a
+//!   time, and with the kernel's THP `defrag` setting at `madvise` (a common default)
+//!   the first write to each 2 MiB may wait for the kernel to compact memory: a
+//!   one-time cost while the filter fills.
 //!
 //! Where the system refuses the advice (`transparent_hugepage` set to `never`) the
 //! mapping keeps ordinary pages; where `mmap` fails, the caller falls back to the global
