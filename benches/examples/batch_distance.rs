@@ -17,8 +17,7 @@ fn main() {
         return run(small_page_filter(1_000_000_000, kernel).0, "4k");
     }
     // As users build it: on huge pages (`Blocks::zeroed`).
-    let params = linebloom::Params::for_fpr(1_000_000_000, TARGET_FPR).expect("valid size");
-    run(BloomFilter::new(params).with_kernel(kernel), "huge")
+    run(linebloom(1_000_000_000, kernel).0, "huge")
 }
 
 fn fill<S: AsRef<[linebloom::Block]> + AsMut<[linebloom::Block]>>(f: &mut BloomFilter<S>) {

@@ -17,10 +17,10 @@
 use super::{Experiment, Run, Summary, fill_stream, markdown_table, member_key};
 use crate::Ctx;
 use crate::plot::{LineChart, Series, Style};
-use crate::rivals::{Blocked, Filter};
+use crate::rivals::{Filter, blocked};
 use crate::stats::quantile;
 use crate::timing::{MemoryProbe, thread_cpu_ns};
-use linebloom::{BloomFilter, Params};
+use linebloom::Params;
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 use std::time::Instant;
@@ -76,7 +76,7 @@ impl Experiment for Latency {
         for &size in &sizes {
             let n = crate::rivals::keys_for_bytes(size, 0.01)?;
             let params = Params::for_fpr(n, 0.01)?;
-            let mut f = Blocked(BloomFilter::new(params).with_kernel(ctx.kernel));
+            let mut f = blocked(params, ctx.kernel);
             fill_stream(ctx, &mut f, n, "fill");
             let bytes = params.bytes() as u64;
 

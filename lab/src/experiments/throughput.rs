@@ -28,10 +28,10 @@
 use super::{Experiment, Run, Summary, fill_stream, markdown_table, member_key, non_members};
 use crate::Ctx;
 use crate::plot::{LineChart, Series, Style};
-use crate::rivals::{Blocked, Fastbloom, Filter, Named, Sbbf, Sizing, build};
+use crate::rivals::{Fastbloom, Filter, Named, Sbbf, Sizing, blocked, build};
 use crate::stats::summary as med;
 use crate::timing::{MemoryProbe, anon_huge_bytes, ns_per_key};
-use linebloom::{BloomFilter, Params};
+use linebloom::Params;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use serde::{Deserialize, Serialize};
 
@@ -130,8 +130,7 @@ impl Experiment for Throughput {
                 linebloom::arch::available().collect()
             };
             for kernel in kernels {
-                let f = BloomFilter::new(params).with_kernel(kernel);
-                contenders.push(Box::new(Blocked(f)));
+                contenders.push(Box::new(blocked(params, kernel)));
             }
             if size <= rival_max {
                 contenders.push(Box::new(Sbbf::for_fpr(n, 0.01)));
