@@ -261,6 +261,28 @@ impl Drop for Driver {
     }
 }
 
+/// The text of the element `sel` selects. The page re-renders its rows and cards every
+/// second, so an element found can be replaced before its text is read (WebDriver's
+/// "stale element reference"): then it is found again, up to 20 times 50 ms apart.
+/// Any other error, or a 21st stale one, fails the test.
+async fn text_of(client: &fantoccini::Client, sel: &str) -> String {
+    let mut stale = 0;
+    loop {
+        let element = client
+            .find(fantoccini::Locator::Css(sel))
+            .await
+            .unwrap_or_else(|e| panic!("find {sel}: {e}"));
+        match element.text().await {
+            Ok(text) => return text,
+            Err(e) if e.is_stale_element_reference() && stale < 20 => {
+                stale += 1;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("text of {sel}: {e}"),
+        }
+    }
+}
+
 #[test]
 fn the_page_works_in_a_real_browser() {
     let chromium = ["chromium", "chromium-browser"].into_iter().find(|b| {
@@ -335,15 +357,7 @@ fn the_page_works_in_a_real_browser() {
         client.goto(&url).await.unwrap();
         let text = |sel: &'static str| {
             let client = client.clone();
-            async move {
-                client
-                    .find(Locator::Css(sel))
-                    .await
-                    .unwrap()
-                    .text()
-                    .await
-                    .unwrap()
-            }
+            async move { text_of(&client, sel).await }
         };
         let number = |s: String| -> f64 {
             s.trim_end_matches('%').replace(',', "").parse().unwrap_or(f64::NAN)
@@ -390,14 +404,7 @@ fn the_page_works_in_a_real_browser() {
             let client = client.clone();
             async move {
                 let sel = format!("tr[data-scheme='{scheme}'] td.dbps");
-                let t = client
-                    .find(Locator::Css(&sel))
-                    .await
-                    .unwrap()
-                    .text()
-                    .await
-                    .unwrap();
-                t.parse::<f64>().unwrap()
+                text_of(&client, &sel).await.parse::<f64>().unwrap()
             }
         };
         let (unprotected, filtered) = (db("no-protection").await, db("linebloom-in-process").await);
