@@ -20,8 +20,8 @@ use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::{Params, ParamsError};
 use crate::storage::Blocks;
 
-/// Keys hashed per step of the batch operations: a 2 KiB stack buffer, long enough that
-/// the prefetch pipeline restarts rarely.
+/// Keys `Extend` hashes per kernel call: a 2 KiB stack buffer, long enough that the
+/// batch pipeline restarts rarely.
 const HASH_CHUNK: usize = 256;
 
 /// A blocked Bloom filter: every key sets and tests `k` bits inside one 64-byte block.
@@ -331,13 +331,8 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
             out.len(),
             "contains_batch: keys and out differ in length"
         );
-        let mut hashes = [0u64; HASH_CHUNK];
-        for (keys, out) in keys.chunks(HASH_CHUNK).zip(out.chunks_mut(HASH_CHUNK)) {
-            for (h, key) in hashes.iter_mut().zip(keys) {
-                *h = self.hash(key);
-            }
-            self.contains_hash_batch(&hashes[..keys.len()], out);
-        }
+        let hasher = &self.hasher;
+        self.probe_batch(keys, |key| key.hash_key(hasher), out)
     }
 
     /// [`contains_batch`](Self::contains_batch) for hashes computed by the caller.
@@ -351,11 +346,19 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
             out.len(),
             "contains_hash_batch: hashes and out differ in length"
         );
+        self.probe_batch(hashes, |&h| h, out)
+    }
+
+    /// The batch lookup behind both public ones: one dispatch, then the kernel hashes,
+    /// prefetches and probes every key in its own code. `out.len() == keys.len()`.
+    #[inline]
+    fn probe_batch<K>(&self, keys: &[K], hash: impl Fn(&K) -> u64, out: &mut [bool]) {
+        debug_assert_eq!(keys.len(), out.len());
         let blocks = self.checked_blocks();
         // SAFETY: the kernel runs on this CPU (see `contains_hash`); the storage is
         // non-empty (it has the shape's block count, and Params forbids zero); k ≤ MAX_K
-        // (Params); the lengths were just checked.
-        unsafe { arch::contains_batch(self.kernel, blocks, hashes, self.params.k(), out) }
+        // (Params); both callers checked that the lengths are equal.
+        unsafe { arch::contains_keys(self.kernel, blocks, keys, hash, self.params.k(), out) }
     }
 
     /// Fraction of bits set.
@@ -417,32 +420,34 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// The storage, mutably, checked like `checked_blocks`.
     #[inline(always)]
     fn checked_blocks_mut(&mut self) -> &mut [Block] {
+        self.batch_parts().0
+    }
+
+    /// [`insert`](Self::insert) for many keys at once, hashing and prefetching ahead
+    /// like [`contains_batch`](Self::contains_batch).
+    pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
+        let (blocks, hasher, k, kernel) = self.batch_parts();
+        // SAFETY: as in `probe_batch` (no `out`).
+        unsafe { arch::insert_keys(kernel, blocks, keys, |key| key.hash_key(hasher), k) }
+    }
+
+    /// [`insert_batch`](Self::insert_batch) for hashes computed by the caller.
+    pub fn insert_hash_batch(&mut self, hashes: &[u64]) {
+        let (blocks, _, k, kernel) = self.batch_parts();
+        // SAFETY: as in `probe_batch` (no `out`).
+        unsafe { arch::insert_keys(kernel, blocks, hashes, |&h| h, k) }
+    }
+
+    /// The storage, checked like `checked_blocks`, beside the hasher, `k` and the
+    /// kernel: what a batch insert needs, borrowed apart.
+    #[inline(always)]
+    fn batch_parts(&mut self) -> (&mut [Block], &H, u32, &'static Kernel) {
         let expected = self.params.blocks();
         let blocks = self.blocks.as_mut();
         if blocks.len() != expected {
             storage_changed();
         }
-        blocks
-    }
-
-    /// [`insert`](Self::insert) for many keys at once, prefetching ahead like
-    /// [`contains_batch`](Self::contains_batch).
-    pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
-        let mut hashes = [0u64; HASH_CHUNK];
-        for keys in keys.chunks(HASH_CHUNK) {
-            for (h, key) in hashes.iter_mut().zip(keys) {
-                *h = self.hash(key);
-            }
-            self.insert_hash_batch(&hashes[..keys.len()]);
-        }
-    }
-
-    /// [`insert_batch`](Self::insert_batch) for hashes computed by the caller.
-    pub fn insert_hash_batch(&mut self, hashes: &[u64]) {
-        let (k, kernel) = (self.params.k(), self.kernel);
-        let blocks = self.checked_blocks_mut();
-        // SAFETY: as in `contains_hash_batch`.
-        unsafe { arch::insert_batch(kernel, blocks, hashes, k) }
+        (blocks, &self.hasher, self.params.k(), self.kernel)
     }
 
     /// Removes every key.

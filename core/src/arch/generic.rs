@@ -1,6 +1,6 @@
 //! The blocked-probe algorithm, written once over a [`Lanes`] vector of `u64` words and
 //! instantiated by every SIMD backend (AVX2: 4 lanes × 2 registers, AVX-512: 8 × 1,
-//! NEON: 2 × 4), plus the batch driver that every kernel shares.
+//! NEON: 2 × 4), plus the batch pipeline that every kernel shares.
 //!
 //! Mask generation follows [`crate::hash::pattern`] word for word, with no branch on key
 //! data and no per-word loop in general-purpose registers:
@@ -25,7 +25,7 @@
 //! inlines into the `#[target_feature]` entry points of each backend (the pattern memchr
 //! documents in `vector.rs`).
 
-// Targets without a SIMD backend use only the batch drivers and the merge at the bottom.
+// Targets without a SIMD backend use only the batch pipeline and the merge at the bottom.
 #![cfg_attr(
     not(any(target_arch = "x86_64", target_arch = "aarch64")),
     allow(dead_code)
@@ -233,48 +233,106 @@ impl<V: Lanes, const N: usize> BlockOps for Simd<V, N> {
     }
 }
 
-/// Probe `hashes` against `blocks`, prefetching `PREFETCH_DISTANCE` keys ahead.
+/// The batch pipeline, written once for lookups and inserts: calls `each(i, h, block)`
+/// for every key in order, where `h` is `keys[i]`'s hash and `block` points at its
+/// block. By then the key [`PREFETCH_DISTANCE`](super::PREFETCH_DISTANCE) places ahead
+/// has been hashed and its block prefetched, so the memory system always has that many
+/// lines in flight, and the hashing, which needs no memory, overlaps their wait.
+///
+/// The hashes wait in a ring of `PREFETCH_DISTANCE` words on the stack: no buffer of the
+/// batch's length, and no pause at the end of a chunk (an earlier design hashed 256 keys
+/// into a buffer, then probed them: the memory system idled while it hashed, and the
+/// first keys of every chunk went unprefetched).
+///
+/// # Safety
+///
+/// `base` is valid for `n ≥ 1` blocks; `each` is given pointers into them.
+#[inline(always)]
+unsafe fn pipelined<K, F: Fn(&K) -> u64>(
+    base: *const Block,
+    n: usize,
+    keys: &[K],
+    hash: F,
+    prefetch: impl Fn(*const Block),
+    mut each: impl FnMut(usize, u64, *const Block),
+) {
+    const D: usize = super::PREFETCH_DISTANCE;
+    const { assert!(D.is_power_of_two()) };
+    let block = |h: u64| {
+        // SAFETY: block_index(h, n) < n, and `base` is valid for n blocks (this
+        // function's contract), so the pointer stays inside them.
+        unsafe { base.add(block_index(h, n)) }
+    };
+    let mut ring = [0u64; D];
+    for (slot, key) in ring.iter_mut().zip(keys) {
+        *slot = hash(key);
+        prefetch(block(*slot));
+    }
+    for i in 0..keys.len() {
+        // `i % D` is a mask (D is a power of two), so this index is never out of bounds.
+        let slot = &mut ring[i % D];
+        let h = *slot;
+        if let Some(ahead) = keys.get(i + D) {
+            *slot = hash(ahead);
+            prefetch(block(*slot));
+        }
+        each(i, h, block(h));
+    }
+}
+
+/// `out[i]` = is `keys[i]` (hashed by `hash`) in `blocks`?, through [`pipelined`].
 ///
 /// # Safety
 ///
 /// Only on a CPU with `O`'s features; `blocks` non-empty; `k ≤ MAX_K`;
-/// `out.len() == hashes.len()`.
+/// `out.len() == keys.len()`.
 #[inline(always)]
-pub(crate) unsafe fn contains_batch<O: BlockOps>(
+pub(crate) unsafe fn contains_keys<O: BlockOps, K, F: Fn(&K) -> u64>(
     blocks: &[Block],
-    hashes: &[u64],
+    keys: &[K],
+    hash: F,
     k: u32,
     out: &mut [bool],
 ) {
-    let n = blocks.len();
-    let base = blocks.as_ptr();
-    for (i, (&h, o)) in hashes.iter().zip(out.iter_mut()).enumerate() {
-        if let Some(&ahead) = hashes.get(i + super::PREFETCH_DISTANCE) {
-            // SAFETY: block_index(ahead, n) < n, so the pointer is inside `blocks`.
-            super::prefetch_read(unsafe { base.add(block_index(ahead, n)) });
-        }
-        // SAFETY: block_index(h, n) < n for n ≥ 1; O's features are the caller's
-        // contract.
-        *o = unsafe { O::contains(blocks.get_unchecked(block_index(h, n)), h, k) };
+    // SAFETY: `blocks` is valid for its length (≥ 1, the caller's contract), and each
+    // `block` pointer is into it, read only; O's features and k ≤ MAX_K are the caller's
+    // contract.
+    unsafe {
+        pipelined(
+            blocks.as_ptr(),
+            blocks.len(),
+            keys,
+            hash,
+            super::prefetch_read,
+            |i, h, block| out[i] = O::contains(&*block, h, k),
+        )
     }
 }
 
-/// Insert `hashes` into `blocks`, prefetching `PREFETCH_DISTANCE` keys ahead.
+/// Inserts every key of `keys` (hashed by `hash`) into `blocks`, through [`pipelined`].
 ///
 /// # Safety
 ///
 /// Only on a CPU with `O`'s features; `blocks` non-empty; `k ≤ MAX_K`.
 #[inline(always)]
-pub(crate) unsafe fn insert_batch<O: BlockOps>(blocks: &mut [Block], hashes: &[u64], k: u32) {
+pub(crate) unsafe fn insert_keys<O: BlockOps, K, F: Fn(&K) -> u64>(
+    blocks: &mut [Block],
+    keys: &[K],
+    hash: F,
+    k: u32,
+) {
+    // Every access goes through this one pointer, taken from the exclusive borrow, so
+    // the writes are through a pointer allowed to write and nothing else aliases them.
     let n = blocks.len();
-    for (i, &h) in hashes.iter().enumerate() {
-        if let Some(&ahead) = hashes.get(i + super::PREFETCH_DISTANCE) {
-            // SAFETY: block_index(ahead, n) < n, so the pointer is inside `blocks`.
-            super::prefetch_write(unsafe { blocks.as_ptr().add(block_index(ahead, n)) });
-        }
-        // SAFETY: block_index(h, n) < n for n ≥ 1; O's features are the caller's
-        // contract.
-        unsafe { O::insert(blocks.get_unchecked_mut(block_index(h, n)), h, k) };
+    let base = blocks.as_mut_ptr();
+    // SAFETY: `base` is valid for `n` (≥ 1) blocks and exclusively ours for
+    // this call; each `block` pointer is derived from it and is the only live access to
+    // its block while `O::insert` runs; O's features and k ≤ MAX_K are the caller's
+    // contract.
+    unsafe {
+        pipelined(base, n, keys, hash, super::prefetch_write, |_, h, block| {
+            O::insert(&mut *block.cast_mut(), h, k);
+        })
     }
 }
 

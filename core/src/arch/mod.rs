@@ -11,9 +11,12 @@
 //! the cfg `linebloom_table`):
 //!
 //! * **x86_64 and aarch64**, where the CPU decides at run time: a table of function
-//!   pointers. A filter copies its `&'static Kernel` when it is built. Batch operations,
-//!   `Extend`, `union` and `intersect` make one call into the kernel and run their whole
-//!   loop in its `#[target_feature]` code. A single-key probe is one indirect call to
+//!   pointers. A filter copies its `&'static Kernel` when it is built. Union and
+//!   intersect make one call into the kernel's table; batch lookups and inserts match
+//!   once on the kernel's `Backend` and enter its generic entry point, which hashes,
+//!   prefetches and probes every key in `#[target_feature]` code (`generic::pipelined`;
+//!   `Extend` hashes chunks of 256 keys and enters it once per chunk). Each runs its
+//!   whole loop in the kernel's code. A single-key probe is one indirect call to
 //!   the kernel's entry for the filter's `k`, with two exceptions that inline into the
 //!   caller instead:
 //!   * where the build itself enables the kernel's features (`-C target-cpu=native`, or
@@ -60,21 +63,23 @@ pub mod aarch64;
 use crate::block::Block;
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-/// How many keys ahead the batch operations prefetch.
+/// How many keys ahead the batch operations hash and prefetch (a power of two: the
+/// length of the batch pipeline's ring, see `generic::pipelined`).
 ///
-/// Chosen with `benches/examples/batch_distance.rs` on the 2-core reference machine
-/// (avx512 kernel, a 1.2 GiB filter, 2^24 lookups that miss every cache, median of 5):
+/// Chosen with `compare` (the miss table's `linebloom-batch` against `random-read`, both
+/// on huge pages, 1e8 keys) on this run's 2-core AMD EPYC (avx2), with the hashing inside
+/// the pipeline:
 ///
-/// | distance | single-key loop | batched | ratio |
-/// |---:|---:|---:|---:|
-/// | 4  | 55.2 ns | 29.0 ns | 1.91 |
-/// | 8  | 73.2 ns | 33.4 ns | 2.19 |
-/// | 16 | 54.0 ns | 26.2 ns | 2.06 |
-/// | 32 | 55.9 ns | 26.8 ns | 2.09 |
+/// | distance | batch ÷ random read, per run (rounds) |
+/// |---:|---|
+/// | 16 | 1.39 (11), 1.37 (21), 1.41 (21) |
+/// | 32 | 1.26 (11), 1.34 (21), 1.28 (21), 1.52 (15), 1.20 (15) |
+/// | 64 | 1.33 (11) |
 ///
-/// 16 gave the lowest batched time; the machine's run-to-run noise (±20%, see the 8 row)
-/// is larger than the differences between 4, 16 and 32.
-pub(crate) const PREFETCH_DISTANCE: usize = 16;
+/// 32 had the lowest median; the core keeps about 22 misses in flight, and 16
+/// prefetches ahead left it short of that. The machine's run-to-run noise (other
+/// tenants; see the two 15-round runs of 32) is larger than the step from 32 to 64.
+pub(crate) const PREFETCH_DISTANCE: usize = 32;
 
 /// A kernel: function pointers for one instruction set, plus its name.
 ///
@@ -84,18 +89,12 @@ pub struct Kernel {
     /// Short name used everywhere: module, CSV column, plot legend (`scalar`, `portable`,
     /// `avx2`, `avx512`, `neon`).
     pub name: &'static str,
-    /// Which block operations, where the build fixes the kernel set (no table).
-    #[cfg(not(linebloom_table))]
+    /// Which backend: the batch operations match on it (see [`contains_keys`]), and so
+    /// do the single-key probes where the build fixes the kernel set.
     pub(crate) backend: Backend,
     #[cfg(linebloom_table)]
     /// Single-key probes: `[any k, k = 8, k = 16]` (see [`Kernel::probe`]).
     pub(crate) probes: [Probe; 3],
-    #[cfg(linebloom_table)]
-    /// `contains` for many hashes, prefetching ahead. `out.len() == hashes.len()`.
-    pub(crate) contains_batch: unsafe fn(&[Block], &[u64], u32, &mut [bool]),
-    #[cfg(linebloom_table)]
-    /// `insert` for many hashes, prefetching ahead.
-    pub(crate) insert_batch: unsafe fn(&mut [Block], &[u64], u32),
     #[cfg(linebloom_table)]
     /// `ours[i] |= theirs[i]` (or `&=` when the flag is true) over equal-length slices.
     pub(crate) merge: unsafe fn(&mut [Block], &[Block], bool),
@@ -143,10 +142,11 @@ pub(crate) enum InlineK8 {
     Avx512,
 }
 
-/// The kernels of a target without a table (see [`Kernel`]'s `backend`): every probe
-/// matches on it, so a build with one kernel has no branch and links no entry point it
-/// does not call.
-#[cfg(not(linebloom_table))]
+/// The backend of a kernel (see [`Kernel`]'s `backend`). The batch operations match on
+/// it to enter the backend's generic entry points, which hash the keys inside the
+/// backend's `#[target_feature]` code (see [`contains_keys`]). Without a table the
+/// single-key probes match on it too, so a build with one kernel has no branch and links
+/// no entry point it does not call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Backend {
     /// [`scalar::Scalar`].
@@ -154,6 +154,49 @@ pub(crate) enum Backend {
     /// [`portable::Portable`].
     #[cfg(linebloom_portable)]
     Portable,
+    /// [`x86_64::avx2`].
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// [`x86_64::avx512`].
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+    /// [`aarch64::neon`].
+    #[cfg(target_arch = "aarch64")]
+    Neon,
+}
+
+/// Runs `$body` with `$m` naming the module of `$kernel`'s backend, whose
+/// `contains_keys` and `insert_keys` (defined by [`kernel_table`]) run a whole batch in
+/// the backend's code: the one dispatch of a batch.
+macro_rules! on_backend {
+    ($kernel:expr, |$m:ident| $body:expr) => {
+        match $kernel.backend {
+            Backend::Scalar => {
+                use crate::arch::scalar as $m;
+                $body
+            }
+            #[cfg(linebloom_portable)]
+            Backend::Portable => {
+                use crate::arch::portable as $m;
+                $body
+            }
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => {
+                use crate::arch::x86_64::avx2 as $m;
+                $body
+            }
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => {
+                use crate::arch::x86_64::avx512 as $m;
+                $body
+            }
+            #[cfg(target_arch = "aarch64")]
+            Backend::Neon => {
+                use crate::arch::aarch64::neon as $m;
+                $body
+            }
+        }
+    };
 }
 
 /// Runs `$body` with `$ops` naming the [`BlockOps`] type of `$kernel`'s backend.
@@ -213,19 +256,20 @@ pub(crate) trait BlockOps {
 /// from [`generic`], so no kernel body is written twice.
 #[cfg(linebloom_table)]
 macro_rules! kernel_table {
-    ($name:literal, $ops:ty, inline_k8: $inline:expr $(, #[$attr:meta])*) => {
+    ($name:literal, $backend:ident, $ops:ty, inline_k8: $inline:expr $(, #[$attr:meta])*) => {
         /// This backend's kernel table (crate-private: see the module docs of `arch`).
         pub(crate) static KERNEL: $crate::arch::Kernel = $crate::arch::Kernel {
             name: $name,
+            backend: $crate::arch::Backend::$backend,
             probes: [
                 $crate::arch::Probe { inline_k8: $crate::arch::InlineK8::No, contains: entry_contains::<0>, insert: entry_insert::<0> },
                 $crate::arch::Probe { inline_k8: $inline, contains: entry_contains::<8>, insert: entry_insert::<8> },
                 $crate::arch::Probe { inline_k8: $crate::arch::InlineK8::No, contains: entry_contains::<16>, insert: entry_insert::<16> },
             ],
-            contains_batch: entry_contains_batch,
-            insert_batch: entry_insert_batch,
             merge: entry_merge,
         };
+
+        $crate::arch::keyed_entries!($ops $(, #[$attr])*);
 
         /// # Safety
         ///
@@ -259,39 +303,67 @@ macro_rules! kernel_table {
             // SAFETY: as in `entry_contains`.
             unsafe { <$ops as $crate::arch::BlockOps>::insert(blocks.get_unchecked_mut(i), h, k) }
         }
+    };
+}
 
+/// Defines a backend's batch entry points, generic over the key type and its hash
+/// function so that the hash inlines into the backend's `#[target_feature]` loop (see
+/// [`generic::contains_keys`]): `contains_keys` and `insert_keys`, entered through
+/// [`on_backend`].
+macro_rules! keyed_entries {
+    ($ops:ty $(, #[$attr:meta])*) => {
+        /// `out[i]` = is `keys[i]` (hashed by `hash`) in `blocks`?
+        ///
         /// # Safety
         ///
         /// Only on a CPU with this backend's features; `blocks` non-empty; `k ≤ MAX_K`;
-        /// `out.len() == hashes.len()`.
+        /// `out.len() == keys.len()`.
         $(#[$attr])*
-        unsafe fn entry_contains_batch(blocks: &[$crate::block::Block], hashes: &[u64], k: u32, out: &mut [bool]) {
+        #[inline]
+        pub(crate) unsafe fn contains_keys<K, F: Fn(&K) -> u64>(
+            blocks: &[$crate::block::Block],
+            keys: &[K],
+            hash: F,
+            k: u32,
+            out: &mut [bool],
+        ) {
             // SAFETY: forwarded contract.
-            unsafe { $crate::arch::generic::contains_batch::<$ops>(blocks, hashes, k, out) }
+            unsafe { $crate::arch::generic::contains_keys::<$ops, K, F>(blocks, keys, hash, k, out) }
         }
 
+        /// Inserts every key of `keys` (hashed by `hash`) into `blocks`.
+        ///
         /// # Safety
         ///
         /// Only on a CPU with this backend's features; `blocks` non-empty; `k ≤ MAX_K`.
         $(#[$attr])*
-        unsafe fn entry_insert_batch(blocks: &mut [$crate::block::Block], hashes: &[u64], k: u32) {
+        #[inline]
+        pub(crate) unsafe fn insert_keys<K, F: Fn(&K) -> u64>(
+            blocks: &mut [$crate::block::Block],
+            keys: &[K],
+            hash: F,
+            k: u32,
+        ) {
             // SAFETY: forwarded contract.
-            unsafe { $crate::arch::generic::insert_batch::<$ops>(blocks, hashes, k) }
+            unsafe { $crate::arch::generic::insert_keys::<$ops, K, F>(blocks, keys, hash, k) }
         }
     };
 }
+pub(crate) use keyed_entries;
 
 /// Without a table a backend's kernel is its name and [`Backend`]; the probes call its
 /// block operations through [`with_backend`], and the batch loops and the merge are
 /// instantiated where they are called, so a program links only what it uses.
 #[cfg(not(linebloom_table))]
 macro_rules! kernel_table {
-    ($name:literal, $ops:ident, inline_k8: $inline:expr $(, #[$attr:meta])*) => {
+    ($name:literal, $backend:ident, $ops:ty, inline_k8: $inline:expr $(, #[$attr:meta])*) => {
         /// This backend's kernel (crate-private: see the module docs of `arch`).
         pub(crate) static KERNEL: $crate::arch::Kernel = $crate::arch::Kernel {
             name: $name,
-            backend: $crate::arch::Backend::$ops,
+            backend: $crate::arch::Backend::$backend,
         };
+
+        $crate::arch::keyed_entries!($ops $(, #[$attr])*);
     };
 }
 pub(crate) use kernel_table;
@@ -379,53 +451,46 @@ single_key!(
     insert(&mut [Block], get_unchecked_mut, insert_k8_avx2, insert_k8_avx512)
 );
 
-/// `out[i]` = is `hashes[i]` in `blocks`?, the whole loop in `kernel`'s code.
+/// `out[i]` = is `keys[i]` in `blocks`?, with `hash` giving each key's hash: one
+/// dispatch on the kernel's backend, then the whole loop, hashing included, in its code
+/// ([`generic::contains_keys`]). Callers with hashes already pass them as the keys with
+/// `|&h| h`.
 ///
 /// # Safety
 ///
 /// `kernel` runs on this CPU (as for [`contains`]); `blocks` is non-empty;
-/// `k ≤ MAX_K`; `out.len() == hashes.len()`.
+/// `k ≤ MAX_K`; `out.len() == keys.len()`.
 #[inline]
-pub(crate) unsafe fn contains_batch(
+pub(crate) unsafe fn contains_keys<K, F: Fn(&K) -> u64>(
     kernel: &'static Kernel,
     blocks: &[Block],
-    hashes: &[u64],
+    keys: &[K],
+    hash: F,
     k: u32,
     out: &mut [bool],
 ) {
-    #[cfg(linebloom_table)]
-    // SAFETY: forwarded contract: the entry belongs to a kernel this CPU runs.
-    unsafe {
-        (kernel.contains_batch)(blocks, hashes, k, out)
-    }
-    #[cfg(not(linebloom_table))]
-    // SAFETY: forwarded contract; these backends need no feature the build lacks.
-    with_backend!(kernel, |Ops| unsafe {
-        generic::contains_batch::<Ops>(blocks, hashes, k, out)
+    // SAFETY: forwarded contract: the backend is the one of a kernel this CPU runs.
+    on_backend!(kernel, |ops| unsafe {
+        ops::contains_keys(blocks, keys, hash, k, out)
     })
 }
 
-/// Inserts every hash of `hashes` into `blocks`, the whole loop in `kernel`'s code.
+/// Inserts every key of `keys` into `blocks`, dispatched like [`contains_keys`].
 ///
 /// # Safety
 ///
-/// As for [`contains_batch`] (without `out`).
+/// As for [`contains_keys`] (without `out`).
 #[inline]
-pub(crate) unsafe fn insert_batch(
+pub(crate) unsafe fn insert_keys<K, F: Fn(&K) -> u64>(
     kernel: &'static Kernel,
     blocks: &mut [Block],
-    hashes: &[u64],
+    keys: &[K],
+    hash: F,
     k: u32,
 ) {
-    #[cfg(linebloom_table)]
-    // SAFETY: forwarded contract: the entry belongs to a kernel this CPU runs.
-    unsafe {
-        (kernel.insert_batch)(blocks, hashes, k)
-    }
-    #[cfg(not(linebloom_table))]
-    // SAFETY: forwarded contract; these backends need no feature the build lacks.
-    with_backend!(kernel, |Ops| unsafe {
-        generic::insert_batch::<Ops>(blocks, hashes, k)
+    // SAFETY: forwarded contract: the backend is the one of a kernel this CPU runs.
+    on_backend!(kernel, |ops| unsafe {
+        ops::insert_keys(blocks, keys, hash, k)
     })
 }
 

@@ -12,8 +12,8 @@
 //! The positions come from [`crate::hash::all_positions`], where the scheme is
 //! specified, one word at a time: no 64-byte mask is built, so on a 32-bit
 //! microcontroller the probe lives in registers (the `footprint` experiment reports its
-//! stack), and a query stops at the first clear bit. Batches use the shared prefetching
-//! driver; prefetch is a plain hint, so even this kernel benefits.
+//! stack), and a query stops at the first clear bit. Batches use the shared hashing and
+//! prefetching pipeline; prefetch is a plain hint, so even this kernel benefits.
 
 use super::{BlockOps, kernel_table};
 use crate::block::Block;
@@ -39,4 +39,4 @@ impl BlockOps for Scalar {
     }
 }
 
-kernel_table!("scalar", Scalar, inline_k8: crate::arch::InlineK8::No);
+kernel_table!("scalar", Scalar, Scalar, inline_k8: crate::arch::InlineK8::No);
