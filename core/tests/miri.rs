@@ -25,7 +25,7 @@ fn hashes(seed: u64, n: usize) -> Vec<u64> {
 #[test]
 fn every_kernel_and_shape_agrees_with_the_model() {
     // Single-key and batch probes (the kernels' pointer arithmetic, `get_unchecked`,
-    // prefetches; 40 keys, past the batch pipeline's 32-key ring) through every kernel
+    // prefetches; 72 keys, past the batch pipeline's 64-key ring) through every kernel
     // this target runs, for k with and without the rotation and with a partial second
     // round.
     let kernels: Vec<_> = linebloom::arch::available().collect();
@@ -39,7 +39,7 @@ fn every_kernel_and_shape_agrees_with_the_model() {
             let mut single = BloomFilter::new(params).with_kernel(kernel);
             let mut batch = BloomFilter::new(params).with_kernel(kernel);
             let mut model = NaiveFilter::new(3, k);
-            let members = hashes(k as u64, 40);
+            let members = hashes(k as u64, 72);
             for &h in &members {
                 assert_eq!(
                     single.insert_hash(h),
@@ -52,7 +52,7 @@ fn every_kernel_and_shape_agrees_with_the_model() {
             let words: Vec<[u64; 8]> = single.as_blocks().iter().map(|b| b.0).collect();
             assert_eq!(words, model.words(), "kernel {} k {k}", kernel.name);
             assert_eq!(single, batch);
-            let probes = hashes(1000 + k as u64, 40);
+            let probes = hashes(1000 + k as u64, 72);
             let mut out = vec![false; probes.len()];
             single.contains_hash_batch(&probes, &mut out);
             for (&h, &got) in probes.iter().zip(&out) {

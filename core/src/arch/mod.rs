@@ -68,18 +68,20 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 ///
 /// Chosen with `compare` (the miss table's `linebloom-batch` against `random-read`, both
 /// on huge pages, 1e8 keys) on this run's 2-core AMD EPYC (avx2), with the hashing inside
-/// the pipeline:
+/// the pipeline. Each figure is one run of 11 rounds: the random read's speed-up over
+/// sbbf-rs-safe divided by the batch's (both medians of per-round ratios against the same
+/// sbbf-rs-safe passes, so the machine's drift between rounds cancels):
 ///
-/// | distance | batch ÷ random read, per run (rounds) |
+/// | distance | batch ÷ random read, per run |
 /// |---:|---|
-/// | 16 | 1.39 (11), 1.37 (21), 1.41 (21) |
-/// | 32 | 1.26 (11), 1.34 (21), 1.28 (21), 1.52 (15), 1.20 (15) |
-/// | 64 | 1.33 (11) |
+/// | 32  | 1.60, 1.28, 1.27 |
+/// | 64  | 1.25, 1.15, 1.14, 1.35, 1.32, 1.25 |
+/// | 128 | 1.39, 1.41, 1.53 |
 ///
-/// 32 had the lowest median; the core keeps about 22 misses in flight, and 16
-/// prefetches ahead left it short of that. The machine's run-to-run noise (other
-/// tenants; see the two 15-round runs of 32) is larger than the step from 32 to 64.
-pub(crate) const PREFETCH_DISTANCE: usize = 32;
+/// The runs of 32 and 64 alternated, then those of 64 and 128. The machine's speed moved
+/// a lot (other tenants: the random read took 7.0 to 12.1 ns a line), and deeper rings
+/// held up better when it was slow; 128 lines (8 KiB) ahead no longer helped.
+pub(crate) const PREFETCH_DISTANCE: usize = 64;
 
 /// A kernel: function pointers for one instruction set, plus its name.
 ///
