@@ -1,5 +1,5 @@
-//! Batch lookups: `contains_batch` hashes a group of keys, prefetches their cache lines
-//! and probes them while later lines are still arriving. For a filter larger than the
+//! Batch lookups: `contains_batch` hashes each key 64 keys ahead of its probe and
+//! prefetches its cache line, so it probes keys while later lines are still arriving. For a filter larger than the
 //! cache that is several times faster than a loop of `contains`; both give the same
 //! answers.
 //!

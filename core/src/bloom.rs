@@ -309,9 +309,9 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
 
     /// [`contains`](Self::contains) for many keys at once: `out[i] = contains(keys[i])`.
     ///
-    /// For filters larger than the cache this is much faster than a loop: it hashes a
-    /// group of keys, prefetches their blocks, and probes them while later lines are
-    /// still arriving.
+    /// For filters larger than the cache this is much faster than a loop: it hashes
+    /// each key 64 keys ahead of its probe and prefetches its block then, so it probes
+    /// keys while later lines are still arriving, all in the kernel's own code.
     ///
     /// # Panics
     ///
