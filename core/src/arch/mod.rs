@@ -70,17 +70,19 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 /// on huge pages, 1e8 keys) on this run's 2-core AMD EPYC (avx2), with the hashing inside
 /// the pipeline. Each figure is one run of 11 rounds: the random read's speed-up over
 /// sbbf-rs-safe divided by the batch's (both medians of per-round ratios against the same
-/// sbbf-rs-safe passes, so the machine's drift between rounds cancels):
+/// sbbf-rs-safe passes, so the machine's drift between rounds cancels); below 1, the
+/// batch took less time a key than the reads:
 ///
-/// | distance | batch ÷ random read, per run |
+/// | distance | batch ÷ random read, two alternating runs |
 /// |---:|---|
-/// | 32  | 1.60, 1.28, 1.27 |
-/// | 64  | 1.25, 1.15, 1.14, 1.35, 1.32, 1.25 |
-/// | 128 | 1.39, 1.41, 1.53 |
+/// | 32  | 0.93, 0.97 |
+/// | 64  | 0.80, 0.98 |
+/// | 128 | 0.79, 1.06 |
 ///
-/// The runs of 32 and 64 alternated, then those of 64 and 128. The machine's speed moved
-/// a lot (other tenants: the random read took 7.0 to 12.1 ns a line), and deeper rings
-/// held up better when it was slow; 128 lines (8 KiB) ahead no longer helped.
+/// Against real memory every distance from 32 up keeps the batch at the reads' pace, and
+/// the differences are within the machine's noise; 64 was kept. (Before `random-read`
+/// wrote its buffer it read the kernel's shared zero page, and against that 16 and 32
+/// looked worse than 64: 1.37–1.60 against 1.14–1.35.)
 pub(crate) const PREFETCH_DISTANCE: usize = 64;
 
 /// A kernel: function pointers for one instruction set, plus its name.
