@@ -170,8 +170,9 @@ pub(crate) enum Backend {
 }
 
 /// Runs `$body` with `$m` naming the module of `$kernel`'s backend, whose
-/// `contains_keys` and `insert_keys` (defined by [`kernel_table`]) run a whole batch in
-/// the backend's code: the one dispatch of a batch.
+/// `contains_keys` and `insert_keys` (defined by [`keyed_entries`], which every
+/// `kernel_table!` invokes) run a whole batch in the backend's code: the one dispatch of
+/// a batch.
 macro_rules! on_backend {
     ($kernel:expr, |$m:ident| $body:expr) => {
         match $kernel.backend {
@@ -241,13 +242,14 @@ impl Kernel {
 
 /// A backend's block operations, inlined into its `#[target_feature]` entry points.
 pub(crate) trait BlockOps {
-    /// See [`Kernel::contains`].
+    /// Is every bit of `h`'s pattern set in `block`? (The block operation behind
+    /// [`contains`].)
     ///
     /// # Safety
     ///
     /// Only on a CPU with the backend's features; `k ≤ MAX_K`.
     unsafe fn contains(block: &Block, h: u64, k: u32) -> bool;
-    /// See [`Kernel::insert`].
+    /// Sets `h`'s pattern in `block`; true if any bit was clear. (Behind [`insert`].)
     ///
     /// # Safety
     ///
