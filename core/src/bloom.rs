@@ -34,8 +34,10 @@ pub struct BloomFilter<S = Blocks, H = IntFold> {
     params: Params,
     hasher: H,
     kernel: &'static Kernel,
-    /// `kernel.probe(params.k())`, chosen once.
-    probe: &'static Probe,
+    /// `kernel.probe(params.k())`, chosen once, and copied in: its flag is then a field
+    /// of the filter, which a lookup loop can keep in a register (through a
+    /// `&'static Probe` it was loaded again after every opaque call in the loop).
+    probe: Probe,
 }
 
 /// Why two filters cannot be combined.
@@ -293,7 +295,7 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
         // `kernel()`, the only ways to obtain one, which return kernels this CPU runs, and
         // the probe is its entry for k; the storage is non-empty (it has the shape's
         // block count, and Params forbids zero); k ≤ MAX_K (Params).
-        unsafe { arch::contains(self.kernel, self.probe, blocks, hash, self.params.k()) }
+        unsafe { arch::contains(self.kernel, &self.probe, blocks, hash, self.params.k()) }
     }
 
     /// The storage, checked to still have the shape's block count (it is user code:
@@ -414,7 +416,7 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
         let (k, kernel, probe) = (self.params.k(), self.kernel, self.probe);
         let blocks = self.checked_blocks_mut();
         // SAFETY: as in `contains_hash`.
-        unsafe { arch::insert(kernel, probe, blocks, hash, k) }
+        unsafe { arch::insert(kernel, &probe, blocks, hash, k) }
     }
 
     /// The storage, mutably, checked like `checked_blocks`.

@@ -23,9 +23,9 @@
 //!     NEON on every aarch64 target), `arch::contains` and `arch::insert` call the
 //!     kernel's block operation directly, as memchr does;
 //!   * on x86_64 builds without AVX (the default target), the `k = 8` probe of the AVX2
-//!     and AVX-512 kernels is an inline `asm!` block (`x86_64::inline_k8`), guarded by
-//!     the probe's flag, so the default build pays no call for the shape sizing picks
-//!     near 1%.
+//!     and AVX-512 kernels is one inline `asm!` block of AVX2 instructions
+//!     (`x86_64::inline_k8`), guarded by the probe's flag, so the default build pays no
+//!     call for the shape sizing picks near 1%.
 //! * **Every other target** (Cortex-M, RISC-V, wasm32, i686, armv7, s390x), where the
 //!   build fixes the kernel set: no table, only a name and a `Backend` tag. Probes and
 //!   batch loops match on the tag and inline the backend's code where they are called,
@@ -109,9 +109,11 @@ pub struct Kernel {
 /// calls. The `k = 8` and `k = 16` entries are compiled for that `k` (no rotation table,
 /// no enable mask, no test of `k`); a filter picks its entry once, when it is built.
 #[cfg(linebloom_table)]
+#[derive(Clone, Copy)]
 pub(crate) struct Probe {
-    /// The inline form builds without AVX may use instead of calling: set only on the
-    /// `k = 8` entries of the AVX2 and AVX-512 kernels (see `x86_64::inline_k8`).
+    /// May builds without AVX probe with the inline AVX2 block instead of calling? Set
+    /// only on the `k = 8` entries of the AVX2 and AVX-512 kernels, whose CPUs run AVX2
+    /// (see `x86_64::inline_k8`).
     #[cfg_attr(
         not(all(
             target_arch = "x86_64",
@@ -121,7 +123,7 @@ pub(crate) struct Probe {
         )),
         allow(dead_code)
     )]
-    pub(crate) inline_k8: InlineK8,
+    pub(crate) inline_k8: bool,
     /// Is every bit of the hash's pattern set in its block?
     pub(crate) contains: unsafe fn(&[Block], u64, u32) -> bool,
     /// Set the hash's pattern in its block; true if any bit was clear before.
@@ -131,20 +133,8 @@ pub(crate) struct Probe {
 /// Where the build fixes the kernel set there are no entry points to pick: a probe
 /// calls the kernel's block operations directly.
 #[cfg(not(linebloom_table))]
+#[derive(Clone, Copy)]
 pub(crate) struct Probe;
-
-/// Which inline `asm!` form a probe may use instead of a call (x86_64 builds without
-/// AVX only; see `x86_64::inline_k8`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-pub(crate) enum InlineK8 {
-    /// None: call the kernel.
-    No,
-    /// The AVX2 form.
-    Avx2,
-    /// The AVX-512F form.
-    Avx512,
-}
 
 /// The backend of a kernel (see [`Kernel`]'s `backend`). The batch operations match on
 /// it to enter the backend's generic entry points, which hash the keys inside the
@@ -225,18 +215,18 @@ macro_rules! with_backend {
 impl Kernel {
     /// The single-key entry points for `k`.
     #[cfg(linebloom_table)]
-    pub(crate) fn probe(&'static self, k: u32) -> &'static Probe {
+    pub(crate) fn probe(&'static self, k: u32) -> Probe {
         match k {
-            8 => &self.probes[1],
-            16 => &self.probes[2],
-            _ => &self.probes[0],
+            8 => self.probes[1],
+            16 => self.probes[2],
+            _ => self.probes[0],
         }
     }
 
     /// The single-key entry points for `k`: none to pick without a table.
     #[cfg(not(linebloom_table))]
-    pub(crate) fn probe(&'static self, _k: u32) -> &'static Probe {
-        &Probe
+    pub(crate) fn probe(&'static self, _k: u32) -> Probe {
+        Probe
     }
 }
 
@@ -268,9 +258,9 @@ macro_rules! kernel_table {
             name: $name,
             backend: $crate::arch::Backend::$backend,
             probes: [
-                $crate::arch::Probe { inline_k8: $crate::arch::InlineK8::No, contains: entry_contains::<0>, insert: entry_insert::<0> },
+                $crate::arch::Probe { inline_k8: false, contains: entry_contains::<0>, insert: entry_insert::<0> },
                 $crate::arch::Probe { inline_k8: $inline, contains: entry_contains::<8>, insert: entry_insert::<8> },
-                $crate::arch::Probe { inline_k8: $crate::arch::InlineK8::No, contains: entry_contains::<16>, insert: entry_insert::<16> },
+                $crate::arch::Probe { inline_k8: false, contains: entry_contains::<16>, insert: entry_insert::<16> },
             ],
             merge: entry_merge,
         };
@@ -383,7 +373,7 @@ pub(crate) use kernel_table;
 /// * else the inline `asm!` form for `k = 8` where the probe has one;
 /// * else one indirect call to `probe` (the kernel's entry for the filter's `k`).
 macro_rules! single_key {
-    ($(#[$doc:meta])* $name:ident($blocks:ty, $get:ident, $avx2:ident, $avx512:ident)) => {
+    ($(#[$doc:meta])* $name:ident($blocks:ty, $get:ident, $inline:ident)) => {
         $(#[$doc])*
         ///
         /// # Safety
@@ -394,7 +384,7 @@ macro_rules! single_key {
         #[inline(always)]
         pub(crate) unsafe fn $name(
             kernel: &'static Kernel,
-            probe: &'static Probe,
+            probe: &Probe,
             blocks: $blocks,
             h: u64,
             k: u32,
@@ -429,15 +419,11 @@ macro_rules! single_key {
                     not(target_feature = "avx"),
                     not(miri)
                 ))]
-                match probe.inline_k8 {
+                if probe.inline_k8 {
                     // SAFETY: i is in bounds (above). `inline_k8` is only set on the
-                    // k = 8 entries of the AVX-512 kernel (`Avx512`, whose `kernel()`
-                    // also checks AVX2) and of the AVX2 kernel (`Avx2`), so k = 8 and
-                    // this CPU runs the form's instructions.
-                    InlineK8::Avx512 => return unsafe { x86_64::inline_k8::$avx512(blocks.$get(i), h) },
-                    // SAFETY: as above.
-                    InlineK8::Avx2 => return unsafe { x86_64::inline_k8::$avx2(blocks.$get(i), h) },
-                    InlineK8::No => {}
+                    // k = 8 entries of the AVX2 kernel and of the AVX-512 kernel (whose
+                    // `kernel()` also checks AVX2), so k = 8 and this CPU runs AVX2.
+                    return unsafe { x86_64::inline_k8::$inline(blocks.$get(i), h) };
                 }
                 let _ = i;
                 // SAFETY: the probe belongs to a kernel this CPU runs; blocks non-empty
@@ -450,11 +436,11 @@ macro_rules! single_key {
 
 single_key!(
     /// Tests `h` in its block of `blocks` with `kernel`.
-    contains(&[Block], get_unchecked, contains_k8_avx2, contains_k8_avx512)
+    contains(&[Block], get_unchecked, contains_k8)
 );
 single_key!(
     /// Sets `h` in its block of `blocks` with `kernel`; true if any bit was clear.
-    insert(&mut [Block], get_unchecked_mut, insert_k8_avx2, insert_k8_avx512)
+    insert(&mut [Block], get_unchecked_mut, insert_k8)
 );
 
 /// `out[i]` = is `keys[i]` in `blocks`?, with `hash` giving each key's hash: one

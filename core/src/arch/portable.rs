@@ -58,4 +58,4 @@ impl BlockOps for Portable {
     }
 }
 
-kernel_table!("portable", Portable, Portable, inline_k8: crate::arch::InlineK8::No);
+kernel_table!("portable", Portable, Portable, inline_k8: false);
