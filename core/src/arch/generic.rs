@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! x      = splat(h)                                   // the low 32 bits are used
-//! pos_w  = ((x ·₃₂ SALT_w) >> 26) & 63                // vpmuludq, shift, and
+//! pos_w  = (x ·₃₂ SALT_w) >> 26                       // Lanes::positions
 //! mask_w = 1 << pos_w                                 // vpsllvq
 //! k < 8:  mask_w &= EN[k][r][w]                       // rotation window, one table load
 //! k > 8:  mask_w |= (1 << pos2_w) & EN2[k][w]         // round 2
@@ -15,11 +15,14 @@
 //! insert   = block |= mask; return (mask & !block_before) != 0
 //! ```
 //!
-//! `·₃₂` is `vpmuludq` (`_mm*_mul_epu32`, NEON `umull`): the 64-bit product of each
-//! lane's low 32 bits, whose bits 26..32 are the position. `k = 8` (the shape sizing
-//! picks near 1%) skips both the enable table and round 2: the pattern is then five
-//! vector instructions per vector of words. The `& 63` also lets LLVM see that every
-//! shift count is below 64, so it emits a bare `vpsllvq` and no range fix-up.
+//! `·₃₂` is the product of the low 32 bits of `x` and of the salt, modulo 2³²; its top
+//! six bits are the position. Each backend computes `pos_w` its shortest way
+//! ([`Lanes::positions`]): AVX2 and NEON multiply the 32-bit lanes (`vpmulld`, `mul`)
+//! and shift them (the salt rows' zero high halves leave each word's high half zero, so
+//! no mask is needed); AVX-512 keeps `vpmuludq`, a 64-bit shift and `& 63`, which lets
+//! LLVM see that every shift count is below 64 (it emits a bare `vpsllvq`, no range
+//! fix-up). `k = 8` (the shape sizing picks near 1%) skips both the enable table and
+//! round 2.
 //!
 //! Every function here is `#[inline(always)]` with no `target_feature` of its own, so it
 //! inlines into the `#[target_feature]` entry points of each backend (the pattern memchr
@@ -52,10 +55,10 @@ pub(crate) unsafe trait Lanes: Copy {
     unsafe fn load(p: *const u64) -> Self;
     /// Aligned store of `LANES` words.
     unsafe fn store(self, p: *mut u64);
-    /// Per lane: the 64-bit product of the low 32 bits of `self` and of `other`.
-    unsafe fn mul_lo32(self, other: Self) -> Self;
-    /// Per-lane logical right shift by `counts` (each < 64).
-    unsafe fn shr_each(self, counts: Self) -> Self;
+    /// Per lane: the position `(self ·₃₂ salts) >> 26` (in `0..64`), the product of
+    /// the two low 32-bit halves modulo 2³². `salts` is a row of [`SALT_ROWS`], whose
+    /// high halves are zero, so a backend may multiply all 32-bit lanes at once.
+    unsafe fn positions(self, salts: Self) -> Self;
     /// Per lane: `1 << pos` (each `pos` < 64).
     unsafe fn one_shl(pos: Self) -> Self;
     /// Bitwise and.
@@ -115,21 +118,20 @@ pub(crate) static EN2: [Block; MAX_K as usize + 1] = {
     t
 };
 
-/// One round: `1 << ((x ·₃₂ salt_w) >> 26 & 63)` for the `N` vectors of a block.
+/// One round: `1 << ((x ·₃₂ salt_w) >> 26)` for the `N` vectors of a block.
 #[inline(always)]
 unsafe fn round<V: Lanes, const N: usize>(x: V, salts: &Block) -> [V; N] {
     // SAFETY: the caller runs on a CPU with V's features (the contract of `Lanes`), and
     // every load reads LANES words at offset i·LANES < 8 of a 64-byte aligned Block, so
     // it is in bounds and aligned to the vector size.
     unsafe {
-        let (shift, low6) = (V::splat(26), V::splat(63));
         // A plain loop, not `core::array::from_fn`: a closure passed to a library
         // function need not inline into this `#[target_feature]` context, and outside it
         // every intrinsic becomes a call (measured: AVX2 went from ~3 to ~70 ns a probe).
         let mut m = [V::splat(0); N];
         for (i, slot) in m.iter_mut().enumerate() {
             let salt = V::load(salts.0.as_ptr().add(i * V::LANES));
-            *slot = V::one_shl(x.mul_lo32(salt).shr_each(shift).and(low6));
+            *slot = V::one_shl(x.positions(salt));
         }
         m
     }

@@ -410,7 +410,18 @@ macro_rules! single_key {
                     // SAFETY: i is in bounds (above); the build enables the compiled-in
                     // kernel's features, so every CPU that runs this code has them;
                     // k ≤ MAX_K is this function's contract.
-                    return unsafe { <compiled_in::Ops as BlockOps>::$name(blocks.$get(i), h, k) };
+                    let block = unsafe { blocks.$get(i) };
+                    // k = 8 with a constant k: no test of k in its code, so a loop over
+                    // keys runs it straight (with k from the filter, LLVM compiled the
+                    // three cases of `pattern` into every probe and jumped to the test).
+                    // SAFETY: as above.
+                    return unsafe {
+                        if k == 8 {
+                            <compiled_in::Ops as BlockOps>::$name(block, h, 8)
+                        } else {
+                            <compiled_in::Ops as BlockOps>::$name(block, h, k)
+                        }
+                    };
                 }
                 let _ = kernel;
                 #[cfg(all(

@@ -29,15 +29,14 @@ unsafe impl Lanes for uint64x2_t {
         unsafe { vst1q_u64(p, self) }
     }
     #[inline(always)]
-    unsafe fn mul_lo32(self, other: Self) -> Self {
-        // SAFETY: NEON is baseline; `xtn` keeps each lane's low 32 bits, `umull` widens
-        // their product to 64 bits.
-        unsafe { vmull_u32(vmovn_u64(self), vmovn_u64(other)) }
-    }
-    #[inline(always)]
-    unsafe fn shr_each(self, counts: Self) -> Self {
-        // SAFETY: NEON is baseline; ushl by a negative count is a logical right shift.
-        unsafe { vshlq_u64(self, vnegq_s64(vreinterpretq_s64_u64(counts))) }
+    unsafe fn positions(self, salts: Self) -> Self {
+        // SAFETY: NEON is baseline. `mul` over the 32-bit lanes: each word's low half
+        // gives x ·₃₂ salt, its high half (x's high half times the salt row's zero high
+        // half) 0, so `ushr #26` leaves the position alone in the word.
+        unsafe {
+            let product = vmulq_u32(vreinterpretq_u32_u64(self), vreinterpretq_u32_u64(salts));
+            vreinterpretq_u64_u32(vshrq_n_u32::<26>(product))
+        }
     }
     #[inline(always)]
     unsafe fn one_shl(pos: Self) -> Self {

@@ -1,8 +1,8 @@
 //! The AVX2 kernel: a block is two `__m256i` of four words each.
 //!
-//! Mask generation multiplies the low 32 bits of each lane by its salt (`vpmuludq`),
-//! shifts the position down (`vpsrlq`, `vpand`) and turns it into a bit with the per-lane
-//! shift AVX2 added (`vpsllvq`); the test is `vpandn` + `vpor` + `vptest`. No branch
+//! Mask generation multiplies the 32-bit lanes by the salts (`vpmulld`; the salt row's
+//! zero high halves zero the high half of every word), shifts the position down
+//! (`vpsrld`) and turns it into a bit with the per-lane shift AVX2 added (`vpsllvq`); the test is `vpandn` + `vpor` + `vptest`. No branch
 //! depends on the key, so hits and misses run the same instructions. The algorithm itself is
 //! `arch::generic`; this file only maps its `Lanes` operations to intrinsics.
 
@@ -31,14 +31,12 @@ unsafe impl Lanes for __m256i {
         unsafe { _mm256_store_si256(p as *mut __m256i, self) }
     }
     #[inline(always)]
-    unsafe fn mul_lo32(self, other: Self) -> Self {
-        // SAFETY: AVX2 available per the Lanes contract (`vpmuludq`).
-        unsafe { _mm256_mul_epu32(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn shr_each(self, counts: Self) -> Self {
-        // SAFETY: AVX2 available per the Lanes contract.
-        unsafe { _mm256_srlv_epi64(self, counts) }
+    unsafe fn positions(self, salts: Self) -> Self {
+        // SAFETY: AVX2 available per the Lanes contract. `vpmulld` multiplies the 32-bit
+        // lanes: each word's low half gives x ·₃₂ salt, its high half (x's high half
+        // times the salt row's zero high half) 0, so `vpsrld 26` leaves the position
+        // alone in the word, with no mask.
+        unsafe { _mm256_srli_epi32::<26>(_mm256_mullo_epi32(self, salts)) }
     }
     #[inline(always)]
     unsafe fn one_shl(pos: Self) -> Self {

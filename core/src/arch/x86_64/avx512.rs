@@ -31,14 +31,17 @@ unsafe impl Lanes for __m512i {
         unsafe { _mm512_store_si512(p as *mut __m512i, self) }
     }
     #[inline(always)]
-    unsafe fn mul_lo32(self, other: Self) -> Self {
-        // SAFETY: AVX-512F available per the Lanes contract (`vpmuludq`).
-        unsafe { _mm512_mul_epu32(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn shr_each(self, counts: Self) -> Self {
-        // SAFETY: AVX-512F available per the Lanes contract.
-        unsafe { _mm512_srlv_epi64(self, counts) }
+    unsafe fn positions(self, salts: Self) -> Self {
+        // SAFETY: AVX-512F available per the Lanes contract. `vpmuludq` gives each word
+        // the 64-bit product of the low halves; bits 26..32 are the position. The
+        // `& 63` lets LLVM see that every shift count is below 64, so `one_shl` is a
+        // bare `vpsllvq` (without it LLVM adds a compare and a masked shift).
+        unsafe {
+            _mm512_and_si512(
+                _mm512_srli_epi64::<26>(_mm512_mul_epu32(self, salts)),
+                _mm512_set1_epi64(63),
+            )
+        }
     }
     #[inline(always)]
     unsafe fn one_shl(pos: Self) -> Self {
