@@ -20,8 +20,8 @@
 //!
 //! * This is the split-block pattern of Parquet's Bloom filters (one multiplicative
 //!   salt per word, the product's top bits as the position), widened to 64-bit words.
-//!   A position costs one 32-bit multiply and one shift: in SIMD, one `vpmuludq`, one
-//!   shift and one mask per vector of words, with no second mixing round.
+//!   A position costs one 32-bit multiply and one shift: in AVX2, one `vpmulld` and one
+//!   shift per vector of words, with no second mixing round.
 //! * The block comes from the **high** bits of `h`, the pattern from its **low** 32
 //!   bits, so the two are independent for any `B < 2³²` (a 256 GiB filter); above that
 //!   the block index also reads the top bits of `x`, which only couples block and
