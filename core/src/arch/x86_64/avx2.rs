@@ -2,9 +2,10 @@
 //!
 //! Mask generation multiplies the 32-bit lanes by the salts (`vpmulld`; the salt row's
 //! zero high halves zero the high half of every word), shifts the position down
-//! (`vpsrld`) and turns it into a bit with the per-lane shift AVX2 added (`vpsllvq`); the test is `vpandn` + `vpor` + `vptest`. No branch
-//! depends on the key, so hits and misses run the same instructions. The algorithm itself is
-//! `arch::generic`; this file only maps its `Lanes` operations to intrinsics.
+//! (`vpsrld`) and turns it into a bit with the per-lane shift AVX2 added (`vpsllvq`);
+//! the test is `vpandn` + `vpor` + `vptest`. No branch depends on the key, so hits and
+//! misses run the same instructions. The algorithm itself is `arch::generic`; this file
+//! only maps its `Lanes` operations to intrinsics.
 
 use crate::arch::generic::{Lanes, Simd};
 use crate::arch::{Kernel, kernel_table};
