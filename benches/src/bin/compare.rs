@@ -199,7 +199,7 @@ fn run_size(n: u64, rounds: usize, rows: &mut Vec<Row>) {
 
 /// CPU ns per key of `op` over `keys` split across `threads` scoped threads: the sum of
 /// the threads' CPU times over the key count.
-fn parallel(keys: &[u64], threads: usize, op: &(dyn Fn(u64) -> bool + Sync)) -> f64 {
+fn parallel(keys: &[u64], threads: usize, op: &(impl Fn(u64) -> bool + Sync)) -> f64 {
     parallel_cpu_ns(keys, threads, op) as f64 / keys.len() as f64
 }
 

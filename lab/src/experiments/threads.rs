@@ -39,7 +39,7 @@ pub struct Row {
 
 /// Runs `op` over `keys` split across `threads` scoped threads; returns Mops/s as
 /// `threads × keys / Σ thread CPU time`.
-fn parallel(keys: &[u64], threads: usize, op: &(dyn Fn(u64) -> bool + Sync)) -> f64 {
+fn parallel(keys: &[u64], threads: usize, op: &(impl Fn(u64) -> bool + Sync)) -> f64 {
     let cpu_ns = parallel_cpu_ns(keys, threads, op);
     threads as f64 * keys.len() as f64 / (cpu_ns.max(1) as f64 * 1e-9) / 1e6
 }
