@@ -66,7 +66,9 @@ fn static_set(ctx: &Ctx) -> Choice {
     let ours = space
         .iter()
         .find(|r| (r.target - TARGET).abs() < 1e-12 && r.contender == "linebloom");
-    let fastest = rows::<throughput::Throughput>(ctx).and_then(|t| {
+    // One open of the throughput run: its rows and the kernel its meta names.
+    let fastest = Run::open(&ctx.out, throughput::NAME).ok().and_then(|run| {
+        let t: Vec<throughput::Row> = run.rows().ok()?;
         // The largest size where the other families ran too.
         let size = *throughput::family_sizes(&t).last()?;
         let at_size: Vec<throughput::Row> = t
@@ -81,10 +83,7 @@ fn static_set(ctx: &Ctx) -> Choice {
             .clone();
         // The kernel a user gets: the one run-time detection picked on the machine
         // that ran the experiment.
-        let detected = format!(
-            "linebloom-{}",
-            Run::open(&ctx.out, throughput::NAME).ok()?.meta.kernel
-        );
+        let detected = format!("linebloom-{}", run.meta.kernel);
         let ours = at_size.iter().find(|r| r.contender == detected).cloned();
         Some((size, best, ours))
     });

@@ -135,9 +135,12 @@ impl Registered {
         Ok(secs)
     }
 
-    /// Draws the plots from the results under `out`.
-    pub fn plot(&self, out: &Path) -> anyhow::Result<()> {
-        (self.plot)(&Run::open(out, self.name)?)
+    /// Draws the plots from the results under `out`; returns the run's provenance
+    /// (read once, for the caller's use too).
+    pub fn plot(&self, out: &Path) -> anyhow::Result<Meta> {
+        let run = Run::open(out, self.name)?;
+        (self.plot)(&run)?;
+        Ok(run.meta)
     }
 
     /// The report material from the results under `out`.
