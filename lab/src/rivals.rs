@@ -737,6 +737,33 @@ mod tests {
         assert!(keys_for_bytes(32, 0.01).is_err(), "less than one block");
     }
 
+    /// The pass-level loops the timing experiments call answer exactly as a loop of
+    /// per-key calls does, through `dyn Filter`, and `insert_each` leaves no member out.
+    #[test]
+    fn count_each_and_insert_each_agree_with_the_per_key_calls() {
+        let members: Vec<u64> = (0..2_000u64).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+        let probes: Vec<u64> = (0..20_000u64).map(|i| (i << 1) | 1).collect();
+        let params = Params::for_fpr(2_000, 0.01).unwrap();
+        let mut filters: Vec<Box<dyn Filter>> = linebloom::arch::available()
+            .map(|kernel| Box::new(blocked(params, kernel)) as Box<dyn Filter>)
+            .collect();
+        filters.push(Box::new(Sbbf::for_fpr(2_000, 0.01)));
+        filters.push(Box::new(Named("control", Sbbf::for_fpr(2_000, 0.01))));
+        filters.push(Box::new(Fastbloom::for_fpr(2_000, 0.01)));
+        for f in filters.iter_mut() {
+            f.insert_each(&members);
+            assert_eq!(f.count_each(&members), members.len() as u64, "{}", f.name());
+            let one_by_one = probes.iter().filter(|&&k| f.contains(k)).count() as u64;
+            assert_eq!(f.count_each(&probes), one_by_one, "{}", f.name());
+            // About 200 positives expected (1%), so the comparison is not of two zeros.
+            assert!(
+                one_by_one > 0,
+                "{}: no positive among 20 000 probes",
+                f.name()
+            );
+        }
+    }
+
     #[test]
     fn growable_memory_is_counted() {
         let mut g = Growable(growable_bloom_filter::GrowableBloom::new(0.01, 10_000));
