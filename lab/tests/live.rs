@@ -199,11 +199,17 @@ fn events_stream_a_snapshot_then_ticks() {
     let reader = BufReader::new(s);
     let mut events: Vec<(String, serde_json::Value)> = Vec::new();
     let mut name = String::new();
-    // The first scheme's new row in a tick, if it has one: a tick can come before a
-    // scheme thread finished its second (a loaded machine stalls it), so the stream is
-    // read until two ticks carried a row, or the deadline.
+    // The first scheme's latest row in a tick, if it has one. A tick can come before a
+    // scheme thread finished its first second, and repeats the latest row until the
+    // thread finished the next (a loaded machine stalls it; the page drops repeats), so
+    // the stream is read until the ticks carried two distinct seconds, or the deadline.
     let second =
         |v: &serde_json::Value| v["schemes"][0]["rows"].as_array()?.last()?["second"].as_f64();
+    let distinct_seconds = |events: &[(String, serde_json::Value)]| {
+        let mut seconds: Vec<f64> = events.iter().filter_map(|(_, v)| second(v)).collect();
+        seconds.dedup();
+        seconds.len()
+    };
     let deadline = Instant::now() + Duration::from_secs(8);
     for line in reader.lines() {
         let line = line.unwrap();
@@ -211,11 +217,9 @@ fn events_stream_a_snapshot_then_ticks() {
             name = n.to_string();
         } else if let Some(d) = line.strip_prefix("data: ") {
             events.push((name.clone(), serde_json::from_str(d).unwrap()));
-            let with_rows = events[1..]
-                .iter()
-                .filter(|(_, v)| second(v).is_some())
-                .count();
-            if (events.len() >= 4 && with_rows >= 2) || Instant::now() > deadline {
+            if (events.len() >= 4 && distinct_seconds(&events[1..]) >= 2)
+                || Instant::now() > deadline
+            {
                 break;
             }
         }
