@@ -53,9 +53,19 @@ fn print_kernels() {
     assert_eq!(linebloom::active_kernel(), *ran.last().unwrap());
 }
 
+/// The smallest filter whose batch operations run through the prefetch ring.
+const RING: u64 = linebloom::arch::SMALL_BATCH_BLOCKS as u64 + 1;
+
 fn shapes() -> impl Strategy<Value = (u64, u32)> {
     (
-        prop_oneof![Just(1u64), 1u64..10, 10u64..200, Just(509u64)],
+        prop_oneof![
+            Just(1u64),
+            1u64..10,
+            10u64..200,
+            Just(509u64),
+            Just(RING),
+            RING..RING + 600
+        ],
         1u32..=16,
     )
 }
@@ -124,9 +134,9 @@ proptest! {
 fn every_batch_length_up_to_twice_the_lanes() {
     // Lengths 0..=16 (2 × 8 lanes) and the edges of the batch pipeline's ring (its
     // prefetch distance is 64: shorter batches never reach the steady state), on 1 and 3
-    // blocks.
+    // blocks (the direct loop) and on the smallest filter that runs the ring.
     for kern in kernels() {
-        for blocks in [1, 3] {
+        for blocks in [1, 3, RING] {
             for len in (0..=16).chain([63, 64, 65, 127, 128, 129, 200]) {
                 let keys: Vec<u64> = (0..len as u64).map(|i| i * 0x9e37_79b9).collect();
                 let mut f = BloomFilter::new(Params::new(blocks, 8).unwrap()).with_kernel(kern);
