@@ -16,7 +16,7 @@
 
 use crate::arch::{self, Kernel, Probe};
 use crate::block::Block;
-use crate::hasher::{IntFold, Key, KeyHasher, sealed::Token};
+use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::{Params, ParamsError};
 use crate::storage::Blocks;
 
@@ -313,9 +313,7 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     ///
     /// For filters larger than the cache this is much faster than a loop: it hashes
     /// each key 64 keys ahead of its probe and prefetches its block then, so it probes
-    /// keys while later lines are still arriving, all in the kernel's own code. With the
-    /// default [`IntFold`] and `u64` keys, the AVX2 and AVX-512 kernels hash four or
-    /// eight keys per vector, with the same answers.
+    /// keys while later lines are still arriving, all in the kernel's own code.
     ///
     /// # Panics
     ///
@@ -336,13 +334,6 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
             "contains_batch: keys and out differ in length"
         );
         let hasher = &self.hasher;
-        if let (Some(seed), Some(ints)) = (hasher.int_fold_seed(Token), K::as_u64s(keys, Token)) {
-            let blocks = self.checked_blocks();
-            // SAFETY: as in `probe_batch`.
-            return unsafe {
-                arch::contains_folded(self.kernel, blocks, ints, seed, self.params.k(), out)
-            };
-        }
         self.probe_batch(keys, |key| key.hash_key(hasher), out)
     }
 
@@ -438,10 +429,6 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// like [`contains_batch`](Self::contains_batch).
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
         let (blocks, hasher, k, kernel) = self.batch_parts();
-        if let (Some(seed), Some(ints)) = (hasher.int_fold_seed(Token), K::as_u64s(keys, Token)) {
-            // SAFETY: as in `probe_batch` (no `out`).
-            return unsafe { arch::insert_folded(kernel, blocks, ints, seed, k) };
-        }
         // SAFETY: as in `probe_batch` (no `out`).
         unsafe { arch::insert_keys(kernel, blocks, keys, |key| key.hash_key(hasher), k) }
     }

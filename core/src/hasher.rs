@@ -75,25 +75,6 @@ pub trait KeyHasher {
     /// The 64-bit hash of a value through `core::hash::Hash` (not portable; see the
     /// module docs).
     fn hash_value<T: Hash + ?Sized>(&self, value: &T) -> u64;
-
-    /// `Some(seed)` when [`hash_u64`](KeyHasher::hash_u64) is
-    /// [`IntFold::fold`]`(·, seed)`: the batch operations then hash a vector of `u64`
-    /// keys at a time where the kernel can. Sealed: only `IntFold` overrides it (no
-    /// other crate can name [`sealed::Token`]), so no hasher can claim the vertical path
-    /// with a different function.
-    #[doc(hidden)]
-    #[inline(always)]
-    fn int_fold_seed(&self, _: sealed::Token) -> Option<u64> {
-        None
-    }
-}
-
-/// The type that seals [`KeyHasher::int_fold_seed`] and [`Key::as_u64s`]: public, in a
-/// module no other crate can name, so only this crate can write their signatures.
-pub(crate) mod sealed {
-    /// A value only this crate can make.
-    #[derive(Clone, Copy, Debug)]
-    pub struct Token;
 }
 
 /// A hasher whose output is specified and fixed: same bytes and seed, same hash, on every
@@ -230,11 +211,6 @@ impl KeyHasher for IntFold {
     fn hash_value<T: Hash + ?Sized>(&self, value: &T) -> u64 {
         Xxh3::with_seed(self.seed).hash_value(value)
     }
-
-    #[inline(always)]
-    fn int_fold_seed(&self, _: sealed::Token) -> Option<u64> {
-        Some(self.seed)
-    }
 }
 
 impl StableHasher for IntFold {
@@ -315,19 +291,6 @@ impl KeyHasher for AHash {
 pub trait Key {
     /// This key's hash under `hasher`.
     fn hash_key<H: KeyHasher>(&self, hasher: &H) -> u64;
-
-    /// `keys` as the `u64` values [`KeyHasher::hash_u64`] receives, where they already
-    /// are (`u64` keys): the batch operations' vertical path reads them straight.
-    /// Sealed like [`KeyHasher::int_fold_seed`].
-    #[doc(hidden)]
-    #[inline(always)]
-    fn as_u64s(keys: &[Self], _: sealed::Token) -> Option<&[u64]>
-    where
-        Self: Sized,
-    {
-        let _ = keys;
-        None
-    }
 }
 
 impl Key for [u8] {
@@ -371,21 +334,8 @@ macro_rules! int_keys {
     )*};
 }
 
-/// `u64` keys are their own `hash_u64` input.
-impl Key for u64 {
-    #[inline(always)]
-    fn hash_key<H: KeyHasher>(&self, hasher: &H) -> u64 {
-        hasher.hash_u64(*self)
-    }
-
-    #[inline(always)]
-    fn as_u64s(keys: &[Self], _: sealed::Token) -> Option<&[u64]> {
-        Some(keys)
-    }
-}
-
 int_keys!(
-    u8 => u64, u16 => u64, u32 => u64, usize => u64, char => u32,
+    u8 => u64, u16 => u64, u32 => u64, u64 => u64, usize => u64, char => u32,
     i8 => i64, i16 => i64, i32 => i64, i64 => i64, isize => i64,
 );
 

@@ -37,7 +37,6 @@
 use super::BlockOps;
 use crate::block::Block;
 use crate::hash::{MAX_K, SALTS, block_index, rotation};
-use crate::hasher::IntFold;
 
 /// A vector of `LANES` `u64` words and the handful of operations the probe needs.
 ///
@@ -236,402 +235,189 @@ impl<V: Lanes, const N: usize> BlockOps for Simd<V, N> {
     }
 }
 
-/// A vector of `u64` lanes that can run [`IntFold::fold`] on every lane at once (the
-/// vertical hash of the batch operations): the 32×32→64-bit multiply of the low halves
-/// that every x86 vector ISA has (`vpmuludq`), 64-bit shifts, adds and xors.
+/// The batch pipeline, written once for lookups and inserts: calls `each(i, h, block)`
+/// for every key in order, where `h` is `keys[i]`'s hash and `block` points at its
+/// block. By then the key [`PREFETCH_DISTANCE`](super::PREFETCH_DISTANCE) places ahead
+/// has been hashed and its block prefetched, so the memory system always has that many
+/// lines in flight, and the hashing, which needs no memory, overlaps their wait.
+///
+/// The hashes wait in a ring of `PREFETCH_DISTANCE` words on the stack: no buffer of the
+/// batch's length, and no pause at the end of a chunk (an earlier design hashed 256 keys
+/// into a buffer, then probed them: the memory system idled while it hashed, and the
+/// first keys of every chunk went unprefetched). A ring of hashes and block pointers,
+/// which saves the second block index, measured no different beside the machine's
+/// noise at 1e6 and 1e7 keys.
+///
+/// Filters of at most [`SMALL_BATCH_BLOCKS`](super::SMALL_BATCH_BLOCKS) blocks do not
+/// come here: their batches run the single-key loop.
 ///
 /// # Safety
 ///
-/// As for [`Lanes`]; `loadu` and `storeu` need pointers valid for `LANES` words, with no
-/// alignment.
-pub(crate) unsafe trait Wide: Lanes {
-    /// Unaligned load of `LANES` words.
-    unsafe fn loadu(p: *const u64) -> Self;
-    /// Unaligned store of `LANES` words.
-    unsafe fn storeu(self, p: *mut u64);
-    /// Per lane: `(self mod 2³²) · (other mod 2³²)`, the full 64-bit product.
-    unsafe fn mul_lo32(self, other: Self) -> Self;
-    /// Per lane: `self >> 32`.
-    unsafe fn shr32(self) -> Self;
-    /// Per lane: `self << 32`.
-    unsafe fn shl32(self) -> Self;
-    /// Per lane: `self.rotate_left(32)` (the two halves swapped).
-    unsafe fn swap_halves(self) -> Self;
-    /// Per lane: `self + other` modulo 2⁶⁴.
-    unsafe fn add(self, other: Self) -> Self;
-    /// Bitwise xor.
-    unsafe fn xor(self, other: Self) -> Self;
-}
-
-/// [`IntFold::fold`]`(x, seed)` in every lane, from 32-bit products: with `a = a₁·2³² +
-/// a₀` and `b = b₁·2³² + b₀`,
-///
-/// ```text
-/// t    = (a₀b₀ >> 32) + (a₀b₁ mod 2³²) + (a₁b₀ mod 2³²)       // < 3·2³², no carry lost
-/// low  = a₀b₀ + (a₀b₁ + a₁b₀)·2³²            mod 2⁶⁴
-/// high = a₁b₁ + (a₀b₁ >> 32) + (a₁b₀ >> 32) + (t >> 32)
-/// f    = high ^ low
-/// fold = f₀K3₀ + (f₁K3₀ + f₀K3₁)·2³²           mod 2⁶⁴
-/// ```
-///
-/// # Safety
-///
-/// Only on a CPU with `V`'s features.
+/// `base` is valid for `n ≥ 1` blocks; `each` is given pointers into them.
 #[inline(always)]
-unsafe fn fold<V: Wide>(x: V, seed: u64) -> V {
-    // SAFETY: the caller runs on a CPU with V's features (this function's contract).
-    unsafe {
-        let lo32 = V::splat(u32::MAX as u64);
-        let a = x.swap_halves().xor(V::splat(IntFold::K1 ^ seed));
-        let b = x.xor(V::splat(IntFold::K2));
-        let (a1, b1) = (a.shr32(), b.shr32());
-        let ll = a.mul_lo32(b);
-        let lh = a.mul_lo32(b1);
-        let hl = a1.mul_lo32(b);
-        let hh = a1.mul_lo32(b1);
-        let t = ll.shr32().add(lh.and(lo32)).add(hl.and(lo32));
-        let low = ll.add(lh.add(hl).shl32());
-        let high = hh.add(lh.shr32()).add(hl.shr32()).add(t.shr32());
-        let f = high.xor(low);
-        let k3 = V::splat(IntFold::K3);
-        let cross = f
-            .shr32()
-            .mul_lo32(k3)
-            .add(f.mul_lo32(V::splat(IntFold::K3 >> 32)));
-        f.mul_lo32(k3).add(cross.shl32())
-    }
-}
-
-/// [`block_index`]`(h, n)` in every lane, for `n < 2³²`: `⌊h·n / 2⁶⁴⌋ = (h₁n +
-/// (h₀n >> 32)) >> 32`, exactly (the sum is below 2⁶⁴).
-///
-/// # Safety
-///
-/// Only on a CPU with `V`'s features; `n < 2³²`.
-#[inline(always)]
-unsafe fn block_index_lanes<V: Wide>(h: V, n: u64) -> V {
-    debug_assert!(n <= u32::MAX as u64);
-    // SAFETY: V's features (this function's contract).
-    unsafe {
-        let n = V::splat(n);
-        h.shr32().mul_lo32(n).add(h.mul_lo32(n).shr32()).shr32()
-    }
-}
-
-/// How a batch hashes its keys: one at a time, or `G` at a time where a kernel hashes a
-/// vector of keys at once. Every method is `#[inline(always)]`, so it inlines into the
-/// kernel's `#[target_feature]` loop at each of its call sites (a closure called from
-/// two places was left out of line, where every intrinsic is a call: 130 ns a key).
-pub(crate) trait BatchHash<K, const G: usize> {
-    /// One key's hash.
-    fn one(&self, key: &K) -> u64;
-    /// `G` keys' hashes and their block indices in a filter of `n` blocks.
-    ///
-    /// # Safety
-    ///
-    /// Only on a CPU with the features of the kernel whose loop calls it; `n` within
-    /// the implementation's range (see [`Vertical`]).
-    unsafe fn group(&self, keys: &[K; G], n: usize) -> ([u64; G], [u64; G]);
-}
-
-/// Hashes one key at a time with the caller's function.
-pub(crate) struct OneByOne<F>(pub F);
-
-impl<K, F: Fn(&K) -> u64> BatchHash<K, 1> for OneByOne<F> {
-    #[inline(always)]
-    fn one(&self, key: &K) -> u64 {
-        (self.0)(key)
-    }
-    #[inline(always)]
-    unsafe fn group(&self, [key]: &[K; 1], n: usize) -> ([u64; 1], [u64; 1]) {
-        let h = (self.0)(key);
-        ([h], [block_index(h, n) as u64])
-    }
-}
-
-/// [`IntFold`] with `seed` over `u64` keys, `V::LANES` keys per vector: the hashes by
-/// [`fold`], the block indices by [`block_index_lanes`]. Only for filters of fewer
-/// than 2³² blocks (256 GiB).
-pub(crate) struct Vertical<V> {
-    seed: u64,
-    lanes: core::marker::PhantomData<V>,
-}
-
-impl<V> Vertical<V> {
-    /// The vertical form of `IntFold::with_seed(seed)`.
-    #[inline(always)]
-    pub(crate) fn new(seed: u64) -> Self {
-        Vertical {
-            seed,
-            lanes: core::marker::PhantomData,
-        }
-    }
-}
-
-impl<V: Wide, const G: usize> BatchHash<u64, G> for Vertical<V> {
-    #[inline(always)]
-    fn one(&self, &key: &u64) -> u64 {
-        IntFold::fold(key, self.seed)
-    }
-    #[inline(always)]
-    unsafe fn group(&self, keys: &[u64; G], n: usize) -> ([u64; G], [u64; G]) {
-        const { assert!(G == V::LANES) };
-        let (mut hashes, mut indices) = ([0u64; G], [0u64; G]);
-        // SAFETY: V's features and n < 2³² are this method's contract; each pointer is
-        // valid for G = LANES words (the arrays), and loadu/storeu need no alignment.
-        unsafe {
-            let h = fold(V::loadu(keys.as_ptr()), self.seed);
-            h.storeu(hashes.as_mut_ptr());
-            block_index_lanes(h, n as u64).storeu(indices.as_mut_ptr());
-        }
-        (hashes, indices)
-    }
-}
-
-/// What a batch does with each key, given its hash and its block (a trait, not a
-/// closure, for the reason given at [`BatchHash`]).
-trait PerKey {
-    /// Prefetches a block the loop will reach.
-    fn prefetch(block: *const Block);
-    /// Key `i`, of hash `h`, whose block is `base + index`.
-    ///
-    /// # Safety
-    ///
-    /// `index` is below the length of the blocks the implementation holds; only on a
-    /// CPU with the kernel's features.
-    unsafe fn each(&mut self, i: usize, h: u64, index: u64);
-    /// The first block, for prefetches.
-    fn base(&self) -> *const Block;
-}
-
-/// Lookups: `out[i]` = is key `i` in `blocks`?; `k = 8` as a constant when `K8`.
-struct Lookup<'a, O, const K8: bool> {
-    blocks: &'a [Block],
-    out: &'a mut [bool],
-    k: u32,
-    ops: core::marker::PhantomData<O>,
-}
-
-impl<O: BlockOps, const K8: bool> PerKey for Lookup<'_, O, K8> {
-    #[inline(always)]
-    fn prefetch(block: *const Block) {
-        super::prefetch_read(block)
-    }
-    #[inline(always)]
-    unsafe fn each(&mut self, i: usize, h: u64, index: u64) {
-        let k = if K8 { 8 } else { self.k };
-        // SAFETY: index < blocks.len() and the CPU's features are this method's
-        // contract; k ≤ MAX_K is `contains_keys`'s; `out[i]` is checked.
-        self.out[i] = unsafe { O::contains(self.blocks.get_unchecked(index as usize), h, k) };
-    }
-    #[inline(always)]
-    fn base(&self) -> *const Block {
-        self.blocks.as_ptr()
-    }
-}
-
-/// Inserts; `k = 8` as a constant when `K8`.
-struct Insert<'a, O, const K8: bool> {
-    blocks: &'a mut [Block],
-    k: u32,
-    ops: core::marker::PhantomData<O>,
-}
-
-impl<O: BlockOps, const K8: bool> PerKey for Insert<'_, O, K8> {
-    #[inline(always)]
-    fn prefetch(block: *const Block) {
-        super::prefetch_write(block)
-    }
-    #[inline(always)]
-    unsafe fn each(&mut self, _: usize, h: u64, index: u64) {
-        let k = if K8 { 8 } else { self.k };
-        // SAFETY: as in `Lookup::each`.
-        unsafe { O::insert(self.blocks.get_unchecked_mut(index as usize), h, k) };
-    }
-    #[inline(always)]
-    fn base(&self) -> *const Block {
-        self.blocks.as_ptr()
-    }
-}
-
-/// Hashes `keys` (at most `G`, with `G` at once when there are `G`) into `slots` (as
-/// many), each a hash and its block index, and prefetches each block.
-///
-/// # Safety
-///
-/// Only on a CPU with the kernel's features; `n ≥ 1` and within `hashes`' range;
-/// `slots.len() == keys.len() ≤ G`.
-#[inline(always)]
-unsafe fn hash_ahead<K, B: BatchHash<K, G>, P: PerKey, const G: usize>(
-    hashes: &B,
-    n: usize,
+unsafe fn pipelined<K, F: Fn(&K) -> u64>(
     base: *const Block,
-    keys: &[K],
-    slots: &mut [(u64, u64)],
-) {
-    if let Ok(group) = <&[K; G]>::try_from(keys) {
-        // SAFETY: forwarded contract.
-        let (h, i) = unsafe { hashes.group(group, n) };
-        for (j, slot) in slots.iter_mut().enumerate() {
-            *slot = (h[j], i[j]);
-        }
-    } else {
-        for (slot, key) in slots.iter_mut().zip(keys) {
-            let h = hashes.one(key);
-            *slot = (h, block_index(h, n) as u64);
-        }
-    }
-    for &(_, i) in slots.iter() {
-        // Only an address: `wrapping_add` keeps it defined even though i < n anyway.
-        P::prefetch(base.wrapping_add(i as usize));
-    }
-}
-
-/// The batch loop, written once for lookups and inserts: calls `per.each(i, h, index)`
-/// for every key in order, `h` its hash and `index` its block.
-///
-/// A filter of at most [`SMALL_BATCH_BLOCKS`](super::SMALL_BATCH_BLOCKS) blocks runs the
-/// single-key loop: hash `G` keys, probe them. A larger one runs a pipeline: by the time
-/// a key is probed, the key [`PREFETCH_DISTANCE`](super::PREFETCH_DISTANCE) places
-/// ahead has been hashed and its block prefetched, so the memory system always has
-/// that many lines in flight, and the hashing, which needs no memory, overlaps their
-/// wait. The hashes and block indices wait in a ring of `PREFETCH_DISTANCE` pairs on the
-/// stack: no buffer of the batch's length, and no pause at the end of a chunk (an
-/// earlier design hashed 256 keys into a buffer, then probed them: the memory system
-/// idled while it hashed, and the first keys of every chunk went unprefetched).
-///
-/// # Safety
-///
-/// Only on a CPU with the kernel's features; `n` is the length of `per`'s blocks, at
-/// least 1 and within `hashes`' range.
-#[inline(always)]
-unsafe fn run<K, B: BatchHash<K, G>, P: PerKey, const G: usize>(
     n: usize,
     keys: &[K],
-    hashes: &B,
-    per: &mut P,
+    hash: F,
+    prefetch: impl Fn(*const Block),
+    mut each: impl FnMut(usize, u64, *const Block),
 ) {
     const D: usize = super::PREFETCH_DISTANCE;
-    const { assert!(D.is_power_of_two() && D % G == 0) };
-    let base = per.base();
-    if n <= super::SMALL_BATCH_BLOCKS {
-        let (groups, rest) = keys.as_chunks::<G>();
-        for (g, group) in groups.iter().enumerate() {
-            // SAFETY: forwarded contract; each index is below n (multiply-shift).
-            unsafe {
-                let (h, i) = hashes.group(group, n);
-                for j in 0..G {
-                    per.each(g * G + j, h[j], i[j]);
-                }
-            }
-        }
-        for (j, key) in rest.iter().enumerate() {
-            let h = hashes.one(key);
-            // SAFETY: as above.
-            unsafe { per.each(groups.len() * G + j, h, block_index(h, n) as u64) };
-        }
-        return;
+    const { assert!(D.is_power_of_two()) };
+    let block = |h: u64| {
+        // SAFETY: block_index(h, n) < n, and `base` is valid for n blocks (this
+        // function's contract), so the pointer stays inside them.
+        unsafe { base.add(block_index(h, n)) }
+    };
+    let mut ring = [0u64; D];
+    for (slot, key) in ring.iter_mut().zip(keys) {
+        *slot = hash(key);
+        prefetch(block(*slot));
     }
-    let mut ring = [(0u64, 0u64); D];
-    let head = keys.len().min(D);
-    for (slots, group) in ring[..head].chunks_mut(G).zip(keys[..head].chunks(G)) {
-        // SAFETY: forwarded contract; `chunks` gives equal lengths ≤ G.
-        unsafe { hash_ahead::<K, B, P, G>(hashes, n, base, group, slots) };
-    }
-    let mut i = 0;
-    while i < keys.len() {
-        // i is a multiple of G, and so is D: the group's G slots are inside the ring.
-        let start = i % D;
-        let slots = &mut ring[start..start + G];
-        let mut current = [(0u64, 0u64); G];
-        current.copy_from_slice(slots);
-        if let Some(ahead) = keys.get(i + D..) {
-            let ahead = &ahead[..ahead.len().min(G)];
-            // SAFETY: forwarded contract; as many slots as keys, at most G.
-            unsafe { hash_ahead::<K, B, P, G>(hashes, n, base, ahead, &mut slots[..ahead.len()]) };
+    for i in 0..keys.len() {
+        // `i % D` is a mask (D is a power of two), so this index is never out of bounds.
+        let slot = &mut ring[i % D];
+        let h = *slot;
+        if let Some(ahead) = keys.get(i + D) {
+            *slot = hash(ahead);
+            prefetch(block(*slot));
         }
-        for (j, &(h, index)) in current.iter().enumerate().take(keys.len() - i) {
-            // SAFETY: forwarded contract; every index came from a block index below n.
-            unsafe { per.each(i + j, h, index) };
-        }
-        i += G;
+        each(i, h, block(h));
     }
 }
 
-/// `out[i]` = is `keys[i]` (hashed by `hashes`) in `blocks`?, through [`run`].
+/// `out[i]` = is `keys[i]` (hashed by `hash`) in `blocks`?, through [`pipelined`].
 ///
 /// # Safety
 ///
-/// Only on a CPU with `O`'s features; `blocks` non-empty and within `hashes`' range;
-/// `k ≤ MAX_K`; `out.len() == keys.len()`.
+/// Only on a CPU with `O`'s features; `blocks` non-empty; `k ≤ MAX_K`;
+/// `out.len() == keys.len()`.
 #[inline(always)]
-pub(crate) unsafe fn contains_keys<O: BlockOps, K, B: BatchHash<K, G>, const G: usize>(
+pub(crate) unsafe fn contains_keys<O: BlockOps, K, F: Fn(&K) -> u64>(
     blocks: &[Block],
     keys: &[K],
-    hashes: &B,
+    hash: F,
     k: u32,
     out: &mut [bool],
 ) {
-    // As long as `keys` (the caller's contract), and now LLVM knows it: `out[i]` needs
-    // no bounds check.
-    let out = &mut out[..keys.len()];
-    let n = blocks.len();
-    // k = 8, the shape sizing picks near 1%, gets its own loop with a constant k, so its
-    // probe has no test of k (with k from the filter, LLVM compiled the three cases of
-    // `pattern` into every probe).
-    // SAFETY: forwarded contract; n is the blocks' length.
+    // k = 8, the shape sizing picks near 1%, gets its own loop with a constant k, so
+    // its probe has no test of k (with k from the filter, LLVM compiled the three cases
+    // of `pattern` into every probe). Two instances of the helper, not one called twice:
+    // its closure is then called once in each and inlines into this `#[target_feature]`
+    // context; one closure called from two loops was left out of line, where every
+    // intrinsic is a call (measured: 130 ns a key).
+    // SAFETY: forwarded contract.
     unsafe {
         if k == 8 {
-            let mut per = Lookup::<O, true> {
-                blocks,
-                out,
-                k,
-                ops: core::marker::PhantomData,
-            };
-            run(n, keys, hashes, &mut per)
+            contains_loop::<O, K, F, true>(blocks, keys, hash, k, out)
         } else {
-            let mut per = Lookup::<O, false> {
-                blocks,
-                out,
-                k,
-                ops: core::marker::PhantomData,
-            };
-            run(n, keys, hashes, &mut per)
+            contains_loop::<O, K, F, false>(blocks, keys, hash, k, out)
         }
     }
 }
 
-/// Inserts every key of `keys` (hashed by `hashes`) into `blocks`, through [`run`].
+/// [`contains_keys`], for `k = 8` as a constant when `K8`.
 ///
 /// # Safety
 ///
-/// Only on a CPU with `O`'s features; `blocks` non-empty and within `hashes`' range;
-/// `k ≤ MAX_K`.
+/// As for [`contains_keys`]; `k == 8` when `K8`.
 #[inline(always)]
-pub(crate) unsafe fn insert_keys<O: BlockOps, K, B: BatchHash<K, G>, const G: usize>(
+unsafe fn contains_loop<O: BlockOps, K, F: Fn(&K) -> u64, const K8: bool>(
+    blocks: &[Block],
+    keys: &[K],
+    hash: F,
+    k: u32,
+    out: &mut [bool],
+) {
+    let k = if K8 { 8 } else { k };
+    // As long as `keys` (the caller's contract), and now LLVM knows it: `out[i]` below
+    // needs no bounds check.
+    let out = &mut out[..keys.len()];
+    if blocks.len() <= super::SMALL_BATCH_BLOCKS {
+        // The probe is called here, not through a closure shared with the pipeline: a
+        // closure called from two loops was left out of line (see `contains_keys`).
+        for (o, key) in out.iter_mut().zip(keys) {
+            let h = hash(key);
+            // SAFETY: block_index(h, len) < len for len ≥ 1 (the caller's contract);
+            // O's features and k ≤ MAX_K are the caller's contract.
+            *o = unsafe { O::contains(blocks.get_unchecked(block_index(h, blocks.len())), h, k) };
+        }
+        return;
+    }
+    // SAFETY: `blocks` is valid for its length (≥ 1, the caller's contract), and each
+    // `block` pointer is into it, read only; O's features and k ≤ MAX_K are the caller's
+    // contract.
+    unsafe {
+        pipelined(
+            blocks.as_ptr(),
+            blocks.len(),
+            keys,
+            hash,
+            super::prefetch_read,
+            |i, h, block| out[i] = O::contains(&*block, h, k),
+        )
+    }
+}
+
+/// Inserts every key of `keys` (hashed by `hash`) into `blocks`, through [`pipelined`].
+///
+/// # Safety
+///
+/// Only on a CPU with `O`'s features; `blocks` non-empty; `k ≤ MAX_K`.
+#[inline(always)]
+pub(crate) unsafe fn insert_keys<O: BlockOps, K, F: Fn(&K) -> u64>(
     blocks: &mut [Block],
     keys: &[K],
-    hashes: &B,
+    hash: F,
     k: u32,
 ) {
-    let n = blocks.len();
     // SAFETY: forwarded contract; k = 8 as in `contains_keys`.
     unsafe {
         if k == 8 {
-            let mut per = Insert::<O, true> {
-                blocks,
-                k,
-                ops: core::marker::PhantomData,
-            };
-            run(n, keys, hashes, &mut per)
+            insert_loop::<O, K, F, true>(blocks, keys, hash, k)
         } else {
-            let mut per = Insert::<O, false> {
-                blocks,
-                k,
-                ops: core::marker::PhantomData,
-            };
-            run(n, keys, hashes, &mut per)
+            insert_loop::<O, K, F, false>(blocks, keys, hash, k)
         }
+    }
+}
+
+/// [`insert_keys`], for `k = 8` as a constant when `K8`.
+///
+/// # Safety
+///
+/// As for [`insert_keys`]; `k == 8` when `K8`.
+#[inline(always)]
+unsafe fn insert_loop<O: BlockOps, K, F: Fn(&K) -> u64, const K8: bool>(
+    blocks: &mut [Block],
+    keys: &[K],
+    hash: F,
+    k: u32,
+) {
+    let k = if K8 { 8 } else { k };
+    if blocks.len() <= super::SMALL_BATCH_BLOCKS {
+        // As in `contains_loop`: the probe called here, no prefetch.
+        for key in keys {
+            let h = hash(key);
+            let i = block_index(h, blocks.len());
+            // SAFETY: i < len for len ≥ 1 (the caller's contract); O's features and
+            // k ≤ MAX_K are the caller's contract.
+            unsafe { O::insert(blocks.get_unchecked_mut(i), h, k) };
+        }
+        return;
+    }
+    // Every access goes through this one pointer, taken from the exclusive borrow, so
+    // the writes are through a pointer allowed to write and nothing else aliases them.
+    let n = blocks.len();
+    let base = blocks.as_mut_ptr();
+    // SAFETY: `base` is valid for `n` (≥ 1) blocks and exclusively ours for
+    // this call; each `block` pointer is derived from it and is the only live access to
+    // its block while `O::insert` runs; O's features and k ≤ MAX_K are the caller's
+    // contract.
+    unsafe {
+        pipelined(base, n, keys, hash, super::prefetch_write, |_, h, block| {
+            O::insert(&mut *block.cast_mut(), h, k);
+        })
     }
 }
 

@@ -15,6 +15,7 @@
 //!   intersect make one call into the kernel's table; batch lookups and inserts match
 //!   once on the kernel's `Backend` and enter its generic entry point, which hashes,
 //!   prefetches and probes every key in `#[target_feature]` code (`generic::pipelined`;
+//!   a filter of at most [`SMALL_BATCH_BLOCKS`] runs the single-key loop there instead;
 //!   `Extend` hashes chunks of 256 keys and enters it once per chunk). Each runs its
 //!   whole loop in the kernel's code. A single-key probe is one indirect call to
 //!   the kernel's entry for the filter's `k`, with two exceptions that inline into the
@@ -348,9 +349,8 @@ macro_rules! keyed_entries {
             k: u32,
             out: &mut [bool],
         ) {
-            let hashes = $crate::arch::generic::OneByOne(hash);
-            // SAFETY: forwarded contract (one key at a time: any block count).
-            unsafe { $crate::arch::generic::contains_keys::<$ops, K, _, 1>(blocks, keys, &hashes, k, out) }
+            // SAFETY: forwarded contract.
+            unsafe { $crate::arch::generic::contains_keys::<$ops, K, F>(blocks, keys, hash, k, out) }
         }
 
         /// Inserts every key of `keys` (hashed by `hash`) into `blocks`.
@@ -366,59 +366,12 @@ macro_rules! keyed_entries {
             hash: F,
             k: u32,
         ) {
-            let hashes = $crate::arch::generic::OneByOne(hash);
-            // SAFETY: forwarded contract (one key at a time: any block count).
-            unsafe { $crate::arch::generic::insert_keys::<$ops, K, _, 1>(blocks, keys, &hashes, k) }
+            // SAFETY: forwarded contract.
+            unsafe { $crate::arch::generic::insert_keys::<$ops, K, F>(blocks, keys, hash, k) }
         }
     };
 }
 pub(crate) use keyed_entries;
-
-/// Defines the batch entry points of a backend that hashes `u64` keys vertically
-/// (`$lanes: Wide`, `$g` keys per vector): `contains_folded` and `insert_folded`, entered
-/// through [`contains_folded`] and [`insert_folded`].
-#[cfg(target_arch = "x86_64")]
-macro_rules! folded_entries {
-    ($ops:ty, $lanes:ty, $g:literal $(, #[$attr:meta])*) => {
-        /// `out[i]` = is `keys[i]` (hashed by `IntFold::with_seed(seed)`) in `blocks`?
-        ///
-        /// # Safety
-        ///
-        /// Only on a CPU with this backend's features; `blocks` non-empty and shorter
-        /// than 2³²; `k ≤ MAX_K`; `out.len() == keys.len()`.
-        $(#[$attr])*
-        pub(crate) unsafe fn contains_folded(
-            blocks: &[$crate::block::Block],
-            keys: &[u64],
-            seed: u64,
-            k: u32,
-            out: &mut [bool],
-        ) {
-            let hashes = $crate::arch::generic::Vertical::<$lanes>::new(seed);
-            // SAFETY: forwarded contract (the vertical block index needs n < 2³²).
-            unsafe { $crate::arch::generic::contains_keys::<$ops, u64, _, $g>(blocks, keys, &hashes, k, out) }
-        }
-
-        /// Inserts every key of `keys` (hashed by `IntFold::with_seed(seed)`).
-        ///
-        /// # Safety
-        ///
-        /// As for `contains_folded`, without `out`.
-        $(#[$attr])*
-        pub(crate) unsafe fn insert_folded(
-            blocks: &mut [$crate::block::Block],
-            keys: &[u64],
-            seed: u64,
-            k: u32,
-        ) {
-            let hashes = $crate::arch::generic::Vertical::<$lanes>::new(seed);
-            // SAFETY: forwarded contract.
-            unsafe { $crate::arch::generic::insert_keys::<$ops, u64, _, $g>(blocks, keys, &hashes, k) }
-        }
-    };
-}
-#[cfg(target_arch = "x86_64")]
-pub(crate) use folded_entries;
 
 /// Without a table a backend's kernel is its name and [`Backend`]; the probes call its
 /// block operations through [`with_backend`], and the batch loops and the merge are
@@ -568,72 +521,6 @@ pub(crate) unsafe fn insert_keys<K, F: Fn(&K) -> u64>(
     on_backend!(kernel, |ops| unsafe {
         ops::insert_keys(blocks, keys, hash, k)
     })
-}
-
-/// [`contains_keys`] for `u64` keys hashed by `IntFold::with_seed(seed)`: the kernels
-/// that hash a vector of keys at once (AVX2: 4, AVX-512: 8) do, for filters of fewer
-/// than 2³² blocks; every other case hashes one key at a time. The answers are the same
-/// either way (`tests/kernels.rs`).
-///
-/// # Safety
-///
-/// As for [`contains_keys`].
-#[inline]
-pub(crate) unsafe fn contains_folded(
-    kernel: &'static Kernel,
-    blocks: &[Block],
-    keys: &[u64],
-    seed: u64,
-    k: u32,
-    out: &mut [bool],
-) {
-    #[cfg(target_arch = "x86_64")]
-    if blocks.len() <= u32::MAX as usize {
-        // SAFETY: forwarded contract; the backend is the one of a kernel this CPU runs,
-        // and the block count is below 2³².
-        match kernel.backend {
-            Backend::Avx2 => {
-                return unsafe { x86_64::avx2::contains_folded(blocks, keys, seed, k, out) };
-            }
-            Backend::Avx512 => {
-                return unsafe { x86_64::avx512::contains_folded(blocks, keys, seed, k, out) };
-            }
-            _ => {}
-        }
-    }
-    let fold = |&x: &u64| crate::hasher::IntFold::fold(x, seed);
-    // SAFETY: forwarded contract.
-    unsafe { contains_keys(kernel, blocks, keys, fold, k, out) }
-}
-
-/// [`insert_keys`] for `u64` keys hashed by `IntFold::with_seed(seed)`, dispatched like
-/// [`contains_folded`].
-///
-/// # Safety
-///
-/// As for [`insert_keys`].
-#[inline]
-pub(crate) unsafe fn insert_folded(
-    kernel: &'static Kernel,
-    blocks: &mut [Block],
-    keys: &[u64],
-    seed: u64,
-    k: u32,
-) {
-    #[cfg(target_arch = "x86_64")]
-    if blocks.len() <= u32::MAX as usize {
-        // SAFETY: as in `contains_folded`.
-        match kernel.backend {
-            Backend::Avx2 => return unsafe { x86_64::avx2::insert_folded(blocks, keys, seed, k) },
-            Backend::Avx512 => {
-                return unsafe { x86_64::avx512::insert_folded(blocks, keys, seed, k) };
-            }
-            _ => {}
-        }
-    }
-    let fold = |&x: &u64| crate::hasher::IntFold::fold(x, seed);
-    // SAFETY: forwarded contract.
-    unsafe { insert_keys(kernel, blocks, keys, fold, k) }
 }
 
 /// `ours[i] |= theirs[i]` (`&=` when `and`) over equal-length slices, in `kernel`'s code.

@@ -5,12 +5,10 @@
 //! (`vpsrld`) and turns it into a bit with the per-lane shift AVX2 added (`vpsllvq`);
 //! the test is `vpandn` + `vpor` + `vptest`. No branch depends on the key, so hits and
 //! misses run the same instructions. The algorithm itself is `arch::generic`; this file
-//! only maps its `Lanes` operations to intrinsics, and its `Wide` ones, with which the
-//! batch operations hash four `u64` keys per vector (`vpmuludq` products of 32-bit
-//! halves: AVX2 has no 64-bit multiply).
+//! only maps its `Lanes` operations to intrinsics.
 
-use crate::arch::generic::{Lanes, Simd, Wide};
-use crate::arch::{Kernel, folded_entries, kernel_table};
+use crate::arch::generic::{Lanes, Simd};
+use crate::arch::{Kernel, kernel_table};
 use core::arch::x86_64::*;
 
 // SAFETY: every method is an AVX2 (or baseline AVX/SSE2) intrinsic; the `Lanes`
@@ -68,54 +66,7 @@ unsafe impl Lanes for __m256i {
     }
 }
 
-// SAFETY: every method is an AVX2 (or baseline AVX) intrinsic, run only where the
-// `Lanes` contract holds; `loadu`/`storeu` take any pointer valid for 4 words.
-unsafe impl Wide for __m256i {
-    #[inline(always)]
-    unsafe fn loadu(p: *const u64) -> Self {
-        // SAFETY: p is valid for 4 words (Wide contract); no alignment needed.
-        unsafe { _mm256_loadu_si256(p as *const __m256i) }
-    }
-    #[inline(always)]
-    unsafe fn storeu(self, p: *mut u64) {
-        // SAFETY: p is valid for 4 words (Wide contract); no alignment needed.
-        unsafe { _mm256_storeu_si256(p as *mut __m256i, self) }
-    }
-    #[inline(always)]
-    unsafe fn mul_lo32(self, other: Self) -> Self {
-        // SAFETY: AVX2 available per the Lanes contract (`vpmuludq`).
-        unsafe { _mm256_mul_epu32(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn shr32(self) -> Self {
-        // SAFETY: AVX2 available per the Lanes contract.
-        unsafe { _mm256_srli_epi64::<32>(self) }
-    }
-    #[inline(always)]
-    unsafe fn shl32(self) -> Self {
-        // SAFETY: AVX2 available per the Lanes contract.
-        unsafe { _mm256_slli_epi64::<32>(self) }
-    }
-    #[inline(always)]
-    unsafe fn swap_halves(self) -> Self {
-        // SAFETY: AVX2 available per the Lanes contract; 0xb1 swaps each pair of
-        // 32-bit lanes.
-        unsafe { _mm256_shuffle_epi32::<0xb1>(self) }
-    }
-    #[inline(always)]
-    unsafe fn add(self, other: Self) -> Self {
-        // SAFETY: AVX2 available per the Lanes contract.
-        unsafe { _mm256_add_epi64(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn xor(self, other: Self) -> Self {
-        // SAFETY: AVX2 available per the Lanes contract.
-        unsafe { _mm256_xor_si256(self, other) }
-    }
-}
-
 kernel_table!("avx2", Avx2, Simd<__m256i, 2>, inline_k8: true, #[target_feature(enable = "avx2")]);
-folded_entries!(Simd<__m256i, 2>, __m256i, 4, #[target_feature(enable = "avx2")]);
 
 /// The AVX2 kernel, if this CPU runs it.
 pub fn kernel() -> Option<&'static Kernel> {

@@ -6,8 +6,8 @@
 //! There is no AVX-512 machine in CI: `tests/kernels.rs` skips this kernel, and says so,
 //! where the CPU lacks it. Runs on AVX-512 hosts are recorded under `results/`.
 
-use crate::arch::generic::{Lanes, Simd, Wide};
-use crate::arch::{Kernel, folded_entries, kernel_table};
+use crate::arch::generic::{Lanes, Simd};
+use crate::arch::{Kernel, kernel_table};
 use core::arch::x86_64::*;
 
 // SAFETY: every method is an AVX-512F intrinsic; the `Lanes` contract makes callers run
@@ -70,53 +70,7 @@ unsafe impl Lanes for __m512i {
     }
 }
 
-// SAFETY: every method is an AVX-512F intrinsic, run only where the `Lanes` contract
-// holds; `loadu`/`storeu` take any pointer valid for 8 words.
-unsafe impl Wide for __m512i {
-    #[inline(always)]
-    unsafe fn loadu(p: *const u64) -> Self {
-        // SAFETY: p is valid for 8 words (Wide contract); no alignment needed.
-        unsafe { _mm512_loadu_si512(p as *const __m512i) }
-    }
-    #[inline(always)]
-    unsafe fn storeu(self, p: *mut u64) {
-        // SAFETY: p is valid for 8 words (Wide contract); no alignment needed.
-        unsafe { _mm512_storeu_si512(p as *mut __m512i, self) }
-    }
-    #[inline(always)]
-    unsafe fn mul_lo32(self, other: Self) -> Self {
-        // SAFETY: AVX-512F available per the Lanes contract (`vpmuludq`).
-        unsafe { _mm512_mul_epu32(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn shr32(self) -> Self {
-        // SAFETY: AVX-512F available per the Lanes contract.
-        unsafe { _mm512_srli_epi64::<32>(self) }
-    }
-    #[inline(always)]
-    unsafe fn shl32(self) -> Self {
-        // SAFETY: AVX-512F available per the Lanes contract.
-        unsafe { _mm512_slli_epi64::<32>(self) }
-    }
-    #[inline(always)]
-    unsafe fn swap_halves(self) -> Self {
-        // SAFETY: AVX-512F available per the Lanes contract (`vprolq` by 32).
-        unsafe { _mm512_rol_epi64::<32>(self) }
-    }
-    #[inline(always)]
-    unsafe fn add(self, other: Self) -> Self {
-        // SAFETY: AVX-512F available per the Lanes contract.
-        unsafe { _mm512_add_epi64(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn xor(self, other: Self) -> Self {
-        // SAFETY: AVX-512F available per the Lanes contract.
-        unsafe { _mm512_xor_si512(self, other) }
-    }
-}
-
 kernel_table!("avx512", Avx512, Simd<__m512i, 1>, inline_k8: true, #[target_feature(enable = "avx512f")]);
-folded_entries!(Simd<__m512i, 1>, __m512i, 8, #[target_feature(enable = "avx512f")]);
 
 /// The AVX-512 kernel, if this CPU runs it. It also requires AVX2 (every AVX-512 CPU
 /// has it), because its `k = 8` probe may run as the inline AVX2 block.
