@@ -428,6 +428,85 @@ fn bad_keys_give_clear_errors() {
 }
 
 #[test]
+fn the_module_guard_refuses_a_changed_meta() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(server) = Server::start(tmp.path(), false, false) else {
+        return;
+    };
+    let mut con = connect(&server.url()).unwrap();
+    let f = filter_with(1_000);
+    let mut rf = RedisFilter::store(&mut con, "g", &f, 1 << 20).unwrap();
+    assert_eq!(
+        rf.batch_path(),
+        BatchPath::Module,
+        "the module was detected"
+    );
+    let meta: String = redis::cmd("GET").arg("g:meta").query(&mut con).unwrap();
+    let shard = "g:{1:0}";
+    let before: Vec<u8> = redis::cmd("GET").arg(shard).query(&mut con).unwrap();
+    // One probe: block 0, a hash whose bits are not all set in an almost empty block.
+    let probe: Vec<u8> = [0u64, 0x0123_4567_89ab_cdef]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let k = rf.params().k();
+    let run = |con: &mut redis::Connection, name: &str, guard: &[&str]| {
+        let mut cmd = redis::cmd(name);
+        cmd.arg(shard).arg("linebloom-v2").arg(k).arg(&probe);
+        for word in guard {
+            cmd.arg(*word);
+        }
+        cmd.query::<redis::Value>(con)
+    };
+    // The right meta: the command runs.
+    assert!(run(&mut con, "LINEBLOOM.MTEST", &["META", "g:meta", &meta]).is_ok());
+    // Another meta, or none: refused, and nothing written.
+    for guard in [
+        &["META", "g:meta", "linebloom-v2 9 1 8 0 64"][..],
+        &["META", "nokey:meta", &meta],
+    ] {
+        for name in ["LINEBLOOM.MTEST", "LINEBLOOM.MADD"] {
+            let err = run(&mut con, name, guard).expect_err("a stale guard is refused");
+            assert_eq!(err.code(), Some("LBSTALE"), "{name}: {err}");
+        }
+    }
+    // A malformed guard is refused too.
+    let err = run(&mut con, "LINEBLOOM.MADD", &["META", "g:meta"]).expect_err("bad guard");
+    assert_eq!(err.code(), Some("LBGUARD"), "{err}");
+    let after: Vec<u8> = redis::cmd("GET").arg(shard).query(&mut con).unwrap();
+    assert_eq!(after, before, "a refused command wrote bits");
+
+    // A handle whose meta went stale (another client rebuilt the filter and inserted a
+    // key into the new generation only) is refused, re-reads the meta, and finds it.
+    let mut other = RedisFilter::open(&mut con, "g").unwrap();
+    let keys: Vec<u64> = (0..1_000).collect();
+    other
+        .rebuild(&mut con, rf.params(), Duration::ZERO, || {
+            Ok::<_, String>(keys.clone())
+        })
+        .unwrap();
+    let late = 1u64 << 50;
+    other.insert(&mut con, late).unwrap();
+    assert_eq!(rf.generation().number, 1);
+    assert!(
+        rf.contains(&mut con, late).unwrap(),
+        "a stale handle missed a key"
+    );
+    assert_eq!(rf.generation().number, 2, "the handle took the new meta");
+    assert!(keys.iter().all(|&key| rf.contains(&mut con, key).unwrap()));
+    // And inserts from the stale-then-refreshed handle land in the live generation.
+    let mut stale = RedisFilter::open(&mut con, "g").unwrap();
+    other
+        .rebuild(&mut con, rf.params(), Duration::ZERO, || {
+            Ok::<_, String>(keys.clone())
+        })
+        .unwrap();
+    stale.insert(&mut con, late + 1).unwrap();
+    assert_eq!(stale.generation().number, 3);
+    assert!(other.contains(&mut con, late + 1).unwrap());
+}
+
+#[test]
 fn side_by_side_with_redisbloom() {
     let tmp = tempfile::tempdir().unwrap();
     let Some(server) = Server::start(tmp.path(), false, true) else {

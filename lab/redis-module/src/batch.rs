@@ -36,6 +36,8 @@ pub enum BatchError {
         /// Bytes the shard holds.
         len: usize,
     },
+    /// The arguments after the probes are not `META <meta key> <meta value>`.
+    Guard,
 }
 
 impl std::fmt::Display for BatchError {
@@ -54,6 +56,10 @@ impl std::fmt::Display for BatchError {
                 f,
                 "LBTRUNCATED the shard holds {len} bytes; block {block} needs {}",
                 (block + 1) * Block::BYTES as u64
+            ),
+            BatchError::Guard => write!(
+                f,
+                "LBGUARD after the probes only META <meta key> <meta value> may follow"
             ),
         }
     }
@@ -77,6 +83,35 @@ pub fn check_args(scheme: &[u8], k: &[u8]) -> Result<u32, BatchError> {
         return Err(BatchError::K(text()));
     }
     Ok(k)
+}
+
+/// A command's meta guard: the filter's meta key and the value the client expects it
+/// to hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Guard<'a> {
+    /// The meta key.
+    pub key: &'a [u8],
+    /// Its expected value.
+    pub value: &'a [u8],
+}
+
+/// The optional guard after a command's probes: nothing, or `META <meta key> <meta
+/// value>` (the word in any case). With a guard the command first checks that the meta
+/// key holds exactly that value, so a client on one server knows the batch used the
+/// generation it computed against without a `GET` of the meta after it (see
+/// [`meta_matches`]).
+pub fn guard<'a>(rest: &[&'a [u8]]) -> Result<Option<Guard<'a>>, BatchError> {
+    match rest {
+        [] => Ok(None),
+        [word, key, value] if word.eq_ignore_ascii_case(b"META") => Ok(Some(Guard { key, value })),
+        _ => Err(BatchError::Guard),
+    }
+}
+
+/// Does the meta key hold the guard's value? `held` is `None` where the key is absent
+/// or not a string: never a match, so a filter whose meta is gone answers nothing.
+pub fn meta_matches(held: Option<&[u8]>, expected: &[u8]) -> bool {
+    held == Some(expected)
 }
 
 /// The probes of a payload, checked against a shard of `shard_len` bytes: every block
@@ -253,5 +288,32 @@ mod tests {
             e,
             "LBTRUNCATED the shard holds 128 bytes; block 3 needs 256"
         );
+    }
+
+    #[test]
+    fn the_meta_guard_is_all_or_nothing() {
+        assert_eq!(guard(&[]), Ok(None));
+        let (key, value) = (&b"f:meta"[..], &b"linebloom-v2 1 64 8 0 1048576"[..]);
+        assert_eq!(
+            guard(&[b"META", key, value]),
+            Ok(Some(Guard { key, value }))
+        );
+        assert_eq!(
+            guard(&[b"meta", key, value]),
+            Ok(Some(Guard { key, value }))
+        );
+        for bad in [
+            &[&b"META"[..]][..],
+            &[b"META", key],
+            &[b"METAX", key, value],
+            &[b"META", key, value, b"x"],
+        ] {
+            assert_eq!(guard(bad), Err(BatchError::Guard));
+        }
+        assert!(BatchError::Guard.to_string().starts_with("LBGUARD "));
+        assert!(meta_matches(Some(value), value));
+        assert!(!meta_matches(Some(b"linebloom-v2 2 64 8 0 1048576"), value));
+        assert!(!meta_matches(None, value));
+        assert!(!meta_matches(Some(b""), value));
     }
 }

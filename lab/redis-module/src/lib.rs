@@ -11,6 +11,15 @@
 //! * `LINEBLOOM.MADD <shard> linebloom-v2 <k> <probes>` sets every probe's bits and
 //!   replies how many probes had a bit clear before (as `BF.MADD` counts new items).
 //!
+//! Either may end with `META <meta key> <meta value>`: the command then first checks
+//! that the filter's meta key holds exactly that value, and refuses with `LBSTALE
+//! <meta key>`, reading and writing nothing, if it does not. A client on one server
+//! sends it instead of a `GET` of the meta after the batch, to know that the batch used
+//! the generation it computed against. The meta key is not among the command's
+//! declared keys (only the shard is), so the guard is for a single server: on a
+//! cluster the meta sits in another slot, and the client reads it in a round trip of
+//! its own.
+//!
 //! `<probes>` is one binary argument of 16 bytes per key: the key's block index within
 //! the shard, then its 64-bit hash, little-endian ([`batch`]). The client hashes (it
 //! knows the filter's hasher and seed from the meta); the module derives the in-block
@@ -41,12 +50,31 @@ mod entry {
     use super::batch;
     use redis_module::{Context, KeyType, RedisError, RedisResult, RedisString, RedisValue};
 
-    /// The module's arguments: shard key, scheme, `k`, probes.
-    fn args(args: &[RedisString]) -> Result<(&RedisString, u32, &[u8]), RedisError> {
-        let [_, key, scheme, k, probes] = args else {
+    /// The module's arguments: shard key, scheme, `k`, probes; checks the meta guard
+    /// where there is one (see [`batch::guard`]).
+    fn args<'a>(
+        ctx: &Context,
+        args: &'a [RedisString],
+    ) -> Result<(&'a RedisString, u32, &'a [u8]), RedisError> {
+        let [_, key, scheme, k, probes, rest @ ..] = args else {
             return Err(RedisError::WrongArity);
         };
         let k = batch::check_args(scheme.as_slice(), k.as_slice()).map_err(refusal)?;
+        let rest: Vec<&[u8]> = rest.iter().map(|a| a.as_slice()).collect();
+        if let Some(guard) = batch::guard(&rest).map_err(refusal)? {
+            let meta_key = ctx.create_string(guard.key);
+            let meta = ctx.open_key(&meta_key);
+            let held = match meta.key_type() {
+                KeyType::String => meta.read()?,
+                _ => None,
+            };
+            if !batch::meta_matches(held, guard.value) {
+                return Err(RedisError::String(format!(
+                    "LBSTALE {} (the filter's meta is no longer the one the client sent)",
+                    meta_key.to_string_lossy()
+                )));
+            }
+        }
         Ok((key, k, probes.as_slice()))
     }
 
@@ -80,9 +108,9 @@ mod entry {
         }
     }
 
-    /// `LINEBLOOM.MTEST <shard> <scheme> <k> <probes>`.
+    /// `LINEBLOOM.MTEST <shard> <scheme> <k> <probes> [META <meta key> <meta value>]`.
     fn mtest(ctx: &Context, argv: Vec<RedisString>) -> RedisResult {
-        let (key_name, k, probes) = args(&argv)?;
+        let (key_name, k, probes) = args(ctx, &argv)?;
         let key = ctx.open_key(key_name);
         match key.key_type() {
             KeyType::String => {}
@@ -93,9 +121,9 @@ mod entry {
         Ok(RedisValue::StringBuffer(answers))
     }
 
-    /// `LINEBLOOM.MADD <shard> <scheme> <k> <probes>`.
+    /// `LINEBLOOM.MADD <shard> <scheme> <k> <probes> [META <meta key> <meta value>]`.
     fn madd(ctx: &Context, argv: Vec<RedisString>) -> RedisResult {
-        let (key_name, k, probes) = args(&argv)?;
+        let (key_name, k, probes) = args(ctx, &argv)?;
         let key = ctx.open_key_writable(key_name);
         match key.key_type() {
             KeyType::String => {}

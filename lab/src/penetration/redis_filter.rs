@@ -22,8 +22,11 @@
 //! * **With the `linebloom-redis` module** (`lab/redis-module`, loaded with
 //!   `--loadmodule`): one `LINEBLOOM.MTEST` (query) or `LINEBLOOM.MADD` (insert) per
 //!   shard the batch touches, carrying 16 bytes per key (its block within the shard and
-//!   its hash), then a `GET` of the meta. The module tests or sets the blocks with the
-//!   core's own pattern code. `benches` `redis_batch` measured it at 8.6× the pipelined
+//!   its hash). On one server each command also carries the meta this handle computed
+//!   against (`META <meta key> <meta text>`), and the module checks it in the same step
+//!   as its read or write, so a single key costs one command; on a cluster, where the
+//!   meta sits in another slot, a `GET` of the meta follows instead. The module tests or
+//!   sets the blocks with the core's own pattern code. `benches` `redis_batch` measured it at 8.6× the pipelined
 //!   `GETRANGE`s for queries and 30× the pipelined `BITFIELD`s for inserts (batches of
 //!   1000, `results/bench/redis_batch-*.md`); the penetration side-by-side puts it
 //!   against RedisBloom's `BF.MEXISTS`/`BF.MADD`.
@@ -39,7 +42,9 @@
 //!
 //! If the meta names another live generation than the one a query read (a rebuild
 //! switched meanwhile), the answers are thrown away and the batch is asked again, so a
-//! query never answers from a generation that is being built or has been retired.
+//! query never answers from a generation that is being built or has been retired. (With
+//! the module's guard the server refuses such a batch, `LBSTALE`, before it reads or
+//! writes anything; the handle re-reads the meta and asks again.)
 //! During a rebuild inserts go to both generations, so nothing added while the new
 //! generation is built is missing from it; if the meta changed, the handle takes the
 //! new one and writes again (setting bits is idempotent). The module refuses a missing
@@ -677,6 +682,38 @@ impl RedisFilter {
         Ok(())
     }
 
+    /// On one server, with the module: runs the module commands `build` makes, each
+    /// guarded by `META <meta key> <meta text>`, so each checks on the server, in the
+    /// same step as its read or write, that the meta is still the one this handle
+    /// computed against (one command a key batch instead of two). A refusal
+    /// (`LBSTALE`: the meta moved on, and the command did nothing) re-reads the meta and
+    /// runs the batch again; a missing shard is handled as in
+    /// [`consistent_read`](Self::consistent_read).
+    fn guarded<C: FilterConnection + ?Sized>(
+        &mut self,
+        con: &mut C,
+        mut build: impl FnMut(&Self, &mut Vec<redis::Cmd>),
+    ) -> Result<Vec<redis::Value>, RedisFilterError> {
+        debug_assert!(con.ordered() && self.path == BatchPath::Module);
+        for _ in 0..MAX_RETRIES {
+            let mut cmds = Vec::new();
+            build(self, &mut cmds);
+            let meta_key = self.meta_key();
+            for cmd in &mut cmds {
+                cmd.arg("META").arg(&meta_key).arg(&self.meta_text);
+            }
+            match con.run(cmds) {
+                Ok(replies) => return Ok(replies),
+                Err(e) if e.code() == Some("LBSTALE") => self.refresh(con)?,
+                Err(e) => match classify(e, &self.prefix) {
+                    RedisFilterError::Missing(key) => self.moved_on(con, key)?,
+                    e => return Err(e),
+                },
+            }
+        }
+        Err(RedisFilterError::Stale(self.prefix.clone()))
+    }
+
     /// Runs `cmds`, then a `GET` of the meta that runs after all of them: in the same
     /// pipeline on one server, in a round trip of its own on a cluster.
     fn then_meta<C: FilterConnection + ?Sized>(
@@ -703,8 +740,10 @@ impl RedisFilter {
         Ok((replies, meta))
     }
 
-    /// Inserts keys into the live generation and, during a rebuild, the next one too:
-    /// one pipeline of a `BITFIELD` per key and generation, then a `GET` of the meta. If
+    /// Inserts keys into the live generation and, during a rebuild, the next one too.
+    /// With the module on one server: one guarded `LINEBLOOM.MADD` per shard and
+    /// generation ([`guarded`](Self::guarded)). Otherwise: one pipeline of a `BITFIELD`
+    /// (or an unguarded `LINEBLOOM.MADD`) per key and generation, then a `GET` of the meta. If
     /// the meta is still the one the writes were computed against, they reached every
     /// generation a reader may use; else the handle takes the new meta, removes what
     /// its writes may have re-created in a generation that is gone, and writes again
@@ -715,6 +754,16 @@ impl RedisFilter {
         keys: &[u64],
     ) -> Result<(), RedisFilterError> {
         if keys.is_empty() {
+            return Ok(());
+        }
+        if self.path == BatchPath::Module && con.ordered() {
+            // Guarded writes: a command whose meta check fails writes nothing, and the
+            // module never creates a shard, so no generation that is gone can come back.
+            self.guarded(con, |this, cmds| {
+                for g in std::iter::once(this.meta.live).chain(this.meta.next) {
+                    cmds.extend(this.module_cmds("LINEBLOOM.MADD", &g, keys).map(|(c, _)| c));
+                }
+            })?;
             return Ok(());
         }
         for _ in 0..MAX_RETRIES {
@@ -852,17 +901,22 @@ impl RedisFilter {
         con: &mut C,
         keys: &[u64],
     ) -> Result<Vec<bool>, RedisFilterError> {
-        // The grouping of the last read, the one consistent_read accepted (built from
-        // the live generation, which it checked).
+        // The grouping of the last read, the one accepted (built from the live
+        // generation, which the guard or the trailing meta read checked).
         let mut groups = Vec::new();
-        let replies = self.consistent_read(con, |this, cmds| {
+        let build = |this: &Self, cmds: &mut Vec<redis::Cmd>, groups: &mut Vec<_>| {
             let g = this.meta.live;
             groups.clear();
             for (cmd, group) in this.module_cmds("LINEBLOOM.MTEST", &g, keys) {
                 cmds.push(cmd);
                 groups.push(group);
             }
-        })?;
+        };
+        let replies = if con.ordered() {
+            self.guarded(con, |this, cmds| build(this, cmds, &mut groups))?
+        } else {
+            self.consistent_read(con, |this, cmds| build(this, cmds, &mut groups))?
+        };
         let g = self.meta.live;
         let mut answers = vec![false; keys.len()];
         for ((shard, members), reply) in groups.into_iter().zip(replies) {
