@@ -25,11 +25,11 @@
 //!   its hash). On one server each command also carries the meta this handle computed
 //!   against (`META <meta key> <meta text>`), and the module checks it in the same step
 //!   as its read or write, so a single key costs one command; on a cluster, where the
-//!   meta sits in another slot, a `GET` of the meta follows instead. The module tests or
-//!   sets the blocks with the core's own pattern code. `benches` `redis_batch` measured it at 8.6× the pipelined
-//!   `GETRANGE`s for queries and 30× the pipelined `BITFIELD`s for inserts (batches of
-//!   1000, `results/bench/redis_batch-*.md`); the penetration side-by-side puts it
-//!   against RedisBloom's `BF.MEXISTS`/`BF.MADD`.
+//!   meta sits in another slot, a `GET` of the meta follows instead. The module tests
+//!   or sets the blocks with the core's own pattern code. `benches` `redis_batch`
+//!   measured it at 8.6× the pipelined `GETRANGE`s for queries and 30× the pipelined
+//!   `BITFIELD`s for inserts (batches of 1000, `results/bench/redis_batch-*.md`); the
+//!   penetration side-by-side puts it against RedisBloom's `BF.MEXISTS`/`BF.MADD`.
 //! * **Plain commands**, for any Redis:
 //!   * *query*: one pipeline of a `GETRANGE` of each key's 64-byte block, then a `GET`
 //!     of the meta; each block is tested with the core's own [`Block::contains_mask`];
@@ -685,7 +685,7 @@ impl RedisFilter {
     /// On one server, with the module: runs the module commands `build` makes, each
     /// guarded by `META <meta key> <meta text>`, so each checks on the server, in the
     /// same step as its read or write, that the meta is still the one this handle
-    /// computed against (one command a key batch instead of two). A refusal
+    /// computed against: one command per shard, and no `GET` of the meta. A refusal
     /// (`LBSTALE`: the meta moved on, and the command did nothing) re-reads the meta and
     /// runs the batch again; a missing shard is handled as in
     /// [`consistent_read`](Self::consistent_read).
