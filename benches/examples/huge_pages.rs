@@ -12,14 +12,11 @@
 //! bytes each filter added to the process (`AnonHugePages`).
 
 use linebloom_benches::*;
-use linebloom_lab::timing::{anon_huge_bytes, interleaved, ns_per_key, paired_speedup};
+use linebloom_lab::timing::{anon_huge_bytes, paired_speedup};
 
 fn main() {
     let kernel = linebloom::arch::detect();
-    let rounds: usize = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(9);
+    let rounds = rounds_arg(9);
     let misses = &non_member_keys(PROBE_KEYS);
     for n in [1_000_000u64, 10_000_000, 100_000_000] {
         let mut contenders: Vec<(String, Box<dyn Filter>, u64)> = Vec::new();
@@ -32,20 +29,9 @@ fn main() {
         add("control", Box::new(sbbf(n)));
         add("linebloom", Box::new(linebloom(n, kernel)));
         add("linebloom-4k", Box::new(small_page_filter(n, kernel)));
-        let samples = {
-            let mut closures: Vec<Box<dyn FnMut() -> f64 + '_>> = contenders
-                .iter()
-                .map(|(_, f, _)| {
-                    Box::new(move || {
-                        // One dynamic call per pass: the filter's own loop.
-                        ns_per_key(misses, |keys| f.count_each(keys))
-                    }) as Box<dyn FnMut() -> f64>
-                })
-                .collect();
-            let mut refs: Vec<&mut dyn FnMut() -> f64> =
-                closures.iter_mut().map(|c| &mut **c as _).collect();
-            interleaved(rounds, &mut refs)
-        };
+        let refs: Vec<&dyn Filter> = contenders.iter().map(|(_, f, _)| f.as_ref()).collect();
+        // One dynamic call per pass: each filter's own loop.
+        let samples = interleaved_lookups(&refs, misses, rounds);
         for ((name, _, huge), s) in contenders.iter().zip(&samples) {
             let (median, _, _) = linebloom_lab::stats::summary(s);
             println!(

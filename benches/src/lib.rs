@@ -36,7 +36,7 @@ pub fn capacities() -> Vec<u64> {
 /// divides by this.
 pub const KEYS_PER_ITER: usize = 1024;
 
-pub use linebloom_lab::rivals::{Blocked, Fastbloom, Filter, Sbbf};
+pub use linebloom_lab::rivals::{Blocked, Fastbloom, Filter, Named, Sbbf};
 
 /// linebloom sized by `Params::for_fpr(n, TARGET_FPR)`, with a forced kernel.
 pub fn linebloom(n: u64, kernel: &'static Kernel) -> Blocked<linebloom::Blocks> {
@@ -139,4 +139,121 @@ pub fn small_page_filter(n: u64, kernel: &'static Kernel) -> Blocked<Blocks> {
         .expect("valid params")
         .with_kernel(kernel);
     Blocked(f)
+}
+
+/// The least work a one-line-per-key filter's single-key probe can do, as a contender:
+/// one multiply for the hash, one multiply-shift for the block, one load of one word
+/// of that block's 64-byte line, one bit test (k = 1). It is a real filter (no false
+/// negatives; its false-positive rate is that of k = 1 at the same memory, far above
+/// 1%), at the size linebloom's default filter takes for `n` keys, so its time per key
+/// in the same loop is the floor under every single-key filter that reads one line a
+/// key, linebloom's included: on a filter outside the private caches, the time of the
+/// line's read, overlapped only as far as the core's window holds keys in flight.
+///
+/// `PAD` rounds of key-only integer work (a rotate, a shift and two xors each, which
+/// the bit index then takes in) lengthen the loop without lengthening the wait on the
+/// line: `benches/examples/probe_window.rs` uses them to show what the length of a
+/// probe's loop alone costs when the filter is outside the private caches.
+pub struct OneBitFloor<const PAD: u32 = 0>(Blocks);
+
+impl<const PAD: u32> OneBitFloor<PAD> {
+    /// Sized like [`linebloom()`]'s filter for `n` keys, on the same storage.
+    pub fn new(n: u64) -> Self {
+        OneBitFloor(Blocks::zeroed(
+            Params::for_fpr(n, TARGET_FPR).expect("valid size").blocks(),
+        ))
+    }
+
+    #[inline(always)]
+    fn slot(&self, key: u64) -> (usize, u64) {
+        let h = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let block = linebloom::hash::block_index(h, self.0.as_ref().len());
+        let mut pad = h;
+        for round in 0..PAD {
+            pad = pad.rotate_left(7 + round) ^ (pad >> 3) ^ key;
+        }
+        (block, 1 << ((pad >> 32) & 63))
+    }
+}
+
+impl<const PAD: u32> Filter for OneBitFloor<PAD> {
+    fn name(&self) -> String {
+        match PAD {
+            0 => "floor-1bit".into(),
+            pad => format!("floor-1bit-pad{pad}"),
+        }
+    }
+    fn insert(&mut self, key: u64) {
+        let (block, bit) = self.slot(key);
+        self.0.as_mut()[block].0[0] |= bit;
+    }
+    fn contains(&self, key: u64) -> bool {
+        let (block, bit) = self.slot(key);
+        self.0.as_ref()[block].0[0] & bit != 0
+    }
+    fn bytes(&self) -> usize {
+        self.0.as_ref().len() * 64
+    }
+}
+
+/// The examples' one argument, the number of rounds: `default` when absent.
+///
+/// # Panics
+///
+/// If the argument is not a number.
+pub fn rounds_arg(default: usize) -> usize {
+    std::env::args().nth(1).map_or(default, |s| {
+        s.parse()
+            .unwrap_or_else(|_| panic!("ROUNDS must be a number, not {s:?}"))
+    })
+}
+
+/// Times [`Filter::count_each`] over `keys` for every filter, interleaved for `rounds`
+/// rounds with a rotating start order (`linebloom_lab::timing::interleaved`), each pass
+/// in CPU ns per key: one dynamic call per pass, so each filter runs its own loop.
+/// Returns one sample list per filter, in order.
+pub fn interleaved_lookups(filters: &[&dyn Filter], keys: &[u64], rounds: usize) -> Vec<Vec<f64>> {
+    use linebloom_lab::timing::{interleaved, ns_per_key};
+    let mut closures: Vec<Box<dyn FnMut() -> f64 + '_>> = filters
+        .iter()
+        .map(|f| Box::new(move || ns_per_key(keys, |k| f.count_each(k))) as Box<dyn FnMut() -> f64>)
+        .collect();
+    let mut refs: Vec<&mut dyn FnMut() -> f64> =
+        closures.iter_mut().map(|c| &mut **c as _).collect();
+    interleaved(rounds, &mut refs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The floor is a real filter: no false negatives, and the false-positive rate of
+    /// one bit in one 64-bit word a block, within a binomial bound.
+    #[test]
+    fn the_floor_finds_every_member_at_the_rate_of_one_bit_a_key() {
+        fn check<const PAD: u32>() {
+            let n = 20_000u64;
+            let mut f = OneBitFloor::<PAD>::new(n);
+            for i in 0..n {
+                f.insert(member_key(i));
+            }
+            assert!((0..n).all(|i| f.contains(member_key(i))), "false negative");
+            let probes = non_member_keys(200_000);
+            let fp = probes.iter().filter(|&&k| f.contains(k)).count() as f64;
+            // Each key sets one of the 64·blocks bits of the words tested.
+            let bits = f.0.as_ref().len() as f64 * 64.0;
+            let p = 1.0 - (1.0 - 1.0 / bits).powf(n as f64);
+            let m = probes.len() as f64;
+            let sigma = (m * p * (1.0 - p)).sqrt();
+            // 6σ of the binomial, plus 2% of the mean for the hash's unevenness.
+            let slack = 6.0 * sigma + 0.02 * m * p;
+            assert!(
+                (fp - m * p).abs() <= slack,
+                "PAD {PAD}: {fp} false positives, expected {:.0}",
+                m * p
+            );
+        }
+        check::<0>();
+        check::<4>();
+    }
 }
