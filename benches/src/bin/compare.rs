@@ -19,14 +19,13 @@
 //! sized for 1%, linebloom's built by `BloomFilter::new` (huge pages from 2 MiB up) and,
 //! as `linebloom-4k-*`, the same filter on ordinary pages, to show what the pages buy.
 //! Workloads: `hit` (members), `miss` (non-members), `insert` (keys not yet in, the same
-//! keys each round), in all three `floor-1bit` (`OneBitFloor`: one multiply, the block,
-//! one load and one bit a key on a buffer of linebloom's size: the least a single-key
-//! probe that reads one line can do, so its speed-up is the ceiling of any such filter
-//! of that size here), and in the miss table
-//! `linebloom-batch` (`contains_batch`) and at
-//! 1e8 `random-read` (independent random 64-byte reads over a buffer the filter's size:
-//! the memory system's limit). A last table runs the atomic filters on 1 and 2
-//! threads (`atomic-*`, per-key CPU time summed over threads).
+//! keys each round). All three also run `floor-1bit` (`OneBitFloor`: one multiply, the
+//! block, one load and one bit a key on a buffer of linebloom's size: the least a
+//! single-key probe that reads one line can do, so its speed-up is the ceiling of any
+//! such filter of that size here). The miss table adds `linebloom-batch`
+//! (`contains_batch`) and at 1e8 `random-read` (independent random 64-byte reads over a
+//! buffer the filter's size: the memory system's limit). A last table runs the atomic
+//! filters on 1 and 2 threads (`atomic-*`, per-key CPU time summed over threads).
 
 use linebloom::hash::block_index;
 use linebloom::{AtomicBloomFilter, Params};
