@@ -11,7 +11,19 @@
 //! * `linebloom_huge_pages`: `Blocks::zeroed` maps large filters itself and advises
 //!   transparent huge pages (`src/huge_pages.rs`): Linux with the `std` feature, outside
 //!   Miri (which cannot run `mmap`).
+//!
+//! It also finds the README whose examples the doc tests compile: `README.md` beside
+//! this file in the packaged crate, the workspace's `../README.md` in the repository
+//! (`LINEBLOOM_README`, read by `src/lib.rs` under `cfg(doctest)`).
 fn main() {
+    println!("cargo::rerun-if-changed=build.rs");
+    let manifest = std::path::PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
+    let readme = [manifest.join("README.md"), manifest.join("../README.md")]
+        .into_iter()
+        .find(|p| p.is_file())
+        .expect("no README.md beside core/ or in the crate");
+    println!("cargo::rerun-if-changed={}", readme.display());
+    println!("cargo::rustc-env=LINEBLOOM_README={}", readme.display());
     println!("cargo::rustc-check-cfg=cfg(linebloom_table)");
     println!("cargo::rustc-check-cfg=cfg(linebloom_portable)");
     println!("cargo::rustc-check-cfg=cfg(linebloom_huge_pages)");

@@ -149,9 +149,10 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-/// The workspace README's examples, compiled as doc tests.
+/// The README's examples, compiled as doc tests (`build.rs` finds the README in the
+/// packaged crate or the workspace).
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!(env!("LINEBLOOM_README"))]
 struct ReadmeDoctests;
 
 pub mod arch;

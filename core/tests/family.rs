@@ -646,7 +646,7 @@ fn classic_and_scalable_inconsistencies_have_their_own_error() {
 
 #[test]
 fn a_scalable_filter_that_cannot_grow_says_why_every_time() {
-    // Regression (issue 10): a filter whose next layer cannot be sized re-ran the
+    // Regression: a filter whose next layer cannot be sized re-ran the
     // sizing search on every later insert. It now remembers the error; every insert past
     // capacity returns the same error, leaves the filter unchanged, and the remembered
     // error does not make it unequal to a decoded copy.
@@ -712,7 +712,7 @@ impl Monitored {
 
 #[test]
 fn every_filter_reports_count_and_rate_that_measurement_confirms() {
-    // Regression (issue 10): the counting filter had no estimated_fpr and its
+    // Regression: the counting filter had no estimated_fpr and its
     // `Params::expected_fpr` used the plain formula (0.001% predicted, 0.95% measured);
     // the scalable filter had only its bound. Every type now has fill_ratio,
     // estimated_len and estimated_fpr, checked here against measurement.
@@ -807,7 +807,7 @@ fn every_filter_reports_count_and_rate_that_measurement_confirms() {
 
 #[test]
 fn the_static_atomic_filter_answers_like_the_plain_one() {
-    // Issue 12: a concurrent filter for microcontrollers (32-bit atomics, no alloc, in a
+    // A concurrent filter for microcontrollers (32-bit atomics, no alloc, in a
     // static). Same blocks, same answers and same monitoring numbers as a BloomFilter of
     // that shape, for k with and without rotation and a partial second round.
     macro_rules! check {

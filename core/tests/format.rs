@@ -313,7 +313,7 @@ fn serde_round_trip_goes_through_the_checked_format() {
 
 #[test]
 fn classic_padding_must_be_zero() {
-    // Regression (issue 10): a classic filter of m = 700 bits fills 2 blocks; bits
+    // Regression: a classic filter of m = 700 bits fills 2 blocks; bits
     // 700..1024 are padding, which FORMAT.md says is zero. A set padding bit used to be
     // accepted (fill_ratio above 1, unequal to the canonical filter).
     use linebloom::{ClassicBloomFilter, ClassicParams};
@@ -339,7 +339,7 @@ fn classic_padding_must_be_zero() {
 
 #[test]
 fn scalable_counts_must_match_its_layers() {
-    // Regression (issue 10): the decoder accepted any len ≥ newest_len, including
+    // Regression: the decoder accepted any len ≥ newest_len, including
     // 2^64 − 1, whose next insert overflowed. Inserts fill each layer to its capacity
     // before the next starts, so len = full layers' capacities + newest_len exactly.
     use linebloom::ScalableBloomFilter;
@@ -373,7 +373,7 @@ fn scalable_counts_must_match_its_layers() {
 
 #[test]
 fn classic_filters_with_the_old_probe_scheme_are_refused() {
-    // Regression (issue 10): the classic filter's probes changed from enhanced double
+    // Regression: the classic filter's probes changed from enhanced double
     // hashing (scheme 0: bytes 40..48 were zero) to one mixed value per probe (scheme
     // 1). Old bytes would decode and then answer with false negatives, so they are
     // refused by name.
@@ -393,7 +393,7 @@ fn classic_filters_with_the_old_probe_scheme_are_refused() {
 
 #[test]
 fn every_scalable_filter_the_library_builds_decodes() {
-    // Regression (issue 10): growth 1.0 made more than 128 layers (options (1, 0.5,
+    // Regression: growth 1.0 made more than 128 layers (options (1, 0.5,
     // 1.0, 0.9) and 200 inserts gave 187), which the decoder refused. The builder now
     // stops at MAX_LAYERS and the decoder accepts up to MAX_LAYERS, so a filter grown
     // until it cannot grow any more still round-trips.
@@ -431,7 +431,7 @@ fn every_scalable_filter_the_library_builds_decodes() {
 
 #[test]
 fn from_bytes_needs_no_type_annotation() {
-    // Regression (issue 10): `BloomFilter::from_bytes(&b)` failed to infer its hasher
+    // Regression: `BloomFilter::from_bytes(&b)` failed to infer its hasher
     // (E0283) unless bound to a typed variable. Each kind's default type now has its
     // own `from_bytes`; `decode` names any other hasher. This test is the compile check.
     use linebloom::{
@@ -474,7 +474,7 @@ fn from_bytes_needs_no_type_annotation() {
 
 #[test]
 fn absurd_scalable_options_are_refused_at_once() {
-    // Regression (issue 10): a 184-byte scalable encoding claiming an initial capacity
+    // Regression: a 184-byte scalable encoding claiming an initial capacity
     // near 2^62 took 0.2-0.8 s to refuse (the sizing search walked ~10^6 binomial
     // terms). Sizing now answers in microseconds: such options are refused by the hash
     // floor or by size. The time bound only turns a regression into a failure instead
@@ -514,7 +514,7 @@ fn absurd_scalable_options_are_refused_at_once() {
 
 #[test]
 fn decode_into_a_callers_storage_at_any_alignment() {
-    // Issue 12: decoding without an allocator, from unaligned bytes and on big-endian
+    // Decoding without an allocator, from unaligned bytes and on big-endian
     // targets (this test runs on s390x in CI), for every block kind.
     use linebloom::{ClassicBloomFilter, ClassicParams, CountingBloomFilter};
     let mut bloom = BloomFilter::new(Params::new(3, 7).unwrap());

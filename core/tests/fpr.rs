@@ -200,7 +200,7 @@ fn structured_integer_keys_match_the_formula() {
 
 #[test]
 fn classic_sized_for_a_small_rate_measures_below_it() {
-    // Regression (issue 10): the exact classic formula cancelled to 0.0, and
+    // Regression: the exact classic formula cancelled to 0.0, and
     // `ClassicParams::for_fpr(1000, 1e-7)` measured 3.6e-6. Bound: the pooled count of
     // false positives is Binomial(N, p̄) with p̄ ≤ 1e-7 if sizing holds; with N = 2e7
     // (release) its mean is ≤ 2 and P(count ≥ 13) < 2e-7; with N = 2e6 (debug) the mean

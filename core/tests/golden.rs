@@ -202,7 +202,7 @@ fn fixture_answers(name: &str, bytes: &[u8]) -> usize {
 
 #[test]
 fn committed_encodings_decode_alike_on_every_platform() {
-    // Issue 10: the big-endian (s390x) and 32-bit (armv7) CI jobs run this against
+    // The big-endian (s390x) and 32-bit (armv7) CI jobs run this against
     // bytes encoded on x86_64. Regenerate the files (only for an intended format
     // change) with LINEBLOOM_WRITE_FIXTURES=1.
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");

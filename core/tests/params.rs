@@ -182,7 +182,7 @@ fn blocked_is_worse_than_classic_at_equal_memory() {
 
 #[test]
 fn absurd_sizes_answer_at_once() {
-    // Regression (issue 10): the formula walked the binomial of block loads, whose
+    // Regression: the formula walked the binomial of block loads, whose
     // spread grows with √(keys per block), so these took seconds or never returned
     // (`for_bits_per_key(2^63, 1e-9)` 7 s; `expected_fpr(2^63)` on 2 blocks over 300 s).
     // Above 10^4 keys per block the rate is exactly 1.0 in f64 (see `fpr`), and the
@@ -223,7 +223,7 @@ fn absurd_sizes_answer_at_once() {
 
 #[test]
 fn rates_below_the_hash_floor_are_refused_by_every_sizing_function() {
-    // Regression (issue 10): `ClassicParams::for_fpr(2^32, 1e-12)` returned Ok although
+    // Regression: `ClassicParams::for_fpr(2^32, 1e-12)` returned Ok although
     // full-hash collisions alone give 2^32 / 2^64 = 2.3e-10; the blocked sizing searched
     // up to 1 TiB and answered `TooLarge`. A rate at or below the floor (with the sizing
     // margin) is now refused with its own error, whatever the memory.
@@ -252,7 +252,7 @@ fn rates_below_the_hash_floor_are_refused_by_every_sizing_function() {
 
 #[test]
 fn classic_sizing_keeps_small_rates() {
-    // Regression (issue 10): `fpr::classic_exact` cancelled to 0.0 for large m and k,
+    // Regression: `fpr::classic_exact` cancelled to 0.0 for large m and k,
     // so `ClassicParams::for_fpr(1000, 1e-7)` accepted its first candidate, measured at
     // 3.6e-6 (36x the target). Its prediction must now agree with the textbook formula
     // (which has no cancellation and is within a few percent at this size), and stay

@@ -191,7 +191,7 @@ impl AsRef<[Block]> for Shrinking {
 #[test]
 #[should_panic(expected = "storage changed length")]
 fn a_storage_that_shrinks_is_refused_not_read_out_of_bounds() {
-    // Regression (issue 10): the probe indexed the slice it got without a bounds check,
+    // Regression: the probe indexed the slice it got without a bounds check,
     // assuming it non-empty (Params forbids zero blocks at construction), so an empty
     // answer later was read at index 0 out of bounds. The probe now compares the slice
     // with the shape every time and panics on a mismatch.

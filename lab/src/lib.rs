@@ -31,6 +31,9 @@ use std::path::{Path, PathBuf};
 pub enum Scale {
     /// Seconds per experiment: for the lab's own tests.
     Tiny,
+    /// The default: every experiment at sizes that keep the whole report to about two
+    /// minutes on a 2-core machine (fewer sizes, rounds and probes than `quick`).
+    Small,
     /// The reference run (`results/REPORT.md` lists how long each experiment took).
     Quick,
     /// Larger sizes, more seeds and probes.
@@ -39,9 +42,10 @@ pub enum Scale {
 
 impl Scale {
     /// Picks the value for this scale.
-    pub fn pick<T>(self, tiny: T, quick: T, full: T) -> T {
+    pub fn pick<T>(self, tiny: T, small: T, quick: T, full: T) -> T {
         match self {
             Scale::Tiny => tiny,
+            Scale::Small => small,
             Scale::Quick => quick,
             Scale::Full => full,
         }
@@ -52,6 +56,7 @@ impl std::fmt::Display for Scale {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Scale::Tiny => "tiny",
+            Scale::Small => "small",
             Scale::Quick => "quick",
             Scale::Full => "full",
         })

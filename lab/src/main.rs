@@ -2,20 +2,21 @@
 //!
 //! ```text
 //! lab list
-//! lab run <experiment>... [--scale quick|full|tiny] [--out target/lab/] [--seed N] [--kernel K]
+//! lab run (<experiment>... | --all) [--scale tiny|small|quick|full] [--out target/lab/] [--seed N] [--kernel K]
 //! lab plot <experiment>... [--out target/lab/]
-//! lab report [--scale quick|full|tiny] [--out results/] [--seed N] [--kernel K] [--no-run]
-//! lab size --n N --p P
-//! lab live [--port 8080] [--duration 10m] [--redis URL | --redis-cluster URL,…]
+//! lab report [--scale tiny|small|quick|full] [--out target/lab/report/] [--seed N] [--kernel K] [--no-run]
+//! lab size -n N -p P
+//! lab live [--port 8080] [--duration 10m] [--seed N] [--redis URL | --redis-cluster URL,…]
 //! ```
 //!
-//! Only `lab report` writes `results/` (the committed reference run) by default; `run`
-//! and `plot` write to the scratch folder `target/lab/` unless `--out` says otherwise,
-//! so a smoke test cannot change the committed results. A `run` pointed at a report's
-//! folder says which report it makes stale.
+//! Nothing writes into the repository's tracked files unless told to: `run` and `plot`
+//! write to the scratch folder `target/lab/`, `report` to `target/lab/report/`, unless
+//! `--out` says otherwise. The committed reference run is `lab report --scale quick
+//! --out results`. A `run` pointed at a report's folder says which report it makes
+//! stale.
 
 use clap::{Parser, Subcommand};
-use linebloom_lab::experiments::{REGISTRY, find};
+use linebloom_lab::experiments::{Outcome, REGISTRY, find};
 use linebloom_lab::{Ctx, Scale, report};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,6 +24,7 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(
     name = "lab",
+    version,
     about = "The linebloom laboratory: measurements, plots and a report"
 )]
 struct Cli {
@@ -30,12 +32,14 @@ struct Cli {
     command: Command,
 }
 
+/// The options of every command that measures.
 #[derive(clap::Args, Clone)]
-struct RunArgs {
-    /// Run size.
-    #[arg(long, value_enum, default_value_t = Scale::Quick)]
+struct MeasureArgs {
+    /// Run size: tiny (seconds, for tests), small (the default, about two minutes for a
+    /// report), quick (the reference run), full.
+    #[arg(long, value_enum, default_value_t = Scale::Small)]
     scale: Scale,
-    /// Results folder [default: target/lab for `run`, results for `report`].
+    /// Results folder [default: target/lab for `run`, target/lab/report for `report`].
     #[arg(long)]
     out: Option<PathBuf>,
     /// Seed for every RNG.
@@ -47,6 +51,11 @@ struct RunArgs {
     /// Hide progress bars.
     #[arg(long)]
     no_progress: bool,
+}
+
+/// Where the Redis schemes of the penetration scenario run.
+#[derive(clap::Args, Clone, Default)]
+struct RedisArgs {
     /// Redis server for the penetration experiment's Redis schemes (redis://127.0.0.1:PORT).
     #[arg(long, conflicts_with = "redis_cluster")]
     redis: Option<String>,
@@ -67,10 +76,15 @@ enum Command {
     /// Run experiments: write data.csv, meta.json and the plots.
     Run {
         /// Experiment names (see `lab list`).
-        #[arg(required = true)]
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
         names: Vec<String>,
+        /// Every experiment, in the report's order (without writing REPORT.md).
+        #[arg(long)]
+        all: bool,
         #[command(flatten)]
-        args: RunArgs,
+        args: MeasureArgs,
+        #[command(flatten)]
+        redis: RedisArgs,
     },
     /// Redraw plots from existing CSVs, without rerunning.
     Plot {
@@ -85,10 +99,10 @@ enum Command {
     /// key and predicted rate (the `sizing_table` experiment measures them).
     Size {
         /// Keys the filter must hold.
-        #[arg(long)]
+        #[arg(short = 'n', long = "keys", alias = "n")]
         n: u64,
         /// Target false-positive rate, in (0, 1).
-        #[arg(long)]
+        #[arg(short = 'p', long = "fpr", alias = "p")]
         p: f64,
     },
     /// The penetration scenario running live, in a browser page on 127.0.0.1: every
@@ -110,13 +124,19 @@ enum Command {
         /// Share of requests for ids that do not exist at the start, 0..=1.
         #[arg(long, default_value_t = 0.0)]
         attack_share: f64,
+        /// Seed of the traffic.
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
         #[command(flatten)]
-        args: RunArgs,
+        redis: RedisArgs,
     },
-    /// Run every experiment that needs no server and write results/REPORT.md.
+    /// Run every experiment and write REPORT.md (target/lab/report/ unless --out). An
+    /// experiment this machine cannot run gets a section that says what is missing.
     Report {
         #[command(flatten)]
-        args: RunArgs,
+        args: MeasureArgs,
+        #[command(flatten)]
+        redis: RedisArgs,
         /// Only rebuild plots and REPORT.md from the CSVs already there.
         #[arg(long)]
         no_run: bool,
@@ -125,10 +145,11 @@ enum Command {
 
 /// Where `lab run` and `lab plot` write unless told otherwise.
 const SCRATCH: &str = "target/lab";
-/// Where `lab report` writes unless told otherwise: the committed reference run.
-const REFERENCE: &str = "results";
+/// Where `lab report` writes unless told otherwise (the committed reference run is
+/// `--out results`).
+const REPORT: &str = "target/lab/report";
 
-fn ctx(args: &RunArgs, default_out: &str) -> anyhow::Result<Ctx> {
+fn ctx(args: &MeasureArgs, redis: &RedisArgs, default_out: &str) -> anyhow::Result<Ctx> {
     let out = args
         .out
         .clone()
@@ -151,9 +172,9 @@ fn ctx(args: &RunArgs, default_out: &str) -> anyhow::Result<Ctx> {
         seed: args.seed,
         kernel,
         progress: !args.no_progress,
-        redis: args.redis.clone(),
-        redis_cluster: args.redis_cluster.clone(),
-        redis_prefix: args.redis_prefix.clone(),
+        redis: redis.redis.clone(),
+        redis_cluster: redis.redis_cluster.clone(),
+        redis_prefix: redis.redis_prefix.clone(),
     })
 }
 
@@ -164,12 +185,22 @@ fn main_inner() -> anyhow::Result<()> {
                 println!("{:<18} {}", e.name, e.about);
             }
         }
-        Command::Run { names, args } => {
+        Command::Run {
+            names,
+            all,
+            args,
+            redis,
+        } => {
+            let names: Vec<String> = if all {
+                REGISTRY.iter().map(|e| e.name.to_string()).collect()
+            } else {
+                names
+            };
             let experiments = names
                 .iter()
                 .map(|n| find(n))
                 .collect::<anyhow::Result<Vec<_>>>()?;
-            let ctx = ctx(&args, SCRATCH)?;
+            let ctx = ctx(&args, &redis, SCRATCH)?;
             let report = ctx.out.join("REPORT.md");
             if report.exists() {
                 eprintln!(
@@ -180,9 +211,15 @@ fn main_inner() -> anyhow::Result<()> {
                     ctx.out.display()
                 );
             }
+            // As in a report: one that cannot run here is skipped with what it needs,
+            // and the command fails only when one failed.
+            let mut failed = Vec::new();
             for e in experiments {
-                e.run(&ctx)?;
+                if let Outcome::Failed(why) = e.run_recorded(&ctx)? {
+                    failed.push(format!("{}: {why}", e.name));
+                }
             }
+            anyhow::ensure!(failed.is_empty(), "{}", failed.join("\n"));
         }
         Command::Plot { names, out } => {
             let experiments = names
@@ -204,9 +241,19 @@ fn main_inner() -> anyhow::Result<()> {
             products,
             rate,
             attack_share,
-            args,
+            seed,
+            redis,
         } => {
-            let ctx = ctx(&args, SCRATCH)?;
+            // The live view measures nothing into a folder: the default scale, the
+            // detected kernel and the scratch folder are never read.
+            let args = MeasureArgs {
+                scale: Scale::Small,
+                out: None,
+                seed,
+                kernel: None,
+                no_progress: true,
+            };
+            let ctx = ctx(&args, &redis, SCRATCH)?;
             let controls = linebloom_lab::live::engine::Controls {
                 attack_share,
                 rate,
@@ -241,7 +288,11 @@ fn main_inner() -> anyhow::Result<()> {
                 println!("   removed this run's {removed} Redis keys");
             }
         }
-        Command::Report { args, no_run } => report::report(&ctx(&args, REFERENCE)?, !no_run)?,
+        Command::Report {
+            args,
+            redis,
+            no_run,
+        } => report::report(&ctx(&args, &redis, REPORT)?, !no_run)?,
     }
     Ok(())
 }

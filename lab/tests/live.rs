@@ -304,7 +304,9 @@ fn the_page_works_in_a_real_browser() {
             std::env::var("LINEBLOOM_REQUIRE_BROWSER").as_deref() != Ok("1"),
             "chromium or chromedriver is missing, and LINEBLOOM_REQUIRE_BROWSER=1"
         );
-        println!("SKIPPED: chromium and chromium-driver are not installed");
+        println!(
+            "SKIPPED: chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"
+        );
         return;
     };
     let running = start(20_000, 1500);
@@ -344,8 +346,8 @@ fn the_page_works_in_a_real_browser() {
         let webdriver = format!("http://127.0.0.1:{port}");
         let deadline = Instant::now() + Duration::from_secs(15);
         let client = loop {
-            match ClientBuilder::rustls()
-                .expect("rustls")
+            let plain_http = hyper_util::client::legacy::connect::HttpConnector::new();
+            match ClientBuilder::new(plain_http)
                 .capabilities(caps.clone())
                 .connect(&webdriver)
                 .await
@@ -459,7 +461,7 @@ fn a_dead_redis_degrades_its_schemes_live_and_the_rest_keep_running() {
             std::env::var("LINEBLOOM_REQUIRE_REDIS").as_deref() != Ok("1"),
             "redis-server is missing, and LINEBLOOM_REQUIRE_REDIS=1"
         );
-        println!("SKIPPED: redis-server is not installed");
+        println!("SKIPPED: redis-server is not installed (apt-get install redis-server)");
         return;
     }
     let port = std::net::TcpListener::bind("127.0.0.1:0")

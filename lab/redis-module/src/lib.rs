@@ -34,7 +34,10 @@
 //! shard, a bad argument) is an error reply and writes nothing; it never answers
 //! "absent" for a key it did not test.
 //!
-//! Load it with `redis-server --loadmodule target/release/liblinebloom_redis.so`.
+//! It is a workspace of its own (bindgen needs libclang). Build it with `cargo build
+//! --release --manifest-path lab/redis-module/Cargo.toml --target-dir target` from the
+//! repository root and load it with `redis-server --loadmodule
+//! target/release/liblinebloom_redis.so`.
 
 pub mod batch;
 

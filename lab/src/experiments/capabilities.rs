@@ -391,9 +391,12 @@ impl Experiment for Capabilities {
 
     /// Runs every check on every contender and writes `data.csv`.
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
-        let (n, probes) = ctx
-            .scale
-            .pick((2_000, 20_000), (20_000, 200_000), (100_000, 1_000_000));
+        let (n, probes) = ctx.scale.pick(
+            (2_000, 20_000),
+            (20_000, 200_000),
+            (20_000, 200_000),
+            (100_000, 1_000_000),
+        );
         let keys = Keys::new(ctx, n, probes);
         let bar = crate::progress::bar(ctx, filter_names().count() as u64, NAME);
         let mut rows = Vec::new();

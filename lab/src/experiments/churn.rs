@@ -83,6 +83,7 @@ impl Experiment for Churn {
         let (n, rounds, probes) = ctx.scale.pick(
             (2_000, 3, 20_000),
             (100_000, 10, 200_000),
+            (100_000, 10, 200_000),
             (1_000_000, 20, 2_000_000),
         );
         let step = (n / 10).max(1);

@@ -25,7 +25,7 @@
 //!
 //! A missing target or tool is a row that says what is missing, never a number.
 
-use super::{Experiment, Run, Summary, markdown_table};
+use super::{Experiment, Run, Summary, Unavailable, markdown_table};
 use crate::Ctx;
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
@@ -55,6 +55,40 @@ const TARGETS: &[(&str, &str)] = &[
     ("thumbv7em-none-eabihf", "thumbv7em"),
     ("wasm32-unknown-unknown", "wasm32"),
 ];
+
+/// Whether the toolchain on `PATH` has the standard library of `target` (what
+/// `rustup target add` installs): its directory under `rustc --print target-libdir`.
+fn target_installed(target: &str) -> bool {
+    Command::new("rustc")
+        .args(["--print", "target-libdir", "--target", target])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+        .is_some_and(|dir| dir.is_dir())
+}
+
+/// The experiment's prerequisite: both targets' standard libraries, or what is missing.
+/// (QEMU is not one: without `qemu-system-arm` only the stack rows are missing, each
+/// saying why.)
+fn prerequisites() -> Result<(), Unavailable> {
+    let missing: Vec<&str> = TARGETS
+        .iter()
+        .map(|&(target, _)| target)
+        .filter(|target| !target_installed(target))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(Unavailable {
+        missing: format!(
+            "the Rust target{} {}",
+            if missing.len() > 1 { "s" } else { "" },
+            missing.join(" and ")
+        ),
+        install: format!("rustup target add {}", missing.join(" ")),
+    })
+}
 
 /// One CSV row: one measure of one build.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -199,7 +233,8 @@ impl Experiment for Footprint {
 
     /// Measures: the rows the registry writes to `data.csv`.
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
-        let opts: &[&str] = ctx.scale.pick(&["s"], &["s", "3"], &["s", "3"]);
+        prerequisites()?;
+        let opts: &[&str] = ctx.scale.pick(&["s"], &["s"], &["s", "3"], &["s", "3"]);
         let target_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/footprint");
         let bar = crate::progress::bar(
             ctx,

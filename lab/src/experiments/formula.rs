@@ -148,6 +148,7 @@ impl Experiment for Formula {
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         let (n, probes, family_n, family_probes): (u64, u64, u64, u64) = ctx.scale.pick(
             (100_000, 2_000_000, 1 << 16, 400_000),
+            (1_000_000, 20_000_000, 1 << 18, 2_000_000),
             (1_000_000, 100_000_000, 1 << 20, 10_000_000),
             (10_000_000, 1_000_000_000, 1 << 24, 100_000_000),
         );

@@ -98,7 +98,7 @@ impl Experiment for FprVsBits {
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         let (n, probes, bits): (usize, usize, Vec<f64>) = match ctx.scale {
             crate::Scale::Tiny => (2_000, 20_000, vec![6.0, 10.0, 16.0]),
-            crate::Scale::Quick => (
+            crate::Scale::Small | crate::Scale::Quick => (
                 100_000,
                 1_000_000,
                 (2..=12).map(|i| 2.0 * i as f64).collect(),

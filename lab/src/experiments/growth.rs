@@ -93,9 +93,12 @@ impl Experiment for Growth {
 
     /// Measures: the rows the registry writes to `data.csv`.
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
-        let (initial, probes) =
-            ctx.scale
-                .pick((500, 20_000), (20_000, 500_000), (100_000, 2_000_000));
+        let (initial, probes) = ctx.scale.pick(
+            (500, 20_000),
+            (20_000, 200_000),
+            (20_000, 500_000),
+            (100_000, 2_000_000),
+        );
         let last = *MULTIPLES.last().expect("multiples");
         let keys = members(ctx, initial * last as usize, 41);
         let probe_keys = non_members(ctx, probes, 41);

@@ -46,6 +46,7 @@ impl Experiment for Kernels {
         let (n, probes, rounds) = ctx.scale.pick(
             (10_000usize, 50_000usize, 3usize),
             (100_000, 1 << 20, 9),
+            (100_000, 1 << 20, 9),
             (100_000, 1 << 22, 15),
         );
         let keys = members(ctx, n, 7);

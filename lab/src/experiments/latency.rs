@@ -60,6 +60,7 @@ impl Experiment for Latency {
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         let (sizes, chain, batches): (Vec<u64>, usize, usize) = match ctx.scale {
             crate::Scale::Tiny => (vec![16 << 10, 1 << 20], 20_000, 2_000),
+            crate::Scale::Small => (vec![16 << 10, 1 << 20, 64 << 20], 200_000, 5_000),
             crate::Scale::Quick => (
                 vec![16 << 10, 1 << 20, 16 << 20, 256 << 20, 1 << 30],
                 1_000_000,

@@ -69,6 +69,11 @@ impl Experiment for SizingGrid {
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         let (ns, ps, max_probes): (Vec<u64>, Vec<f64>, usize) = match ctx.scale {
             crate::Scale::Tiny => (vec![1_000], vec![0.1, 0.01], 50_000),
+            crate::Scale::Small => (
+                vec![1_000, 10_000, 100_000],
+                vec![1e-1, 1e-2, 1e-3, 1e-4],
+                500_000,
+            ),
             crate::Scale::Quick => (
                 vec![1_000, 10_000, 100_000, 1_000_000],
                 vec![1e-1, 1e-2, 1e-3, 1e-4, 1e-5],

@@ -66,6 +66,7 @@ pub struct Row {
 fn plan(scale: crate::Scale) -> (Vec<u64>, Vec<f64>, u64, usize) {
     match scale {
         crate::Scale::Tiny => (vec![100, 1_000], vec![0.01], 20, 20_000),
+        crate::Scale::Small => (vec![100, 1_000], vec![1e-2, 1e-3], 100, 50_000),
         crate::Scale::Quick => (vec![10, 100, 1_000, 10_000], vec![1e-2, 1e-3], 100, 100_000),
         crate::Scale::Full => (
             vec![1, 10, 100, 1_000, 10_000, 100_000],

@@ -152,7 +152,7 @@ pub fn rows_for(n: u64, p: f64) -> anyhow::Result<Vec<Row>> {
 fn cases(scale: crate::Scale) -> (Vec<(u64, f64)>, usize) {
     match scale {
         crate::Scale::Tiny => (vec![(10_000, 0.01)], 200_000),
-        crate::Scale::Quick => (
+        crate::Scale::Small | crate::Scale::Quick => (
             vec![
                 (10_000, 0.01),
                 (100_000, 0.01),

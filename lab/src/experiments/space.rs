@@ -62,7 +62,7 @@ impl Experiment for Space {
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         let (n, targets, max_probes): (usize, Vec<f64>, usize) = match ctx.scale {
             crate::Scale::Tiny => (2_000, vec![0.1, 0.01], 50_000),
-            crate::Scale::Quick => (
+            crate::Scale::Small | crate::Scale::Quick => (
                 100_000,
                 vec![0.1, 0.03, 0.01, 0.003, 0.001, 3e-4, 1e-4],
                 2_000_000,

@@ -64,6 +64,7 @@ impl Experiment for Threads {
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         let (n, ops, rounds) = ctx.scale.pick(
             (100_000u64, 200_000usize, 3usize),
+            (1_000_000, 1_000_000, 5),
             (10_000_000, 4_000_000, 7),
             (100_000_000, 16_000_000, 9),
         );

@@ -96,6 +96,7 @@ impl Experiment for Throughput {
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         let (sizes, rounds, rival_max): (Vec<u64>, usize, u64) = match ctx.scale {
             crate::Scale::Tiny => (vec![16 << 10, 1 << 20], 3, 1 << 20),
+            crate::Scale::Small => (vec![16 << 10, 1 << 20, 64 << 20], 5, 16 << 20),
             crate::Scale::Quick => (
                 vec![16 << 10, 256 << 10, 4 << 20, 64 << 20, 1 << 30],
                 5,
@@ -315,12 +316,17 @@ impl Experiment for Throughput {
         }
         let huge = rows.iter().map(|r| r.huge_page_bytes).max().unwrap_or(0);
         // Every contender's negative and positive lookups at every size where it ran.
-        let mut names: Vec<&str> = rows
+        // Rows come size by size, so each contender's name recurs once per size: keep
+        // its first place only.
+        let mut names: Vec<&str> = Vec::new();
+        for r in rows
             .iter()
             .filter(|r| r.workload == "miss" && r.contender != CONTROL)
-            .map(|r| r.contender.as_str())
-            .collect();
-        names.dedup();
+        {
+            if !names.contains(&r.contender.as_str()) {
+                names.push(&r.contender);
+            }
+        }
         let family_sizes = family_sizes(rows);
         let mut header = vec!["contender (miss / hit ns)".to_string()];
         header.extend(family_sizes.iter().map(|s| format!("{} KiB", s >> 10)));

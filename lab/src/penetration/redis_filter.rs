@@ -196,8 +196,8 @@ const MODULE_SCHEME: &str = "linebloom-v2";
 /// Where the `linebloom-redis` module's shared library is, for starting a server with
 /// it: `$LINEBLOOM_MODULE_SO` if set, else `liblinebloom_redis.so` beside the running
 /// executable or one folder up (`target/release/` for the lab and the benches,
-/// `target/release/deps/..` for tests), as `cargo build --release -p linebloom-redis`
-/// leaves it. `None` if there is no such file.
+/// `target/tests/deps/..` for tests), as `cargo build --release --manifest-path
+/// lab/redis-module/Cargo.toml --target-dir target` (or `--profile tests`) leaves it. `None` if there is no such file.
 pub fn module_library() -> Option<std::path::PathBuf> {
     if let Some(so) = std::env::var_os("LINEBLOOM_MODULE_SO") {
         return Some(std::path::PathBuf::from(so)).filter(|p| p.is_file());

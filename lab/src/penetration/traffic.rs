@@ -20,7 +20,7 @@ pub fn attack_share(t: Duration, total: Duration) -> f64 {
 /// Scale parameters: products, seconds per scheme.
 pub fn sizes(ctx: &Ctx) -> (u64, u64) {
     ctx.scale
-        .pick((20_000, 2), (1_000_000, 12), (1_000_000, 40))
+        .pick((20_000, 2), (200_000, 4), (1_000_000, 12), (1_000_000, 40))
 }
 
 /// Runs one scheme for `secs` seconds, the attack share stepping by quarters, and
