@@ -77,11 +77,38 @@ pub trait KeyHasher {
     fn hash_value<T: Hash + ?Sized>(&self, value: &T) -> u64;
 }
 
+/// The seal of [`StableHasher`]: a public trait in a private module, so no other crate
+/// can name it and implement it.
+mod sealed {
+    /// Implemented by this crate's stable hashers only.
+    pub trait Sealed {}
+}
+
 /// A hasher whose output is specified and fixed: same bytes and seed, same hash, on every
 /// platform and every crate version that reads the same format version.
 ///
-/// Only filters over a `StableHasher` can be serialized.
-pub trait StableHasher: KeyHasher {
+/// Only filters over a `StableHasher` can be serialized, and the trait is **sealed**: its
+/// only implementations are this crate's [`Xxh3`] (format id 1) and [`IntFold`] (id 2).
+/// The format stores the hasher's id and a decoder trusts it, so a hasher of another
+/// crate that declared a built-in id would decode bytes written with its own hash as a
+/// built-in hasher's, and every key it had inserted could then answer "absent". A
+/// hasher of your own implements [`KeyHasher`] only: its filters work in memory, and to
+/// move one elsewhere you ship its keys, or rebuild it over `Xxh3` or `IntFold`.
+///
+/// ```compile_fail,E0277
+/// use linebloom::{KeyHasher, StableHasher};
+/// struct Forged; // hashes differently, claims IntFold's id
+/// impl KeyHasher for Forged {
+///     fn hash_bytes(&self, b: &[u8]) -> u64 { b.len() as u64 }
+///     fn hash_value<T: core::hash::Hash + ?Sized>(&self, _: &T) -> u64 { 0 }
+/// }
+/// impl StableHasher for Forged { // error[E0277]: `Forged: Sealed` is not satisfied
+///     const ID: u32 = 2;
+///     fn seed(&self) -> u64 { 0 }
+///     fn from_seed(_: u64) -> Self { Forged }
+/// }
+/// ```
+pub trait StableHasher: KeyHasher + sealed::Sealed {
     /// The hasher's id in the binary format.
     const ID: u32;
     /// The seed stored in the binary format.
@@ -121,6 +148,8 @@ impl KeyHasher for Xxh3 {
         h.finish()
     }
 }
+
+impl sealed::Sealed for Xxh3 {}
 
 impl StableHasher for Xxh3 {
     const ID: u32 = 1;
@@ -212,6 +241,8 @@ impl KeyHasher for IntFold {
         Xxh3::with_seed(self.seed).hash_value(value)
     }
 }
+
+impl sealed::Sealed for IntFold {}
 
 impl StableHasher for IntFold {
     const ID: u32 = 2;

@@ -116,7 +116,9 @@
 //!   tested in CI against bytes committed from x86_64). A format change bumps
 //!   [`format::VERSION`], and older bytes are refused by name, never misread.
 //! * The stable hashers ([`IntFold`], [`Xxh3`]) and the bit scheme ([`hash`]) are pinned
-//!   by golden vectors.
+//!   by golden vectors. [`StableHasher`] is sealed: no other hasher can claim their
+//!   format ids, so bytes written with another hash can never decode as theirs. A
+//!   custom hasher implements [`KeyHasher`] and its filters stay in memory.
 //! * Which kernel probes a filter changes nothing in its bits or answers.
 //! * Not stable: `AHash` (per-process keys), and `Hashed` keys (std's `Hash` output may
 //!   differ between platforms and Rust versions).

@@ -874,3 +874,201 @@ fn a_failed_rebuild_leaves_the_live_generation_alone() {
     rf.insert_many(&mut con, &[99_999_999]).unwrap();
     assert!(other.contains(&mut con, 99_999_999).unwrap());
 }
+
+/// One probe of the module's wire format: block, then hash, little-endian.
+fn module_probe(block: u64, hash: u64) -> Vec<u8> {
+    [block, hash].iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+#[test]
+fn the_module_guard_obeys_the_acl_of_its_meta_key() {
+    // A user whom the ACL allows only `filt:*` must not learn anything about another key
+    // through the guard: the module declares the meta key to Redis, which refuses the
+    // call with NOPERM whether or not the value would have matched.
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(server) = Server::start(tmp.path(), false, false) else {
+        return;
+    };
+    let mut admin = connect(&server.url()).unwrap();
+    let shard = vec![0u8; 16 * 64];
+    let () = redis::cmd("SET")
+        .arg("filt:s")
+        .arg(&shard)
+        .query(&mut admin)
+        .unwrap();
+    let () = redis::cmd("SET")
+        .arg("filt:meta")
+        .arg("linebloom-v2 0 16 8")
+        .query(&mut admin)
+        .unwrap();
+    let () = redis::cmd("SET")
+        .arg("secret")
+        .arg("linebloom-v2 0 16 8")
+        .query(&mut admin)
+        .unwrap();
+    let () = redis::cmd("ACL")
+        .arg(&[
+            "SETUSER",
+            "lim",
+            "on",
+            ">pw",
+            "~filt:*",
+            "+linebloom.mtest",
+            "+linebloom.madd",
+            "+get",
+        ])
+        .query(&mut admin)
+        .unwrap();
+    let mut lim = connect(&format!("redis://lim:pw@127.0.0.1:{}/", server.port)).unwrap();
+    let probe = module_probe(0, 0x0123_4567_89ab_cdef);
+    let call = |con: &mut redis::Connection, name: &str, meta_key: &str, value: &str| {
+        redis::cmd(name)
+            .arg("filt:s")
+            .arg("linebloom-v2")
+            .arg(8)
+            .arg(&probe)
+            .arg("META")
+            .arg(meta_key)
+            .arg(value)
+            .query::<redis::Value>(con)
+    };
+    // The transcript: the matching and the wrong value give the same refusal.
+    for value in ["linebloom-v2 0 16 8", "linebloom-v2 1 16 8"] {
+        for name in ["LINEBLOOM.MTEST", "LINEBLOOM.MADD"] {
+            let err = call(&mut lim, name, "secret", value).expect_err("no permission on secret");
+            assert_eq!(err.code(), Some("NOPERM"), "{name} {value}: {err}");
+        }
+    }
+    assert_eq!(
+        redis::cmd("GET")
+            .arg("secret")
+            .query::<String>(&mut lim)
+            .unwrap_err()
+            .code(),
+        Some("NOPERM")
+    );
+    // Within the ACL the guard works as before: a match answers, a mismatch is stale.
+    let answer = call(
+        &mut lim,
+        "LINEBLOOM.MTEST",
+        "filt:meta",
+        "linebloom-v2 0 16 8",
+    )
+    .unwrap();
+    assert_eq!(answer, redis::Value::BulkString(vec![0]));
+    let stale = call(
+        &mut lim,
+        "LINEBLOOM.MTEST",
+        "filt:meta",
+        "linebloom-v2 1 16 8",
+    )
+    .unwrap_err();
+    assert_eq!(stale.code(), Some("LBSTALE"), "{stale}");
+    // No write got through a refused call.
+    let after: Vec<u8> = redis::cmd("GET").arg("filt:s").query(&mut admin).unwrap();
+    assert_eq!(after, shard);
+}
+
+#[test]
+fn malformed_module_commands_are_refused_and_write_nothing() {
+    // A seeded loop of malformed calls (wrong arity, bad k and scheme, payloads that are
+    // not whole probes, block indices up to 2^64 - 1, wrong key types, bad META tails):
+    // each is an error reply, the server stays up, and no key changes or appears.
+    use rand::{RngExt, SeedableRng, rngs::StdRng};
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(server) = Server::start(tmp.path(), false, false) else {
+        return;
+    };
+    let mut con = connect(&server.url()).unwrap();
+    let shard: Vec<u8> = (0..4 * 64).map(|i| (i * 37 % 251) as u8).collect();
+    let () = redis::cmd("SET")
+        .arg("m:s")
+        .arg(&shard)
+        .query(&mut con)
+        .unwrap();
+    let () = redis::cmd("SET")
+        .arg("m:meta")
+        .arg("linebloom-v2 0 4 8")
+        .query(&mut con)
+        .unwrap();
+    let () = redis::cmd("RPUSH")
+        .arg("m:list")
+        .arg("x")
+        .query(&mut con)
+        .unwrap();
+    let mut rng = StdRng::seed_from_u64(33);
+    let calls = 3_000;
+    for i in 0..calls {
+        let name = if rng.random::<bool>() {
+            "LINEBLOOM.MTEST"
+        } else {
+            "LINEBLOOM.MADD"
+        };
+        let good_probe = module_probe(rng.random_range(0..4), rng.random());
+        let mut args: Vec<Vec<u8>> = vec![
+            b"m:s".to_vec(),
+            b"linebloom-v2".to_vec(),
+            b"8".to_vec(),
+            good_probe.clone(),
+        ];
+        // Exactly one defect per call, so every call must be refused.
+        match i % 8 {
+            0 => args.truncate(rng.random_range(0..4)), // wrong arity
+            1 => {
+                args[2] = [&b"0"[..], b"17", b"-1", b"8x", b"", b"99999999999"]
+                    [rng.random_range(0..6)]
+                .to_vec()
+            }
+            2 => {
+                args[1] = [&b"linebloom-v1"[..], b"", b"LINEBLOOM-V2", b"linebloom-v2 "]
+                    [rng.random_range(0..4)]
+                .to_vec()
+            }
+            3 => {
+                // Not whole probes: 1 to 15 bytes off a multiple of 16 (an empty
+                // payload is a batch of no keys, and valid).
+                let len =
+                    [rng.random_range(1..16), rng.random_range(17..32)][rng.random_range(0..2)];
+                args[3] = (0..len).map(|_| rng.random()).collect();
+            }
+            4 => {
+                let block = [4, 5, u32::MAX as u64, u64::MAX, u64::MAX - 1, 1 << 58]
+                    [rng.random_range(0..6)];
+                args[3] = [good_probe.clone(), module_probe(block, rng.random())].concat();
+            }
+            5 => args[0] = [&b"m:list"[..], b"m:missing"][rng.random_range(0..2)].to_vec(),
+            6 => {
+                let tails: [&[&[u8]]; 5] = [
+                    &[b"META"],
+                    &[b"META", b"m:meta"],
+                    &[b"META", b"m:meta", b"linebloom-v2 0 4 8", b"extra"],
+                    &[b"NOTMETA", b"m:meta", b"linebloom-v2 0 4 8"],
+                    &[b"META", b"m:meta", b"linebloom-v2 9 4 8"],
+                ];
+                args.extend(tails[rng.random_range(0..5)].iter().map(|a| a.to_vec()));
+            }
+            _ => args.push(b"META".to_vec()),
+        }
+        let mut cmd = redis::cmd(name);
+        for a in &args {
+            cmd.arg(a);
+        }
+        let reply = cmd.query::<redis::Value>(&mut con);
+        assert!(
+            reply.is_err(),
+            "call {i} ({name} {args:?}) was accepted: {reply:?}"
+        );
+    }
+    let () = redis::cmd("PING").query(&mut con).unwrap();
+    let after: Vec<u8> = redis::cmd("GET").arg("m:s").query(&mut con).unwrap();
+    assert_eq!(after, shard, "a refused call wrote to the shard");
+    let list: Vec<String> = redis::cmd("LRANGE")
+        .arg("m:list")
+        .arg(0)
+        .arg(-1)
+        .query(&mut con)
+        .unwrap();
+    assert_eq!(list, ["x"]);
+    let keys: usize = redis::cmd("DBSIZE").query(&mut con).unwrap();
+    assert_eq!(keys, 3, "a refused call created a key");
+}

@@ -463,3 +463,45 @@ fn the_penetration_scenario_runs_on_the_cluster_and_leaves_it_clean() {
     expected.sort();
     assert_eq!(left, expected);
 }
+
+#[test]
+fn a_module_guard_across_slots_is_refused_with_crossslot() {
+    // The module declares the guard's meta key to Redis, so a cluster routes on both
+    // keys and refuses a call whose keys sit in different slots before it runs; the
+    // client therefore sends no guard on a cluster (shards spread over the slots on
+    // purpose).
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(cluster) = Cluster::start(tmp.path()) else {
+        return;
+    };
+    let slot = |key: &str| -> i64 {
+        cluster.nodes[0]
+            .query(&["CLUSTER", "KEYSLOT", key])
+            .unwrap()
+    };
+    let (shard, meta) = ("lb:{0:0}", "lb:meta");
+    assert_ne!(slot(shard), slot(meta), "the test needs two slots");
+    let probe: String = "\0".repeat(16);
+    for node in &cluster.nodes {
+        for name in ["LINEBLOOM.MTEST", "LINEBLOOM.MADD"] {
+            let err = node
+                .query::<redis::Value>(&[
+                    name,
+                    shard,
+                    "linebloom-v2",
+                    "8",
+                    &probe,
+                    "META",
+                    meta,
+                    "v",
+                ])
+                .expect_err("keys in two slots");
+            assert_eq!(
+                err.code(),
+                Some("CROSSSLOT"),
+                "{name} on {}: {err}",
+                node.port
+            );
+        }
+    }
+}

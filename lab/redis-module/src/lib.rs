@@ -16,9 +16,14 @@
 //! <meta key>`, reading and writing nothing, if it does not. A client on one server
 //! sends it instead of a `GET` of the meta after the batch, to know that the batch used
 //! the generation it computed against. The meta key is not among the command's
-//! declared keys (only the shard is), so the guard is for a single server: on a
-//! cluster the meta sits in another slot, and the client reads it in a round trip of
-//! its own.
+//! declared keys too: both commands answer Redis's key-position requests
+//! (`getkeys-api`) with the shard and, where a guard is given, the meta key, so Redis
+//! applies the caller's ACL key permissions to both before the command runs (a user
+//! without access to the meta key gets `NOPERM` and no answer: the guard is no
+//! equality oracle on keys the ACL hides), and a cluster refuses a guard whose meta
+//! key sits in another slot than the shard with its own `CROSSSLOT` error. Shards are
+//! spread over the slots on purpose, so the client sends the guard on one server only
+//! and on a cluster reads the meta in a round trip of its own.
 //!
 //! `<probes>` is one binary argument of 16 bytes per key: the key's block index within
 //! the shard, then its 64-bit hash, little-endian ([`batch`]). The client hashes (it
@@ -52,6 +57,47 @@ pub mod batch;
 mod entry {
     use super::batch;
     use redis_module::{Context, KeyType, RedisError, RedisResult, RedisString, RedisValue};
+
+    // Key-spec flags, as redismodule.h defines them (`REDISMODULE_CMD_KEY_*`).
+    const KEY_RO: u32 = 1 << 0;
+    const KEY_RW: u32 = 1 << 1;
+    const KEY_ACCESS: u32 = 1 << 4;
+    const KEY_UPDATE: u32 = 1 << 5;
+    /// Flags of a key the command only reads.
+    const READ: u32 = KEY_RO | KEY_ACCESS;
+    /// Flags of a shard the command updates in place.
+    const UPDATE: u32 = KEY_RW | KEY_UPDATE;
+
+    /// Answers Redis's key-position request (ACL checks, cluster routing): the shard at
+    /// argument 1 with `shard_flags`, and the guard's meta key at argument 6, read only,
+    /// where the arguments end in a well-formed guard. A malformed call declares what it
+    /// can; the command itself then refuses it.
+    fn declare_keys(ctx: &Context, argv: &[RedisString], shard_flags: u32) {
+        let key_at = |pos: usize, flags: u32| {
+            debug_assert!(pos < argv.len());
+            // SAFETY: a copy of a `static mut` of the module API table, which
+            // `RedisModule_Init` writes once in `OnLoad`, before any command runs; after
+            // that it is only read, on Redis's main thread.
+            let with_flags = unsafe { redis_module::raw::RedisModule_KeyAtPosWithFlags };
+            match with_flags {
+                // SAFETY: `ctx.ctx` is the live context of this keys-position request,
+                // and `pos` indexes an argument of its argv (callers check the length:
+                // Redis reads `argv[pos]`).
+                Some(key_at_pos) => unsafe { key_at_pos(ctx.ctx, pos as i32, flags as i32) },
+                // A server before 7.0: the key with full access.
+                None => ctx.key_at_pos(pos as i32),
+            }
+        };
+        if argv.len() >= 2 {
+            key_at(1, shard_flags);
+        }
+        if let [_, _, _, _, _, rest @ ..] = argv {
+            let rest: Vec<&[u8]> = rest.iter().map(|a| a.as_slice()).collect();
+            if let Ok(Some(_)) = batch::guard(&rest) {
+                key_at(6, READ);
+            }
+        }
+    }
 
     /// The module's arguments: shard key, scheme, `k`, probes; checks the meta guard
     /// where there is one (see [`batch::guard`]).
@@ -113,6 +159,10 @@ mod entry {
 
     /// `LINEBLOOM.MTEST <shard> <scheme> <k> <probes> [META <meta key> <meta value>]`.
     fn mtest(ctx: &Context, argv: Vec<RedisString>) -> RedisResult {
+        if ctx.is_keys_position_request() {
+            declare_keys(ctx, &argv, READ);
+            return Ok(RedisValue::NoReply);
+        }
         let (key_name, k, probes) = args(ctx, &argv)?;
         let key = ctx.open_key(key_name);
         match key.key_type() {
@@ -126,6 +176,10 @@ mod entry {
 
     /// `LINEBLOOM.MADD <shard> <scheme> <k> <probes> [META <meta key> <meta value>]`.
     fn madd(ctx: &Context, argv: Vec<RedisString>) -> RedisResult {
+        if ctx.is_keys_position_request() {
+            declare_keys(ctx, &argv, UPDATE);
+            return Ok(RedisValue::NoReply);
+        }
         let (key_name, k, probes) = args(ctx, &argv)?;
         let key = ctx.open_key_writable(key_name);
         match key.key_type() {
@@ -149,8 +203,10 @@ mod entry {
         allocator: (redis_module::alloc::RedisAlloc, redis_module::alloc::RedisAlloc),
         data_types: [],
         commands: [
-            ["linebloom.mtest", mtest, "readonly", 1, 1, 1, ""],
-            ["linebloom.madd", madd, "write deny-oom", 1, 1, 1, ""],
+            // getkeys-api: Redis asks the command for its keys (`declare_keys`), which
+            // include the guard's meta key; 1, 1, 1 is the shard, for older servers.
+            ["linebloom.mtest", mtest, "readonly getkeys-api", 1, 1, 1, ""],
+            ["linebloom.madd", madd, "write deny-oom getkeys-api", 1, 1, 1, ""],
         ],
     }
 }

@@ -24,8 +24,11 @@
 //!   shard the batch touches, carrying 16 bytes per key (its block within the shard and
 //!   its hash). On one server each command also carries the meta this handle computed
 //!   against (`META <meta key> <meta text>`), and the module checks it in the same step
-//!   as its read or write, so a single key costs one command; on a cluster, where the
-//!   meta sits in another slot, a `GET` of the meta follows instead. The module tests
+//!   as its read or write, so a single key costs one command. The module declares the
+//!   meta key to Redis, so the caller's ACL must allow it, and a cluster refuses a
+//!   guard in another slot than the shard (`CROSSSLOT`): on a cluster, where the meta
+//!   sits in another slot on purpose, the client sends no guard, and a `GET` of the
+//!   meta follows instead. The module tests
 //!   or sets the blocks with the core's own pattern code. `benches` `redis_batch`
 //!   measured it at 8.6× the pipelined `GETRANGE`s for queries and 30× the pipelined
 //!   `BITFIELD`s for inserts (batches of 1000, `results/bench/redis_batch-*.md`); the
