@@ -31,8 +31,8 @@ use std::path::{Path, PathBuf};
 pub enum Scale {
     /// Seconds per experiment: for the lab's own tests.
     Tiny,
-    /// The default: every experiment at sizes that keep the whole report to about two
-    /// minutes on a 2-core machine (fewer sizes, rounds and probes than `quick`).
+    /// The default: every experiment at sizes that keep the whole report to about a
+    /// minute on a 2-core machine (fewer sizes, rounds and probes than `quick`).
     Small,
     /// The reference run (`results/REPORT.md` lists how long each experiment took).
     Quick,

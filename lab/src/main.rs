@@ -35,7 +35,7 @@ struct Cli {
 /// The options of every command that measures.
 #[derive(clap::Args, Clone)]
 struct MeasureArgs {
-    /// Run size: tiny (seconds, for tests), small (the default, about two minutes for a
+    /// Run size: tiny (seconds, for tests), small (the default, about a minute for a
     /// report), quick (the reference run), full.
     #[arg(long, value_enum, default_value_t = Scale::Small)]
     scale: Scale,

@@ -203,9 +203,9 @@ fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
                 .clone()
                 .unwrap_or_else(Namespace::default_prefix);
             let ns = Namespace::claim(&target, &prefix)?;
-            eprintln!(
+            crate::progress::note(format!(
                 "   Redis keys of this run start with {prefix:?}; all are removed at the end"
-            );
+            ));
             Some((target, ns))
         }
         None => None,
@@ -218,7 +218,7 @@ fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         .map_err(|e| anyhow::anyhow!("cannot create a scratch folder for the databases: {e}"))?;
     let work = scratch.path();
     let template = work.join("template.sqlite");
-    eprintln!("   loading {n} products into SQLite");
+    crate::progress::note(format!("   loading {n} products into SQLite"));
     drop(Db::create(&template, n)?);
     let fresh_db = |name: &str| -> anyhow::Result<Db> {
         let p = work.join(format!("{name}.sqlite"));
@@ -230,7 +230,7 @@ fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
     for scenario in schemes(ctx, redis, n, &fresh_db)? {
         rows.extend(drive(ctx, scenario, secs)?);
     }
-    eprintln!("   null caching against the filter when attack ids repeat");
+    crate::progress::note("   null caching against the filter when attack ids repeat");
     let replayed = replay::run(ctx, n, (secs / 6).max(1), &fresh_db)?;
     replay::write(ctx, &replayed)?;
     if let Some((target, ns)) = &mut ns {
@@ -245,7 +245,7 @@ fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
             }
         }
         let removed = ns.clear()?;
-        eprintln!("   removed this run's {removed} Redis keys");
+        crate::progress::note(format!("   removed this run's {removed} Redis keys"));
     } else {
         let _ = std::fs::remove_file(dir.join("sidebyside.csv"));
     }

@@ -95,7 +95,9 @@ pub fn schemes(
             false,
         ));
     } else {
-        eprintln!("   RedisBloom is not loaded in {target}: skipping the redisbloom scheme");
+        crate::progress::note(format!(
+            "   RedisBloom is not loaded in {target}: skipping the redisbloom scheme"
+        ));
     }
     let guard = RedisClassic::load(target.connect()?, &ns.key("classic"), n, FPR)?;
     out.push(scenario(
