@@ -58,14 +58,7 @@ pub fn report(ctx: &Ctx, rerun: bool) -> anyhow::Result<()> {
         crate::progress::clear_report_step();
     } else {
         for e in REGISTRY {
-            let outcome = match e.outcome(&ctx.out) {
-                Outcome::Ran(secs) => match e.plot(&ctx.out) {
-                    Ok(_) => Outcome::Ran(secs),
-                    Err(err) => Outcome::Failed(format!("plotting {} failed: {err:#}", e.name)),
-                },
-                other => other,
-            };
-            outcomes.push((e, outcome));
+            outcomes.push((e, e.replot(&ctx.out)));
         }
     }
     let ran = |o: &Outcome| match o {

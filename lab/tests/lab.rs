@@ -46,7 +46,8 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
         let dir = tmp.path().join(e.name);
         // Only the footprint experiment may be unable to run (it needs two Rust targets),
         // and not where CI requires it; its section then says what is missing.
-        if let experiments::Outcome::Skipped(missing) = e.outcome(tmp.path()) {
+        let outcome = e.outcome(tmp.path());
+        if let experiments::Outcome::Skipped(missing) = &outcome {
             assert_eq!(e.name, experiments::footprint::NAME, "{missing}");
             assert_ne!(
                 std::env::var("LINEBLOOM_REQUIRE_FOOTPRINT").as_deref(),
@@ -62,7 +63,7 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
             continue;
         }
         assert_eq!(
-            e.outcome(tmp.path()),
+            outcome,
             experiments::Outcome::Ran(Meta::read(&dir).unwrap().seconds)
         );
         // The capability matrix is a table, not a plot.

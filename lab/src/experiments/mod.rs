@@ -214,21 +214,39 @@ impl Registered {
     /// or failed where it recorded so, else ran (the seconds in its `meta.json`), else
     /// failed with "no results" when it has none.
     pub fn outcome(&self, out: &Path) -> Outcome {
+        self.recorded(out)
+            .unwrap_or_else(|| match Run::open(out, self.name) {
+                Ok(run) => Outcome::Ran(run.meta.seconds),
+                Err(e) => Outcome::Failed(format!("no results: {e:#}")),
+            })
+    }
+
+    /// [`outcome`](Self::outcome), and where the experiment ran, its plots redrawn from
+    /// the results (one open of the run for both; a plot that fails makes it failed).
+    pub fn replot(&self, out: &Path) -> Outcome {
+        self.recorded(out)
+            .unwrap_or_else(|| match Run::open(out, self.name) {
+                Ok(run) => match (self.plot)(&run) {
+                    Ok(()) => Outcome::Ran(run.meta.seconds),
+                    Err(err) => Outcome::Failed(format!("plotting {} failed: {err:#}", self.name)),
+                },
+                Err(e) => Outcome::Failed(format!("no results: {e:#}")),
+            })
+    }
+
+    /// The outcome recorded in the experiment's folder under `out`: skipped or failed,
+    /// or `None` where it recorded neither.
+    fn recorded(&self, out: &Path) -> Option<Outcome> {
         let dir = out.join(self.name);
         if let Ok(text) = std::fs::read_to_string(dir.join(SKIPPED)) {
             let mut lines = text.lines();
-            return Outcome::Skipped(Unavailable {
+            return Some(Outcome::Skipped(Unavailable {
                 missing: lines.next().unwrap_or_default().to_string(),
                 install: lines.next().unwrap_or_default().to_string(),
-            });
+            }));
         }
-        if let Ok(text) = std::fs::read_to_string(dir.join(FAILED)) {
-            return Outcome::Failed(text.trim_end().to_string());
-        }
-        match Run::open(out, self.name) {
-            Ok(run) => Outcome::Ran(run.meta.seconds),
-            Err(e) => Outcome::Failed(format!("no results: {e:#}")),
-        }
+        let text = std::fs::read_to_string(dir.join(FAILED)).ok()?;
+        Some(Outcome::Failed(text.trim_end().to_string()))
     }
 
     /// Draws the plots from the results under `out`; returns the run's provenance
