@@ -37,7 +37,7 @@ pub fn capacities() -> Vec<u64> {
 /// divides by this.
 pub const KEYS_PER_ITER: usize = 1024;
 
-pub use linebloom_lab::rivals::{Blocked, Fastbloom, Filter, Named, Sbbf};
+pub use linebloom_lab::rivals::{Blocked, Fastbloom, Filter, Linebloom, Named, Sbbf};
 
 /// linebloom sized by `Params::for_fpr(n, TARGET_FPR)`, with a forced kernel.
 pub fn linebloom(n: u64, kernel: &'static Kernel) -> Blocked<linebloom::Blocks> {
@@ -139,7 +139,7 @@ pub fn small_page_filter(n: u64, kernel: &'static Kernel) -> Blocked<Blocks> {
     let f = BloomFilter::from_storage(storage, params.k())
         .expect("valid params")
         .with_kernel(kernel);
-    Blocked(f)
+    Linebloom(f)
 }
 
 /// The least work a one-line-per-key filter's single-key probe can do, as a contender:

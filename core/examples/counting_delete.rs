@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release --example counting_delete -p linebloom`
 
-use linebloom::{CountingBloomFilter, Params};
+use linebloom::{CountingBloomFilter, CountingParams};
 
 fn main() -> Result<(), linebloom::ParamsError> {
     let n = 100_000u64;
@@ -37,7 +37,7 @@ fn main() -> Result<(), linebloom::ParamsError> {
     );
 
     // Saturation: a tiny filter overloaded on purpose.
-    let mut tiny = CountingBloomFilter::new(Params::new(1, 8)?);
+    let mut tiny = CountingBloomFilter::new(CountingParams::new(1, 8)?);
     tiny.extend(0..400u64);
     println!(
         "overloaded 1-block filter: {} of 128 counters saturated; its keys stay present",

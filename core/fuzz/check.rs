@@ -14,12 +14,12 @@ use linebloom::{
 /// Keys inserted into a copy of every accepted filter.
 const PROBE_KEYS: [u64; 4] = [0, 1, 0xdead_beef, u64::MAX];
 
-/// The checks of one decoded filter, for a type with `decode`, `to_bytes`,
+/// The checks of one decoded filter, for a type with `from_bytes_with_hasher`, `to_bytes`,
 /// `fill_ratio`, `estimated_len` and `estimated_fpr`; `$insert` adds a key to a copy
 /// and says whether it went in.
 macro_rules! check_decoded {
     ($ty:ty, $bytes:expr, |$g:ident, $key:ident| $insert:expr) => {
-        if let Ok(f) = <$ty>::decode($bytes) {
+        if let Ok(f) = <$ty>::from_bytes_with_hasher($bytes) {
             assert_eq!(
                 f.to_bytes(),
                 $bytes,
@@ -91,16 +91,19 @@ fn decode_once(bytes: &[u8]) {
     into_storage(bytes);
 }
 
-/// `decode_into` a caller's storage (here a `Vec`) accepts exactly what `decode` accepts,
+/// `from_bytes_into_with_hasher` a caller's storage (here a `Vec`) accepts exactly what `from_bytes_with_hasher` accepts,
 /// and gives the same filter.
 fn into_storage(bytes: &[u8]) {
-    let decoded = BloomFilter::<Blocks, IntFold>::decode(bytes);
+    let decoded = BloomFilter::<Blocks, IntFold>::from_bytes_with_hasher(bytes);
     let blocks = decoded.as_ref().map_or(1, |f| f.params().blocks());
-    let into = BloomFilter::<Vec<Block>, IntFold>::decode_into(bytes, vec![Block::ZERO; blocks]);
+    let into = BloomFilter::<Vec<Block>, IntFold>::from_bytes_into_with_hasher(
+        bytes,
+        vec![Block::ZERO; blocks],
+    );
     assert_eq!(
         into.is_ok(),
         decoded.is_ok(),
-        "decode_into and decode disagree"
+        "from_bytes_into and from_bytes disagree"
     );
     if let (Ok(a), Ok(b)) = (into, decoded) {
         assert_eq!(a, b);
@@ -120,7 +123,7 @@ fn view(bytes: &[u8]) {
         blocks_as_bytes_mut(&mut aligned)[..bytes.len()].copy_from_slice(bytes);
         let copy = &blocks_as_bytes(&aligned)[..bytes.len()];
         let viewed = BloomFilter::<&[Block], IntFold>::view(copy);
-        let decoded = BloomFilter::<Blocks, IntFold>::decode(bytes);
+        let decoded = BloomFilter::<Blocks, IntFold>::from_bytes_with_hasher(bytes);
         assert_eq!(viewed.is_ok(), decoded.is_ok(), "view and decode disagree");
         if let (Ok(v), Ok(d)) = (viewed, decoded) {
             assert_eq!(v, d);
@@ -129,7 +132,7 @@ fn view(bytes: &[u8]) {
             }
         }
         let viewed = CountingBloomFilter::<&[Block], IntFold>::view(copy);
-        let decoded = CountingBloomFilter::<Blocks, IntFold>::decode(bytes);
+        let decoded = CountingBloomFilter::<Blocks, IntFold>::from_bytes_with_hasher(bytes);
         assert_eq!(
             viewed.is_ok(),
             decoded.is_ok(),
@@ -142,7 +145,7 @@ fn view(bytes: &[u8]) {
             }
         }
         let viewed = ClassicBloomFilter::<&[Block], IntFold>::view(copy);
-        let decoded = ClassicBloomFilter::<Blocks, IntFold>::decode(bytes);
+        let decoded = ClassicBloomFilter::<Blocks, IntFold>::from_bytes_with_hasher(bytes);
         assert_eq!(
             viewed.is_ok(),
             decoded.is_ok(),
@@ -170,6 +173,9 @@ pub fn serde_json(data: &[u8]) {
     }
     if let Ok(f) = serde_json::from_str::<BloomFilter<Blocks, Xxh3>>(text) {
         let bytes = f.to_bytes();
-        assert_eq!(BloomFilter::<Blocks, Xxh3>::decode(&bytes).unwrap(), f);
+        assert_eq!(
+            BloomFilter::<Blocks, Xxh3>::from_bytes_with_hasher(&bytes).unwrap(),
+            f
+        );
     }
 }

@@ -38,6 +38,13 @@ use core::sync::atomic::{AtomicU64, Ordering};
 #[repr(C, align(64))]
 pub struct AtomicBlock(pub [AtomicU64; 8]);
 
+/// The words as they are now (each loaded `Relaxed`), as [`Block`]'s `Debug` shows them.
+impl core::fmt::Debug for AtomicBlock {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        Block(core::array::from_fn(|w| self.0[w].load(Ordering::Relaxed))).fmt(f)
+    }
+}
+
 const _: () = assert!(core::mem::size_of::<AtomicBlock>() == core::mem::size_of::<Block>());
 const _: () = assert!(core::mem::align_of::<AtomicBlock>() == core::mem::align_of::<Block>());
 
@@ -67,8 +74,15 @@ impl AtomicBloomFilter {
 
 impl<H: KeyHasher> AtomicBloomFilter<H> {
     /// The filter's shape.
+    #[must_use]
     pub fn params(&self) -> Params {
         self.params
+    }
+
+    /// The hasher.
+    #[must_use]
+    pub fn hasher(&self) -> &H {
+        &self.hasher
     }
 
     /// The 64-bit hash this filter uses for `key`.
@@ -253,3 +267,9 @@ impl<H: core::fmt::Debug> core::fmt::Debug for AtomicBloomFilter<H> {
             .finish()
     }
 }
+
+crate::filter::family_traits!(
+    AtomicBloomFilter<H>, [H: KeyHasher], hasher: H, read: [], write: [],
+    memory: |f| f.params.bytes(),
+    insert, extend,
+);

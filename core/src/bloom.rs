@@ -14,6 +14,8 @@
 //! assert!(f.contains("sensor-17"));
 //! ```
 
+#[cfg(doc)]
+use crate::IncompatibleError;
 use crate::arch::{self, Kernel, Probe};
 use crate::block::Block;
 use crate::hasher::{IntFold, Key, KeyHasher};
@@ -39,74 +41,6 @@ pub struct BloomFilter<S = Blocks, H = IntFold> {
     /// `&'static Probe` it was loaded again after every opaque call in the loop).
     probe: Probe,
 }
-
-/// Why two filters cannot be combined.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum IncompatibleError {
-    /// Different block counts or `k`.
-    Params {
-        /// This filter's parameters.
-        ours: Params,
-        /// The other filter's parameters.
-        theirs: Params,
-    },
-    /// Different hashers or seeds.
-    Hasher,
-    /// Two classic filters of different sizes or `k`.
-    ClassicParams {
-        /// This filter's parameters.
-        ours: crate::ClassicParams,
-        /// The other filter's parameters.
-        theirs: crate::ClassicParams,
-    },
-}
-
-impl IncompatibleError {
-    /// `Ok` when two blocked filters can be combined: the same shape, then the same
-    /// hasher (the one check behind every blocked kind's `union`).
-    pub(crate) fn check<H: PartialEq>(
-        ours: (Params, &H),
-        theirs: (Params, &H),
-    ) -> Result<(), IncompatibleError> {
-        if ours.0 != theirs.0 {
-            return Err(IncompatibleError::Params {
-                ours: ours.0,
-                theirs: theirs.0,
-            });
-        }
-        if ours.1 != theirs.1 {
-            return Err(IncompatibleError::Hasher);
-        }
-        Ok(())
-    }
-}
-
-impl core::fmt::Display for IncompatibleError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            IncompatibleError::Params { ours, theirs } => write!(
-                f,
-                "filters differ in shape: {} blocks, k = {} vs {} blocks, k = {}",
-                ours.blocks(),
-                ours.k(),
-                theirs.blocks(),
-                theirs.k()
-            ),
-            IncompatibleError::Hasher => f.write_str("filters use different hashers or seeds"),
-            IncompatibleError::ClassicParams { ours, theirs } => write!(
-                f,
-                "filters differ in shape: {} bits, k = {} vs {} bits, k = {}",
-                ours.bits(),
-                ours.k(),
-                theirs.bits(),
-                theirs.k()
-            ),
-        }
-    }
-}
-
-impl core::error::Error for IncompatibleError {}
 
 /// A filter's storage returned a slice of another length than at construction (an
 /// `AsRef`/`AsMut` impl that changes its answer): refuse to probe it.
@@ -224,24 +158,10 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
         self
     }
 
-    /// The filter's shape.
-    pub fn params(&self) -> Params {
-        self.params
-    }
-
-    /// The hasher.
-    pub fn hasher(&self) -> &H {
-        &self.hasher
-    }
-
     /// Name of the kernel that probes this filter (`scalar`, …).
+    #[must_use]
     pub fn kernel_name(&self) -> &'static str {
         self.kernel.name
-    }
-
-    /// The blocks.
-    pub fn as_blocks(&self) -> &[Block] {
-        self.blocks.as_ref()
     }
 
     /// The blocks, mutably (crate-internal: conversions write whole payloads).
@@ -251,22 +171,6 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
         S: AsMut<[Block]>,
     {
         self.blocks.as_mut()
-    }
-
-    /// The storage and the hasher.
-    pub fn into_parts(self) -> (S, H) {
-        (self.blocks, self.hasher)
-    }
-
-    /// Gives the storage back.
-    pub fn into_storage(self) -> S {
-        self.blocks
-    }
-
-    /// The 64-bit hash this filter uses for `key`.
-    #[inline]
-    pub fn hash<K: Key + ?Sized>(&self, key: &K) -> u64 {
-        key.hash_key(&self.hasher)
     }
 
     /// Is `key` possibly in the set? `false` means certainly not.
@@ -461,11 +365,14 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
         &mut self,
         other: &BloomFilter<S2, H>,
         and: bool,
-    ) -> Result<(), IncompatibleError>
+    ) -> Result<(), crate::IncompatibleError>
     where
         H: PartialEq,
     {
-        IncompatibleError::check((self.params, &self.hasher), (other.params, &other.hasher))?;
+        crate::IncompatibleError::check(
+            (self.params, &self.hasher),
+            (other.params, &other.hasher),
+        )?;
         let kernel = self.kernel;
         let theirs = other.checked_blocks();
         let ours = self.checked_blocks_mut();
@@ -490,7 +397,7 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     pub fn union<S2: AsRef<[Block]>>(
         &mut self,
         other: &BloomFilter<S2, H>,
-    ) -> Result<(), IncompatibleError>
+    ) -> Result<(), crate::IncompatibleError>
     where
         H: PartialEq,
     {
@@ -502,7 +409,7 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     pub fn intersect<S2: AsRef<[Block]>>(
         &mut self,
         other: &BloomFilter<S2, H>,
-    ) -> Result<(), IncompatibleError>
+    ) -> Result<(), crate::IncompatibleError>
     where
         H: PartialEq,
     {
@@ -527,40 +434,13 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher, K: Key> Extend<K> for Blo
     }
 }
 
-/// `PartialEq` (same shape, same hasher, same bits, whatever the storage or kernel) for
-/// a filter type over block storage with fields `params`, `hasher` and `blocks`; with
-/// `extend`, also `Extend` through its `insert(&key)` method.
-macro_rules! block_filter_traits {
-    ($ty:ident, extend) => {
-        impl<
-            S: AsRef<[$crate::Block]> + AsMut<[$crate::Block]>,
-            H: $crate::KeyHasher,
-            K: $crate::Key,
-        > Extend<K> for $ty<S, H>
-        {
-            fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
-                for key in keys {
-                    self.insert(&key);
-                }
-            }
-        }
-        $crate::bloom::block_filter_traits!($ty);
-    };
-    ($ty:ident) => {
-        impl<S: AsRef<[$crate::Block]>, S2: AsRef<[$crate::Block]>, H: PartialEq>
-            PartialEq<$ty<S2, H>> for $ty<S, H>
-        {
-            fn eq(&self, other: &$ty<S2, H>) -> bool {
-                self.params == other.params
-                    && self.hasher == other.hasher
-                    && self.blocks.as_ref() == other.blocks.as_ref()
-            }
-        }
-    };
-}
-pub(crate) use block_filter_traits;
-
-block_filter_traits!(BloomFilter);
+crate::filter::block_storage_accessors!(BloomFilter, Params);
+crate::filter::family_traits!(
+    BloomFilter<S, H>, [S, H: KeyHasher], hasher: H,
+    read: [S: AsRef<[Block]>], write: [S: AsRef<[Block]> + AsMut<[Block]>],
+    memory: |f| f.params.bytes(),
+    insert,
+);
 
 impl<S: AsRef<[Block]>, H: core::fmt::Debug> core::fmt::Debug for BloomFilter<S, H> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

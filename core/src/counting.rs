@@ -35,7 +35,7 @@
 use crate::block::Block;
 use crate::hash::{block_index, for_each_position};
 use crate::hasher::{IntFold, Key, KeyHasher};
-use crate::params::{Params, ParamsError};
+use crate::params::{CountingParams, ParamsError};
 
 /// Counters per word, and the saturation value.
 const COUNTERS_PER_WORD: u32 = 16;
@@ -61,7 +61,7 @@ impl core::error::Error for RemoveError {}
 #[derive(Clone)]
 pub struct CountingBloomFilter<S = crate::Blocks, H = IntFold> {
     blocks: S,
-    params: Params,
+    params: CountingParams,
     hasher: H,
 }
 
@@ -73,34 +73,37 @@ fn counter(word: u64, slot: u32) -> u64 {
 #[cfg(feature = "alloc")]
 impl CountingBloomFilter {
     /// An empty counting filter for `capacity` keys at false-positive rate `fpr`, sized
-    /// with the counting filter's own formula ([`Params::counting_for_fpr`]; a
-    /// `Params::for_fpr` shape would hold a quarter of the positions it needs).
+    /// with the counting filter's own formula ([`CountingParams::for_fpr`]).
+    ///
+    /// # Errors
+    ///
+    /// As for [`CountingParams::for_fpr`].
     ///
     /// ```
-    /// use linebloom::{CountingBloomFilter, Params};
+    /// use linebloom::{CountingBloomFilter, CountingParams};
     /// let f = CountingBloomFilter::for_fpr(10_000, 0.01)?;
-    /// assert_eq!(f.params(), Params::counting_for_fpr(10_000, 0.01)?);
+    /// assert_eq!(f.params(), CountingParams::for_fpr(10_000, 0.01)?);
     /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
     pub fn for_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
-        Ok(CountingBloomFilter::new(Params::counting_for_fpr(
+        Ok(CountingBloomFilter::new(CountingParams::for_fpr(
             capacity, fpr,
         )?))
     }
 
-    /// An empty counting filter of this shape with the default stable hasher. Size it
-    /// with [`Params::counting_for_fpr`].
+    /// An empty counting filter of this shape with the default stable hasher.
     ///
     /// ```
-    /// use linebloom::{CountingBloomFilter, Params};
-    /// let mut f = CountingBloomFilter::new(Params::counting_for_fpr(1000, 0.01)?);
+    /// use linebloom::{CountingBloomFilter, CountingParams};
+    /// let mut f = CountingBloomFilter::new(CountingParams::for_fpr(1000, 0.01)?);
     /// f.insert("sku-1");
     /// assert!(f.contains("sku-1"));
     /// f.remove("sku-1").unwrap();
     /// assert!(!f.contains("sku-1"));
     /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
-    pub fn new(params: Params) -> Self {
+    #[must_use]
+    pub fn new(params: CountingParams) -> Self {
         CountingBloomFilter::with_hasher(params, IntFold::default())
     }
 }
@@ -110,12 +113,13 @@ impl<H: KeyHasher> CountingBloomFilter<crate::Blocks, H> {
     /// An empty counting filter with the given hasher.
     ///
     /// ```
-    /// use linebloom::{CountingBloomFilter, Params, Xxh3};
-    /// let f = CountingBloomFilter::with_hasher(Params::new(4, 6)?, Xxh3::with_seed(3));
+    /// use linebloom::{CountingBloomFilter, CountingParams, Xxh3};
+    /// let f = CountingBloomFilter::with_hasher(CountingParams::new(4, 6)?, Xxh3::with_seed(3));
     /// assert_eq!(f.params().blocks(), 4);
     /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
-    pub fn with_hasher(params: Params, hasher: H) -> Self {
+    #[must_use]
+    pub fn with_hasher(params: CountingParams, hasher: H) -> Self {
         CountingBloomFilter {
             blocks: crate::Blocks::zeroed(params.blocks()),
             params,
@@ -142,33 +146,12 @@ impl<S: AsRef<[Block]>> CountingBloomFilter<S, IntFold> {
 impl<S: AsRef<[Block]>, H: KeyHasher> CountingBloomFilter<S, H> {
     /// Like [`from_storage`](CountingBloomFilter::from_storage), with the given hasher.
     pub fn from_storage_with_hasher(blocks: S, k: u32, hasher: H) -> Result<Self, ParamsError> {
-        let params = Params::new(blocks.as_ref().len() as u64, k)?;
+        let params = CountingParams::new(blocks.as_ref().len() as u64, k)?;
         Ok(CountingBloomFilter {
             blocks,
             params,
             hasher,
         })
-    }
-
-    /// The filter's shape.
-    pub fn params(&self) -> Params {
-        self.params
-    }
-
-    /// The hasher.
-    pub fn hasher(&self) -> &H {
-        &self.hasher
-    }
-
-    /// The blocks (128 four-bit counters each).
-    pub fn as_blocks(&self) -> &[Block] {
-        self.blocks.as_ref()
-    }
-
-    /// The 64-bit hash this filter uses for `key`.
-    #[inline]
-    pub fn hash<K: Key + ?Sized>(&self, key: &K) -> u64 {
-        key.hash_key(&self.hasher)
     }
 
     fn block(&self, hash: u64) -> &Block {
@@ -253,14 +236,14 @@ impl<S: AsRef<[Block]>, H: KeyHasher> CountingBloomFilter<S, H> {
     /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
     pub fn expected_fpr(&self, n: u64) -> f64 {
-        self.params.expected_counting_fpr(n)
+        self.params.expected_fpr(n)
     }
 
     /// The most distinct keys this filter holds with a predicted rate at most `fpr`
-    /// ([`Params::counting_capacity_at`]): watch [`estimated_len`](Self::estimated_len)
+    /// ([`CountingParams::capacity_at`]): watch [`estimated_len`](Self::estimated_len)
     /// against it.
     pub fn capacity_at(&self, fpr: f64) -> u64 {
-        self.params.counting_capacity_at(fpr)
+        self.params.capacity_at(fpr)
     }
 
     /// The false-positive rate of this filter as it is now, for a random non-member: per
@@ -292,19 +275,21 @@ impl<S: AsRef<[Block]>, H: KeyHasher> CountingBloomFilter<S, H> {
     /// per position): monitor the counting filter itself.
     ///
     /// ```
-    /// use linebloom::{CountingBloomFilter, Params};
-    /// let mut c = CountingBloomFilter::new(Params::new(16, 7).unwrap());
+    /// use linebloom::{CountingBloomFilter, CountingParams};
+    /// let mut c = CountingBloomFilter::new(CountingParams::new(16, 7)?);
     /// c.extend(0..200u64);
     /// let plain = c.to_bloom();
     /// assert!((0..200u64).all(|k| plain.contains(&k)));
     /// assert!((1000..3000u64).all(|k| plain.contains(&k) == c.contains(&k)));
+    /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
     #[cfg(feature = "alloc")]
     pub fn to_bloom(&self) -> crate::BloomFilter<crate::Blocks, H>
     where
         H: Clone,
     {
-        let mut out = crate::BloomFilter::with_hasher(self.params, self.hasher.clone());
+        let mut out =
+            crate::BloomFilter::with_hasher(self.params.bloom_shape(), self.hasher.clone());
         self.write_bloom_blocks(out.blocks_mut());
         out
     }
@@ -394,8 +379,8 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> CountingBloomFilter<S, H>
     /// the same parameters and hasher.
     ///
     /// ```
-    /// use linebloom::{CountingBloomFilter, Params};
-    /// let p = Params::new(4, 5).unwrap();
+    /// use linebloom::{CountingBloomFilter, CountingParams};
+    /// let p = CountingParams::new(4, 5)?;
     /// let (mut a, mut b) = (CountingBloomFilter::new(p), CountingBloomFilter::new(p));
     /// a.insert("x");
     /// b.insert("x");
@@ -404,7 +389,8 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> CountingBloomFilter<S, H>
     /// assert_eq!(a.count_estimate("x"), 2);
     /// a.remove("x").unwrap();
     /// assert!(a.contains("x") && a.contains("y"));
-    /// assert!(a.union(&CountingBloomFilter::new(Params::new(5, 5).unwrap())).is_err());
+    /// assert!(a.union(&CountingBloomFilter::new(CountingParams::new(5, 5)?)).is_err());
+    /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
     pub fn union<S2: AsRef<[Block]>>(
         &mut self,
@@ -414,8 +400,8 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> CountingBloomFilter<S, H>
         H: PartialEq,
     {
         crate::IncompatibleError::check(
-            (self.params, &self.hasher),
-            (other.params, &other.hasher),
+            (self.params.bloom_shape(), &self.hasher),
+            (other.params.bloom_shape(), &other.hasher),
         )?;
         for (ours, theirs) in self.blocks.as_mut().iter_mut().zip(other.blocks.as_ref()) {
             for (a, &b) in ours.0.iter_mut().zip(&theirs.0) {
@@ -433,7 +419,21 @@ fn add_counters(a: u64, b: u64) -> u64 {
     })
 }
 
-crate::bloom::block_filter_traits!(CountingBloomFilter, extend);
+crate::filter::block_storage_accessors!(CountingBloomFilter, CountingParams);
+crate::filter::family_traits!(
+    CountingBloomFilter<S, H>, [S, H: KeyHasher], hasher: H,
+    read: [S: AsRef<[Block]>], write: [S: AsRef<[Block]> + AsMut<[Block]>],
+    memory: |f| f.params.bytes(),
+    insert, extend,
+);
+
+impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> crate::RemoveFilter
+    for CountingBloomFilter<S, H>
+{
+    fn remove_hash(&mut self, hash: u64) -> Result<(), RemoveError> {
+        CountingBloomFilter::remove_hash(self, hash)
+    }
+}
 
 impl<S: AsRef<[Block]>, H: core::fmt::Debug> core::fmt::Debug for CountingBloomFilter<S, H> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

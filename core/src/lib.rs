@@ -62,7 +62,7 @@
 //!
 //! The promise, for a filter sized by [`Params::for_fpr`]`(n, p)` ([`BloomFilter`],
 //! [`AtomicBloomFilter`] and the static filters share these params),
-//! [`Params::counting_for_fpr`] ([`CountingBloomFilter`]) or [`ClassicParams::for_fpr`]
+//! [`CountingParams::for_fpr`] ([`CountingBloomFilter`]) or [`ClassicParams::for_fpr`]
 //! ([`ClassicBloomFilter`]), and holding at most `n` distinct keys:
 //!
 //! * **What holds for each filter:** its false-positive rate is at most `p` for at least
@@ -164,6 +164,7 @@ pub mod block;
 mod bloom;
 mod classic;
 mod counting;
+mod filter;
 pub mod format;
 pub mod fpr;
 pub mod hash;
@@ -187,16 +188,17 @@ pub use arch::active_kernel;
 #[cfg(all(feature = "alloc", target_has_atomic = "64"))]
 pub use atomic::{AtomicBlock, AtomicBloomFilter};
 pub use block::Block;
-pub use bloom::{BloomFilter, IncompatibleError};
-pub use classic::{ClassicBloomFilter, ClassicParams, MAX_CLASSIC_K};
+pub use bloom::BloomFilter;
+pub use classic::ClassicBloomFilter;
 pub use counting::{CountingBloomFilter, RemoveError};
-pub use format::DecodeError;
+pub use filter::{Filter, IncompatibleError, InsertFilter, RemoveFilter};
+pub use format::{DecodeError, EncodeError};
 #[cfg(feature = "ahash")]
 pub use hasher::AHash;
 pub use hasher::{Hashed, IntFold, Key, KeyHasher, StableHasher, Xxh3};
 pub use params::{
-    FAST_K, FAST_SHAPE_ALLOWANCE, MAX_BLOCKS, MAX_BYTES, Params, ParamsError, SIZING_MARGIN,
-    blocks_for,
+    ClassicParams, CountingParams, FAST_K, FAST_SHAPE_ALLOWANCE, MAX_BLOCKS, MAX_BYTES,
+    MAX_CLASSIC_K, Params, ParamsError, SIZING_MARGIN, blocks_for,
 };
 #[cfg(feature = "alloc")]
 pub use scalable::{MAX_LAYERS, Mode, ScalableBloomFilter, ScalableError, ScalableOptions};

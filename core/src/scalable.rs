@@ -80,8 +80,8 @@ impl core::error::Error for ScalableError {}
 ///
 /// ```
 /// use linebloom::{Mode, ScalableOptions};
-/// let o = ScalableOptions::new(1_000, 0.01).growth(4.0).mode(Mode::Fixed);
-/// assert_eq!((o.growth_factor(), o.tightening_ratio()), (4.0, 0.5));
+/// let o = ScalableOptions::new(1_000, 0.01).with_growth(4.0).with_mode(Mode::Fixed);
+/// assert_eq!((o.growth(), o.tightening(), o.mode()), (4.0, 0.5, Mode::Fixed));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ScalableOptions {
@@ -96,6 +96,7 @@ impl ScalableOptions {
     /// A scaling filter for `initial_capacity` keys in its first layer and a compounded
     /// rate of at most `fpr`, with growth 2 and tightening 0.5. Checked when the filter
     /// is built ([`ScalableBloomFilter::with_options`]).
+    #[must_use]
     pub fn new(initial_capacity: u64, fpr: f64) -> Self {
         ScalableOptions {
             initial_capacity,
@@ -107,17 +108,20 @@ impl ScalableOptions {
     }
 
     /// Each layer's capacity is this factor (≥ 1) times the previous one's.
-    pub fn growth(self, growth: f64) -> Self {
+    #[must_use]
+    pub fn with_growth(self, growth: f64) -> Self {
         ScalableOptions { growth, ..self }
     }
 
     /// Each layer's target rate is this ratio (in (0, 1)) times the previous one's.
-    pub fn tightening(self, tightening: f64) -> Self {
+    #[must_use]
+    pub fn with_tightening(self, tightening: f64) -> Self {
         ScalableOptions { tightening, ..self }
     }
 
     /// Grow, or refuse new keys past the first layer's capacity.
-    pub fn mode(self, mode: Mode) -> Self {
+    #[must_use]
+    pub fn with_mode(self, mode: Mode) -> Self {
         ScalableOptions { mode, ..self }
     }
 
@@ -132,17 +136,17 @@ impl ScalableOptions {
     }
 
     /// The growth factor.
-    pub fn growth_factor(&self) -> f64 {
+    pub fn growth(&self) -> f64 {
         self.growth
     }
 
     /// The tightening ratio.
-    pub fn tightening_ratio(&self) -> f64 {
+    pub fn tightening(&self) -> f64 {
         self.tightening
     }
 
     /// The mode.
-    pub fn scaling_mode(&self) -> Mode {
+    pub fn mode(&self) -> Mode {
         self.mode
     }
 
@@ -228,11 +232,11 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
     ///
     /// ```
     /// use linebloom::{IntFold, Mode, ParamsError, ScalableBloomFilter, ScalableOptions};
-    /// let options = ScalableOptions::new(100, 0.01).growth(0.5);
+    /// let options = ScalableOptions::new(100, 0.01).with_growth(0.5);
     /// let bad = ScalableBloomFilter::with_options(options, IntFold::default());
     /// assert_eq!(bad.err(), Some(ParamsError::InvalidGrowth));
     ///
-    /// let fixed = ScalableOptions::new(100, 0.01).mode(Mode::Fixed);
+    /// let fixed = ScalableOptions::new(100, 0.01).with_mode(Mode::Fixed);
     /// let f = ScalableBloomFilter::with_options(fixed, IntFold::default())?;
     /// assert_eq!(f.capacity(), 100);
     /// # Ok::<(), ParamsError>(())
@@ -287,7 +291,20 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
         }
     }
 
+    /// The hasher, shared by every layer.
+    #[must_use]
+    pub fn hasher(&self) -> &H {
+        &self.hasher
+    }
+
+    /// Removes every key: back to one empty first layer.
+    pub fn clear(&mut self) {
+        *self = ScalableBloomFilter::with_options(self.options, self.hasher.clone())
+            .expect("these options built a first layer before");
+    }
+
     /// The options the filter was built with.
+    #[must_use]
     pub fn options(&self) -> ScalableOptions {
         self.options
     }
@@ -339,7 +356,7 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
     ///
     /// ```
     /// use linebloom::{IntFold, Mode, ScalableBloomFilter, ScalableError, ScalableOptions};
-    /// let options = ScalableOptions::new(10, 0.01).mode(Mode::Fixed);
+    /// let options = ScalableOptions::new(10, 0.01).with_mode(Mode::Fixed);
     /// let mut f = ScalableBloomFilter::with_options(options, IntFold::default())?;
     /// for i in 0..10u64 {
     ///     assert_eq!(f.try_insert(&i), Ok(true));
@@ -443,3 +460,9 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
         &self.layers
     }
 }
+
+crate::filter::family_traits!(
+    ScalableBloomFilter<H>, [H: KeyHasher + Clone], hasher: H, read: [], write: [],
+    memory: |f| f.memory_bytes(),
+    insert, extend,
+);

@@ -135,6 +135,13 @@ impl<const BLOCKS: usize, H: KeyHasher> StaticAtomicBloomFilter<BLOCKS, H> {
         })
     }
 
+    /// Removes every key. Needs `&mut self`: nothing may be inserting meanwhile.
+    pub fn clear(&mut self) {
+        for word in self.blocks.iter().flat_map(|b| &b.0) {
+            word.store(0, Ordering::Relaxed);
+        }
+    }
+
     /// Writes the plain blocks into `out` (a snapshot if others insert meanwhile): the
     /// storage of a [`crate::BloomFilter`] with the same `k` and hasher that answers
     /// alike, to encode or to query without atomics.
@@ -146,6 +153,40 @@ impl<const BLOCKS: usize, H: KeyHasher> StaticAtomicBloomFilter<BLOCKS, H> {
         assert_eq!(out.len(), BLOCKS, "write_blocks: wrong block count");
         for (dst, src) in out.iter_mut().zip(&self.blocks) {
             *dst = src.load();
+        }
+    }
+
+    /// Sets every bit that is set in `blocks` (a bitwise OR, atomic per word, through
+    /// `&self`): loads a filter saved by [`write_blocks`](Self::write_blocks), for
+    /// example one decoded from flash with `BloomFilter::from_bytes_into`, or adds the
+    /// keys of a plain filter with the same `k` and hasher.
+    ///
+    /// # Panics
+    ///
+    /// If `blocks.len()` is not `BLOCKS`.
+    ///
+    /// ```
+    /// use linebloom::{Block, BloomFilter, StaticAtomicBloomFilter};
+    /// let mut storage = [Block::ZERO; 4];
+    /// let mut saved = BloomFilter::from_storage(&mut storage[..], 8)?;
+    /// saved.insert("sensor-17");
+    /// static F: StaticAtomicBloomFilter<4> = StaticAtomicBloomFilter::new(8);
+    /// F.union_blocks(saved.as_blocks());
+    /// assert!(F.contains("sensor-17"));
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    pub fn union_blocks(&self, blocks: &[Block]) {
+        assert_eq!(blocks.len(), BLOCKS, "union_blocks: wrong block count");
+        for (dst, src) in self.blocks.iter().zip(blocks) {
+            for (w, &word) in src.0.iter().enumerate() {
+                let (lo, hi) = (word as u32, (word >> 32) as u32);
+                if lo != 0 {
+                    dst.0[2 * w].fetch_or(lo, Ordering::Relaxed);
+                }
+                if hi != 0 {
+                    dst.0[2 * w + 1].fetch_or(hi, Ordering::Relaxed);
+                }
+            }
         }
     }
 
@@ -194,3 +235,10 @@ impl<const BLOCKS: usize, H: core::fmt::Debug> core::fmt::Debug
             .finish()
     }
 }
+
+crate::filter::family_traits!(
+    StaticAtomicBloomFilter<BLOCKS, H>, [const BLOCKS: usize, H: KeyHasher], hasher: H,
+    read: [], write: [],
+    memory: |_f| BLOCKS * Block::BYTES,
+    insert, extend,
+);

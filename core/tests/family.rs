@@ -10,14 +10,16 @@ use linebloom::*;
 use proptest::prelude::*;
 use std::collections::HashSet;
 
-/// What the shared suite needs from a filter type.
-trait Family: Sized + PartialEq + std::fmt::Debug {
+/// What the shared suite needs of a filter kind beyond [`InsertFilter`], through which
+/// the suite inserts and looks up: how to build one, its format round trip, equality as
+/// the kind defines it, and its optional view and union.
+trait Family: InsertFilter + Sized {
     /// A filter for about `n` keys at 1%.
     fn for_capacity(n: u64) -> Self;
-    /// Inserts; `true` if the filter says the key was new.
-    fn put(&mut self, key: u64) -> bool;
-    fn has(&self, key: u64) -> bool;
+    /// Encoded by the kind's format (or its plain snapshot's) and decoded again.
     fn round_trip(&self) -> Self;
+    /// The same shape, hasher and bits.
+    fn same_as(&self, other: &Self) -> bool;
     /// The answers for `keys` of a zero-copy `view` of the encoding (in 64-byte aligned
     /// memory), where the type has one; `None` elsewhere, and on big-endian targets.
     fn view_answers(&self, _keys: std::ops::Range<u64>) -> Option<Vec<bool>> {
@@ -29,25 +31,30 @@ trait Family: Sized + PartialEq + std::fmt::Debug {
     }
 }
 
+/// The answers of a zero-copy `view` of `$f`'s encoding, for a block kind `$ty`.
+macro_rules! view_answers {
+    ($ty:ident) => {
+        #[cfg(target_endian = "little")]
+        fn view_answers(&self, keys: std::ops::Range<u64>) -> Option<Vec<bool>> {
+            let (buffer, n) = aligned(|out| self.encode_into(out), self.encoded_len());
+            let bytes = &block::blocks_as_bytes(&buffer)[..n];
+            let view = $ty::<&[Block]>::view(bytes).unwrap();
+            Some(keys.map(|k| view.contains(&k)).collect())
+        }
+    };
+}
+
 impl Family for BloomFilter {
     fn for_capacity(n: u64) -> Self {
-        BloomFilter::new(Params::for_fpr(n, 0.01).unwrap())
-    }
-    fn put(&mut self, key: u64) -> bool {
-        self.insert(&key)
-    }
-    fn has(&self, key: u64) -> bool {
-        self.contains(&key)
+        BloomFilter::for_fpr(n, 0.01).unwrap()
     }
     fn round_trip(&self) -> Self {
         BloomFilter::from_bytes(&self.to_bytes()).unwrap()
     }
-    #[cfg(target_endian = "little")]
-    fn view_answers(&self, keys: std::ops::Range<u64>) -> Option<Vec<bool>> {
-        let (buffer, n) = aligned(|out| self.encode_into(out), self.encoded_len());
-        let view = BloomFilter::<&[Block]>::view(&block::blocks_as_bytes(&buffer)[..n]).unwrap();
-        Some(keys.map(|k| view.contains(&k)).collect())
+    fn same_as(&self, other: &Self) -> bool {
+        self == other
     }
+    view_answers!(BloomFilter);
     fn union_with(&mut self, other: &Self) -> bool {
         self.union(other).unwrap();
         true
@@ -56,50 +63,32 @@ impl Family for BloomFilter {
 
 impl Family for CountingBloomFilter {
     fn for_capacity(n: u64) -> Self {
-        CountingBloomFilter::new(Params::counting_for_fpr(n, 0.01).unwrap())
-    }
-    fn put(&mut self, key: u64) -> bool {
-        self.insert(&key)
-    }
-    fn has(&self, key: u64) -> bool {
-        self.contains(&key)
+        CountingBloomFilter::for_fpr(n, 0.01).unwrap()
     }
     fn round_trip(&self) -> Self {
-        <CountingBloomFilter>::from_bytes(&self.to_bytes()).unwrap()
+        CountingBloomFilter::from_bytes(&self.to_bytes()).unwrap()
     }
+    fn same_as(&self, other: &Self) -> bool {
+        self == other
+    }
+    view_answers!(CountingBloomFilter);
     fn union_with(&mut self, other: &Self) -> bool {
         self.union(other).unwrap();
         true
-    }
-    #[cfg(target_endian = "little")]
-    fn view_answers(&self, keys: std::ops::Range<u64>) -> Option<Vec<bool>> {
-        let (buffer, n) = aligned(|out| self.encode_into(out), self.encoded_len());
-        let bytes = &block::blocks_as_bytes(&buffer)[..n];
-        let view = CountingBloomFilter::<&[Block]>::view(bytes).unwrap();
-        Some(keys.map(|k| view.contains(&k)).collect())
     }
 }
 
 impl Family for ClassicBloomFilter {
     fn for_capacity(n: u64) -> Self {
-        ClassicBloomFilter::new(ClassicParams::for_fpr(n, 0.01).unwrap())
-    }
-    fn put(&mut self, key: u64) -> bool {
-        self.insert(&key)
-    }
-    fn has(&self, key: u64) -> bool {
-        self.contains(&key)
+        ClassicBloomFilter::for_fpr(n, 0.01).unwrap()
     }
     fn round_trip(&self) -> Self {
-        <ClassicBloomFilter>::from_bytes(&self.to_bytes()).unwrap()
+        ClassicBloomFilter::from_bytes(&self.to_bytes()).unwrap()
     }
-    #[cfg(target_endian = "little")]
-    fn view_answers(&self, keys: std::ops::Range<u64>) -> Option<Vec<bool>> {
-        let (buffer, n) = aligned(|out| self.encode_into(out), self.encoded_len());
-        let bytes = &block::blocks_as_bytes(&buffer)[..n];
-        let view = ClassicBloomFilter::<&[Block]>::view(bytes).unwrap();
-        Some(keys.map(|k| view.contains(&k)).collect())
+    fn same_as(&self, other: &Self) -> bool {
+        self == other
     }
+    view_answers!(ClassicBloomFilter);
     fn union_with(&mut self, other: &Self) -> bool {
         self.union(other).unwrap();
         true
@@ -111,44 +100,58 @@ impl Family for ScalableBloomFilter {
         // Start at a tenth of the capacity so the suite exercises growth.
         ScalableBloomFilter::new((n / 10).max(1), 0.01).unwrap()
     }
-    fn put(&mut self, key: u64) -> bool {
-        self.insert(&key)
-    }
-    fn has(&self, key: u64) -> bool {
-        self.contains(&key)
-    }
     fn round_trip(&self) -> Self {
-        <ScalableBloomFilter>::from_bytes(&self.to_bytes()).unwrap()
+        ScalableBloomFilter::from_bytes(&self.to_bytes()).unwrap()
+    }
+    fn same_as(&self, other: &Self) -> bool {
+        self == other
     }
 }
 
 /// The atomic filter, compared and serialized through its plain snapshot.
-#[derive(Debug)]
-struct Atomic(AtomicBloomFilter);
-
-impl PartialEq for Atomic {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.to_bloom() == other.0.to_bloom()
+impl Family for AtomicBloomFilter {
+    fn for_capacity(n: u64) -> Self {
+        AtomicBloomFilter::new(Params::for_fpr(n, 0.01).unwrap())
+    }
+    fn round_trip(&self) -> Self {
+        AtomicBloomFilter::from(BloomFilter::from_bytes(&self.to_bloom().to_bytes()).unwrap())
+    }
+    fn same_as(&self, other: &Self) -> bool {
+        self.to_bloom() == other.to_bloom()
+    }
+    fn union_with(&mut self, other: &Self) -> bool {
+        self.union(other).unwrap();
+        true
     }
 }
 
-impl Family for Atomic {
-    fn for_capacity(n: u64) -> Self {
-        Atomic(AtomicBloomFilter::new(Params::for_fpr(n, 0.01).unwrap()))
-    }
-    fn put(&mut self, key: u64) -> bool {
-        self.0.insert(&key)
-    }
-    fn has(&self, key: u64) -> bool {
-        self.0.contains(&key)
+/// Blocks of the static atomic filter in the suite: 32 KiB, a fixed size (it is a
+/// const parameter), which holds the suite's up to 1,500 keys at about 0.01%.
+const STATIC_BLOCKS: usize = 512;
+
+/// The static atomic filter, serialized through its plain blocks (`write_blocks`) and
+/// loaded back with `union_blocks`.
+impl Family for StaticAtomicBloomFilter<STATIC_BLOCKS> {
+    fn for_capacity(_n: u64) -> Self {
+        StaticAtomicBloomFilter::new(8)
     }
     fn round_trip(&self) -> Self {
-        let plain = BloomFilter::from_bytes(&self.0.to_bloom().to_bytes()).unwrap();
-        Atomic(AtomicBloomFilter::from(plain))
+        let mut blocks = vec![Block::ZERO; STATIC_BLOCKS];
+        self.write_blocks(&mut blocks);
+        let plain = BloomFilter::from_storage(blocks, 8).unwrap();
+        let decoded = BloomFilter::from_bytes(&plain.to_bytes()).unwrap();
+        let copy = StaticAtomicBloomFilter::new(8);
+        copy.union_blocks(decoded.as_blocks());
+        copy
     }
-    fn union_with(&mut self, other: &Self) -> bool {
-        self.0.union(&other.0).unwrap();
-        true
+    fn same_as(&self, other: &Self) -> bool {
+        let (mut a, mut b) = (
+            vec![Block::ZERO; STATIC_BLOCKS],
+            vec![Block::ZERO; STATIC_BLOCKS],
+        );
+        self.write_blocks(&mut a);
+        other.write_blocks(&mut b);
+        a == b
     }
 }
 
@@ -156,12 +159,68 @@ impl Family for Atomic {
 /// buffer and the encoding's length.
 #[cfg(target_endian = "little")]
 fn aligned(
-    encode: impl FnOnce(&mut [u8]) -> Result<usize, DecodeError>,
+    encode: impl FnOnce(&mut [u8]) -> Result<usize, EncodeError>,
     len: usize,
 ) -> (Vec<Block>, usize) {
     let mut buffer = vec![Block::ZERO; len.div_ceil(Block::BYTES)];
     let n = encode(block::blocks_as_bytes_mut(&mut buffer)).unwrap();
     (buffer, n)
+}
+
+/// Inserts `keys` (every answer checked against a set), then looks every key up, all
+/// through the family's traits: no false negatives, the format round trip is equal and
+/// answers alike, and so does the zero-copy view.
+fn agrees_with_a_set<F: Family>(capacity: u64, keys: &[u64]) -> Result<(), TestCaseError> {
+    let mut f = F::for_capacity(capacity);
+    let mut model = HashSet::new();
+    for &k in keys {
+        let new_in_model = model.insert(k);
+        let said_new = f.insert(&k);
+        // A key already in the set must never be reported as new (that would mean it
+        // had been lost).
+        prop_assert!(new_in_model || !said_new, "re-insert of {} reported new", k);
+    }
+    for &k in &model {
+        prop_assert!(f.contains(&k), "false negative for {}", k);
+    }
+    let g = f.round_trip();
+    prop_assert!(g.same_as(&f));
+    for k in 0..5_000u64 {
+        prop_assert_eq!(g.contains(&k), f.contains(&k));
+    }
+    if let Some(answers) = f.view_answers(0..5_000) {
+        let expected: Vec<bool> = (0..5_000).map(|k| f.contains(&k)).collect();
+        prop_assert_eq!(answers, expected);
+    }
+    // The monitoring numbers are those of a filter holding about `model.len()` keys.
+    prop_assert!(f.fill_ratio() >= 0.0 && f.fill_ratio() <= 1.0);
+    prop_assert!(f.estimated_fpr() >= 0.0 && f.estimated_fpr() <= 1.0);
+    prop_assert!(f.memory_bytes() > 0);
+    if model.is_empty() {
+        prop_assert_eq!(f.estimated_len(), 0.0);
+    }
+    // An empty filter has no bit set, so it answers no to every key.
+    f.clear();
+    prop_assert_eq!(f.fill_ratio(), 0.0);
+    prop_assert!(model.iter().all(|k| !f.contains(k)));
+    Ok(())
+}
+
+/// Both sides' keys are in the union, where the kind has one.
+fn union_keeps_both<F: Family>(a: &[u64], b: &[u64]) -> Result<(), TestCaseError> {
+    let (mut fa, mut fb) = (F::for_capacity(1_000), F::for_capacity(1_000));
+    for k in a {
+        fa.insert(k);
+    }
+    for k in b {
+        fb.insert(k);
+    }
+    if fa.union_with(&fb) {
+        for &k in a.iter().chain(b) {
+            prop_assert!(fa.contains(&k));
+        }
+    }
+    Ok(())
 }
 
 macro_rules! family_suite {
@@ -177,28 +236,7 @@ macro_rules! family_suite {
                     capacity in 1u64..2_000,
                     keys in prop::collection::vec(0u64..5_000, 0..1_500),
                 ) {
-                    let mut f = <$ty>::for_capacity(capacity);
-                    let mut model = HashSet::new();
-                    for &k in &keys {
-                        let new_in_model = model.insert(k);
-                        let said_new = f.put(k);
-                        // A key already in the set must never be reported as new
-                        // (that would mean it had been lost).
-                        prop_assert!(new_in_model || !said_new, "re-insert of {} reported new", k);
-                    }
-                    for &k in &model {
-                        prop_assert!(f.has(k), "false negative for {}", k);
-                    }
-                    let g = f.round_trip();
-                    prop_assert_eq!(&g, &f);
-                    for k in 0..5_000u64 {
-                        prop_assert_eq!(g.has(k), f.has(k));
-                    }
-                    // The zero-copy view answers as the filter does.
-                    if let Some(answers) = f.view_answers(0..5_000) {
-                        let expected: Vec<bool> = (0..5_000).map(|k| f.has(k)).collect();
-                        prop_assert_eq!(answers, expected);
-                    }
+                    agrees_with_a_set::<$ty>(capacity, &keys)?;
                 }
 
                 #[test]
@@ -206,14 +244,7 @@ macro_rules! family_suite {
                     a in prop::collection::vec(any::<u64>(), 0..500),
                     b in prop::collection::vec(any::<u64>(), 0..500),
                 ) {
-                    let (mut fa, mut fb) = (<$ty>::for_capacity(1_000), <$ty>::for_capacity(1_000));
-                    a.iter().for_each(|&k| { fa.put(k); });
-                    b.iter().for_each(|&k| { fb.put(k); });
-                    if fa.union_with(&fb) {
-                        for &k in a.iter().chain(&b) {
-                            prop_assert!(fa.has(k));
-                        }
-                    }
+                    union_keeps_both::<$ty>(&a, &b)?;
                 }
             }
         }
@@ -225,7 +256,8 @@ family_suite!(
     counting => CountingBloomFilter,
     classic => ClassicBloomFilter,
     scalable => ScalableBloomFilter,
-    atomic => Atomic,
+    atomic => AtomicBloomFilter,
+    static_atomic => StaticAtomicBloomFilter<STATIC_BLOCKS>,
 );
 
 // ---- counting --------------------------------------------------------------------
@@ -239,7 +271,7 @@ proptest! {
         drop in prop::collection::hash_set(any::<u64>(), 0..400),
         k in 1u32..=16,
     ) {
-        let mut f = CountingBloomFilter::new(Params::new(40, k).unwrap());
+        let mut f = CountingBloomFilter::new(CountingParams::new(40, k).unwrap());
         for key in keep.iter().chain(&drop) {
             f.insert(key);
         }
@@ -256,7 +288,7 @@ proptest! {
         keys in prop::collection::vec(any::<u64>(), 0..600),
         k in 1u32..=16,
     ) {
-        let mut c = CountingBloomFilter::new(Params::new(17, k).unwrap());
+        let mut c = CountingBloomFilter::new(CountingParams::new(17, k).unwrap());
         c.extend(keys.iter().copied());
         let plain = c.to_bloom();
         for probe in keys.iter().copied().chain(0..3000u64) {
@@ -277,7 +309,7 @@ proptest! {
         b in prop::collection::vec(0u64..300, 0..300),
         k in 1u32..=16,
     ) {
-        let p = Params::new(3, k).unwrap();
+        let p = CountingParams::new(3, k).unwrap();
         let (mut fa, mut fb, mut both) = (
             CountingBloomFilter::new(p),
             CountingBloomFilter::new(p),
@@ -307,7 +339,7 @@ proptest! {
 
 #[test]
 fn remove_of_an_absent_key_changes_nothing() {
-    let mut f = CountingBloomFilter::new(Params::new(8, 6).unwrap());
+    let mut f = CountingBloomFilter::new(CountingParams::new(8, 6).unwrap());
     f.insert("present");
     let before = f.to_bytes();
     assert_eq!(f.remove("never inserted"), Err(RemoveError::NotPresent));
@@ -323,7 +355,7 @@ fn remove_of_an_absent_key_changes_nothing() {
 
 #[test]
 fn saturated_counters_are_sticky() {
-    let mut f = CountingBloomFilter::new(Params::new(1, 3).unwrap());
+    let mut f = CountingBloomFilter::new(CountingParams::new(1, 3).unwrap());
     for _ in 0..20 {
         f.insert("hot");
     }
@@ -340,7 +372,7 @@ fn saturated_counters_are_sticky() {
 #[test]
 fn counters_rarely_saturate() {
     let n = if RELEASE { 100_000 } else { 10_000 };
-    let mut f = CountingBloomFilter::new(Params::counting_for_fpr(n as u64, 0.01).unwrap());
+    let mut f = CountingBloomFilter::new(CountingParams::for_fpr(n as u64, 0.01).unwrap());
     f.extend(members(3, n));
     assert_eq!(f.saturated_counters(), 0);
     assert!(
@@ -353,7 +385,7 @@ fn counters_rarely_saturate() {
 
 #[test]
 fn fixed_mode_reports_full_instead_of_growing() {
-    let options = ScalableOptions::new(100, 0.01).mode(Mode::Fixed);
+    let options = ScalableOptions::new(100, 0.01).with_mode(Mode::Fixed);
     let mut f = ScalableBloomFilter::with_options(options, Xxh3::default()).unwrap();
     let mut added = 0;
     let mut err = None;
@@ -381,7 +413,9 @@ fn bad_growth_options_are_refused() {
         (f64::NAN, 0.5),
         (2.0, f64::NAN),
     ] {
-        let options = ScalableOptions::new(10, 0.01).growth(g).tightening(r);
+        let options = ScalableOptions::new(10, 0.01)
+            .with_growth(g)
+            .with_tightening(r);
         let e = ScalableBloomFilter::with_options(options, Xxh3::default()).unwrap_err();
         assert_eq!(e, ParamsError::InvalidGrowth, "{g} {r}");
     }
@@ -489,7 +523,7 @@ fn counting_fpr_matches_its_formula() {
     } else {
         (20_000, 3, 50_000)
     };
-    let params = Params::counting_for_fpr(n as u64, 0.01).unwrap();
+    let params = CountingParams::for_fpr(n as u64, 0.01).unwrap();
     let measured = pooled(seeds, probes, n, |keys| {
         let mut f = CountingBloomFilter::new(params);
         f.extend(keys.iter().copied());
@@ -539,7 +573,7 @@ fn classic_fpr_matches_its_formula() {
 type Encoding = (&'static str, Vec<u8>, fn(&[u8]) -> bool);
 
 fn encodings() -> Vec<Encoding> {
-    let mut c = CountingBloomFilter::new(Params::new(3, 5).unwrap());
+    let mut c = CountingBloomFilter::new(CountingParams::new(3, 5).unwrap());
     c.extend(0..40u64);
     let mut cl = ClassicBloomFilter::new(ClassicParams::new(900, 4).unwrap());
     cl.extend(0..40u64);
@@ -651,7 +685,7 @@ fn a_scalable_filter_that_cannot_grow_says_why_every_time() {
     // capacity returns the same error, leaves the filter unchanged, and the remembered
     // error does not make it unequal to a decoded copy.
     use linebloom::{IntFold, ParamsError, ScalableBloomFilter, ScalableError};
-    let options = ScalableOptions::new(100, 0.01).growth(1e12);
+    let options = ScalableOptions::new(100, 0.01).with_growth(1e12);
     let mut f = ScalableBloomFilter::with_options(options, IntFold::default()).unwrap();
     let mut i = 0u64;
     while f.newest_len() < 100 {

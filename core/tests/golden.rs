@@ -7,7 +7,7 @@
 //! intended, it is a format-version change: bump `format::VERSION` and record why.
 
 use linebloom::arch::Kernel;
-use linebloom::{BloomFilter, IntFold, Key, KeyHasher, Params, StableHasher, Xxh3};
+use linebloom::{BloomFilter, CountingParams, IntFold, Key, KeyHasher, Params, StableHasher, Xxh3};
 
 fn golden_filter<H: StableHasher>(
     blocks: u64,
@@ -147,7 +147,7 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
     bloom.extend(keys());
     let mut bloom_xxh3 = BloomFilter::with_hasher(Params::new(16, 5).unwrap(), Xxh3::with_seed(9));
     bloom_xxh3.extend(keys());
-    let mut counting = CountingBloomFilter::new(Params::new(64, 6).unwrap());
+    let mut counting = CountingBloomFilter::new(CountingParams::new(64, 6).unwrap());
     counting.extend(keys());
     let mut classic = ClassicBloomFilter::new(ClassicParams::new(7001, 5).unwrap());
     keys().for_each(|k| {
@@ -176,7 +176,7 @@ fn fixture_answers(name: &str, bytes: &[u8]) -> usize {
             Box::new(move |k| f.contains(&k))
         }
         "bloom-xxh3" => {
-            let f = BloomFilter::<Blocks, Xxh3>::decode(bytes).unwrap();
+            let f = BloomFilter::<Blocks, Xxh3>::from_bytes_with_hasher(bytes).unwrap();
             Box::new(move |k| f.contains(&k))
         }
         "counting" => {

@@ -12,7 +12,7 @@ use common::{NaiveFilter, naive_bits};
 use linebloom::block::{blocks_as_bytes, blocks_as_bytes_mut};
 use linebloom::{
     AtomicBloomFilter, Block, Blocks, BloomFilter, ClassicBloomFilter, ClassicParams,
-    CountingBloomFilter, Params, ScalableBloomFilter, Xxh3,
+    CountingBloomFilter, CountingParams, Params, ScalableBloomFilter, Xxh3,
 };
 
 /// Hashes spread over the whole 64-bit range (a Weyl sequence).
@@ -116,11 +116,11 @@ fn bytes_views_and_every_decoder() {
         assert_eq!(view, f);
     }
     assert_eq!(
-        BloomFilter::<Blocks, Xxh3>::decode(&f.to_bytes()).unwrap(),
+        BloomFilter::<Blocks, Xxh3>::from_bytes_with_hasher(&f.to_bytes()).unwrap(),
         f
     );
 
-    let mut counting = CountingBloomFilter::new(Params::new(2, 5).unwrap());
+    let mut counting = CountingBloomFilter::new(CountingParams::new(2, 5).unwrap());
     counting.insert(&1u64);
     counting.insert(&1u64);
     counting.remove(&1u64).unwrap();
@@ -170,8 +170,8 @@ fn bytes_views_and_every_decoder() {
     // Corrupt bytes are refused before anything is allocated from them.
     let mut bad = f.to_bytes();
     bad[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
-    assert!(BloomFilter::<Blocks, Xxh3>::decode(&bad).is_err());
-    assert!(BloomFilter::<Blocks, Xxh3>::decode(&bad[..10]).is_err());
+    assert!(BloomFilter::<Blocks, Xxh3>::from_bytes_with_hasher(&bad).is_err());
+    assert!(BloomFilter::<Blocks, Xxh3>::from_bytes_with_hasher(&bad[..10]).is_err());
 }
 
 #[test]

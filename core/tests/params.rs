@@ -2,7 +2,8 @@
 //! theoretical functions' sanity against each other.
 
 use linebloom::{
-    ClassicParams, MAX_BYTES, Params, ParamsError, SIZING_MARGIN, ScalableBloomFilter, fpr,
+    ClassicParams, CountingParams, MAX_BYTES, Params, ParamsError, SIZING_MARGIN,
+    ScalableBloomFilter, fpr,
 };
 
 #[test]
@@ -201,7 +202,7 @@ fn absurd_sizes_answer_at_once() {
         Err(ParamsError::TooLarge { .. })
     ));
     assert!(matches!(
-        Params::counting_for_fpr(1 << 60, 0.5),
+        CountingParams::for_fpr(1 << 60, 0.5),
         Err(ParamsError::TooLarge { .. })
     ));
     assert!(matches!(
@@ -239,7 +240,7 @@ fn rates_below_the_hash_floor_are_refused_by_every_sizing_function() {
             "{n} {p} is below the floor"
         );
         assert_eq!(Params::for_fpr(n, p), Err(floor_err(n)));
-        assert_eq!(Params::counting_for_fpr(n, p), Err(floor_err(n)));
+        assert_eq!(CountingParams::for_fpr(n, p), Err(floor_err(n)));
         assert_eq!(ClassicParams::for_fpr(n, p), Err(floor_err(n)));
         assert_eq!(ScalableBloomFilter::new(n, p).err(), Some(floor_err(n)));
     }

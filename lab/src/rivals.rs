@@ -12,8 +12,8 @@ pub mod families;
 
 use linebloom::arch::Kernel;
 use linebloom::{
-    AtomicBloomFilter, Block, Blocks, BloomFilter, ClassicBloomFilter, ClassicParams,
-    CountingBloomFilter, IntFold, Params, ScalableBloomFilter, StableHasher, Xxh3,
+    AtomicBloomFilter, Blocks, BloomFilter, ClassicBloomFilter, ClassicParams, CountingBloomFilter,
+    InsertFilter, IntFold, Params, ScalableBloomFilter, StableHasher, Xxh3,
 };
 use std::any::Any;
 
@@ -160,57 +160,130 @@ impl HasherLabel for Xxh3 {
     const LABEL: &'static str = "xxh3-";
 }
 
-/// linebloom's blocked filter over any storage, with a chosen kernel and hasher.
-pub struct Blocked<S, H = IntFold>(pub BloomFilter<S, H>);
+/// What the lab needs of a linebloom kind beyond the core's [`InsertFilter`]: its name,
+/// and the capabilities only some kinds have (batches, removal, merge, concurrent
+/// inserts). The lookups, inserts, memory and rate all come from the core's traits, so
+/// [`Linebloom`] is one adapter for every kind.
+pub trait LinebloomKind: InsertFilter + Any + Sized {
+    /// Name in CSVs and legends.
+    fn label(&self) -> String;
+    /// Serializes by the kind's format (the atomic kind through its plain snapshot)
+    /// and decodes it again: the copy and the encoding's length.
+    fn encode_and_decode(&self) -> anyhow::Result<(Self, usize)>;
+    /// Does it have a real batch API (prefetching)?
+    const HAS_BATCH: bool = false;
+    /// Tests many keys (kinds without a batch API loop).
+    fn contains_many(&self, keys: &[u64], out: &mut [bool]) {
+        for (o, k) in out.iter_mut().zip(keys) {
+            *o = self.contains(k);
+        }
+    }
+    /// Adds many keys.
+    fn insert_many(&mut self, keys: &[u64]) {
+        for k in keys {
+            self.insert(k);
+        }
+    }
+    /// Removes a key it holds: `Some(true)` if it did; `None` where the kind cannot.
+    fn remove_key(&mut self, _key: u64) -> Option<bool> {
+        None
+    }
+    /// The kind's own union with a filter of the same kind; `None` where it has none.
+    fn union_with(&mut self, _other: &Self) -> Option<anyhow::Result<()>> {
+        None
+    }
+    /// Inserts through `&self` from several threads; `None` where it needs `&mut self`.
+    fn insert_concurrently(&self, _keys: &[u64], _threads: usize) -> Option<()> {
+        None
+    }
+}
 
-impl<S: AsRef<[Block]> + AsMut<[Block]> + 'static, H: HasherLabel> Filter for Blocked<S, H> {
+/// Any linebloom kind as a [`Filter`]: one impl over the core's traits.
+pub struct Linebloom<F>(pub F);
+
+impl<F: LinebloomKind> Filter for Linebloom<F> {
     fn name(&self) -> String {
-        format!("linebloom-{}{}", H::LABEL, self.0.kernel_name())
+        self.0.label()
     }
     #[inline]
     fn insert(&mut self, key: u64) {
-        self.0.insert(&key);
+        InsertFilter::insert(&mut self.0, &key);
     }
     #[inline]
     fn contains(&self, key: u64) -> bool {
-        self.0.contains(&key)
+        linebloom::Filter::contains(&self.0, &key)
     }
     fn bytes(&self) -> usize {
-        self.0.params().bytes()
+        linebloom::Filter::memory_bytes(&self.0)
     }
     fn contains_batch(&self, keys: &[u64], out: &mut [bool]) {
-        self.0.contains_batch(keys, out);
+        self.0.contains_many(keys, out);
     }
     fn insert_batch(&mut self, keys: &[u64]) {
-        self.0.insert_batch(keys);
+        self.0.insert_many(keys);
     }
     fn has_batch(&self) -> bool {
-        true
+        F::HAS_BATCH
     }
     fn exact_fpr(&self) -> Option<f64> {
-        Some(self.0.estimated_fpr())
+        Some(linebloom::Filter::estimated_fpr(&self.0))
+    }
+    fn remove(&mut self, key: u64) -> Option<bool> {
+        self.0.remove_key(key)
     }
     fn merge(&mut self, other: &dyn Filter) -> Option<anyhow::Result<()>> {
-        Some(same_kind(self, other).and_then(|o| Ok(self.0.union(&o.0)?)))
+        match same_kind(self, other) {
+            Ok(o) => self.0.union_with(&o.0),
+            Err(e) => Some(Err(e)),
+        }
+    }
+    fn insert_concurrently(&self, keys: &[u64], threads: usize) -> Option<()> {
+        self.0.insert_concurrently(keys, threads)
     }
     fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
-        let bytes = self.0.to_bytes();
         Some(
-            BloomFilter::<Blocks, H>::decode(&bytes)
-                .map(|f| (Box::new(Blocked(f)) as Box<dyn Filter>, bytes.len()))
-                .map_err(Into::into),
+            self.0
+                .encode_and_decode()
+                .map(|(f, len)| (Box::new(Linebloom(f)) as Box<dyn Filter>, len)),
         )
+    }
+}
+
+/// linebloom's blocked filter over any storage, with a chosen kernel and hasher.
+pub type Blocked<S, H = IntFold> = Linebloom<BloomFilter<S, H>>;
+
+impl<H: HasherLabel> LinebloomKind for BloomFilter<Blocks, H> {
+    fn label(&self) -> String {
+        format!("linebloom-{}{}", H::LABEL, self.kernel_name())
+    }
+    fn encode_and_decode(&self) -> anyhow::Result<(Self, usize)> {
+        let bytes = self.to_bytes();
+        let mut decoded = BloomFilter::<Blocks, H>::from_bytes_with_hasher(&bytes)?;
+        if let Some(kernel) = linebloom::arch::by_name(self.kernel_name()) {
+            decoded = decoded.with_kernel(kernel);
+        }
+        Ok((decoded, bytes.len()))
+    }
+    const HAS_BATCH: bool = true;
+    fn contains_many(&self, keys: &[u64], out: &mut [bool]) {
+        self.contains_batch(keys, out);
+    }
+    fn insert_many(&mut self, keys: &[u64]) {
+        self.insert_batch(keys);
+    }
+    fn union_with(&mut self, other: &Self) -> Option<anyhow::Result<()>> {
+        Some(self.union(other).map_err(Into::into))
     }
 }
 
 /// A linebloom blocked filter with `params` and `kernel`, owned storage, default hasher.
 pub fn blocked(params: Params, kernel: &'static Kernel) -> Blocked<Blocks> {
-    Blocked(BloomFilter::new(params).with_kernel(kernel))
+    Linebloom(BloomFilter::new(params).with_kernel(kernel))
 }
 
 /// Like [`blocked`], hashing keys with XXH3-64 ([`Xxh3`]) as the rivals do.
 pub fn blocked_xxh3(params: Params, kernel: &'static Kernel) -> Blocked<Blocks, Xxh3> {
-    Blocked(BloomFilter::with_hasher(params, Xxh3::default()).with_kernel(kernel))
+    Linebloom(BloomFilter::with_hasher(params, Xxh3::default()).with_kernel(kernel))
 }
 
 /// A filter under another name: the control copy of a baseline (an identical second
@@ -345,60 +418,76 @@ macro_rules! adapter {
     };
 }
 
-adapter!(
-    /// linebloom's counting filter.
-    Counting(CountingBloomFilter), "linebloom-counting",
-    insert: |f, k| f.insert(&k),
-    contains: |f, k| f.contains(&k),
-    bytes: |f| f.params().bytes(),
-    exact: |f| f.estimated_fpr(),
-    remove: |f, k| f.remove(&k).is_ok(),
-    merge: |f, o| Ok(f.union(o)?),
-    round_trip: |f| {
-        let bytes = f.to_bytes();
+/// linebloom's counting filter.
+pub type Counting = Linebloom<CountingBloomFilter>;
+/// linebloom's scalable filter (growth 2, tightening 0.5).
+pub type Scalable = Linebloom<ScalableBloomFilter>;
+/// linebloom's atomic filter (used single-threaded except in `insert_concurrently`;
+/// see the `threads` experiment).
+pub type Atomic = Linebloom<AtomicBloomFilter>;
+/// linebloom's classic (unblocked) filter.
+pub type Classic = Linebloom<ClassicBloomFilter>;
+
+impl LinebloomKind for CountingBloomFilter {
+    fn label(&self) -> String {
+        "linebloom-counting".into()
+    }
+    fn encode_and_decode(&self) -> anyhow::Result<(Self, usize)> {
+        let bytes = self.to_bytes();
         Ok((CountingBloomFilter::from_bytes(&bytes)?, bytes.len()))
-    },
-);
-adapter!(
-    /// linebloom's scalable filter (growth 2, tightening 0.5).
-    Scalable(ScalableBloomFilter), "linebloom-scalable",
-    insert: |f, k| f.insert(&k),
-    contains: |f, k| f.contains(&k),
-    bytes: |f| f.memory_bytes(),
-    exact: |f| f.estimated_fpr(),
-    round_trip: |f| {
-        let bytes = f.to_bytes();
+    }
+    fn remove_key(&mut self, key: u64) -> Option<bool> {
+        Some(self.remove(&key).is_ok())
+    }
+    fn union_with(&mut self, other: &Self) -> Option<anyhow::Result<()>> {
+        Some(self.union(other).map_err(Into::into))
+    }
+}
+
+impl LinebloomKind for ScalableBloomFilter {
+    fn label(&self) -> String {
+        "linebloom-scalable".into()
+    }
+    fn encode_and_decode(&self) -> anyhow::Result<(Self, usize)> {
+        let bytes = self.to_bytes();
         Ok((ScalableBloomFilter::from_bytes(&bytes)?, bytes.len()))
-    },
-);
-adapter!(
-    /// linebloom's atomic filter (used single-threaded here; see the `threads` experiment).
-    Atomic(AtomicBloomFilter), "linebloom-atomic",
-    insert: |f, k| f.insert(&k),
-    contains: |f, k| f.contains(&k),
-    bytes: |f| f.params().bytes(),
-    exact: |f| f.estimated_fpr(),
-    merge: |f, o| Ok(f.union(o)?),
-    concurrent: |f, k| f.insert(&k),
-    // Through the plain filter's format, the atomic filter's documented path.
-    round_trip: |f| {
-        let bytes = f.to_bloom().to_bytes();
-        Ok((AtomicBloomFilter::from(BloomFilter::from_bytes(&bytes)?), bytes.len()))
-    },
-);
-adapter!(
-    /// linebloom's classic (unblocked) filter.
-    Classic(ClassicBloomFilter), "linebloom-classic",
-    insert: |f, k| f.insert(&k),
-    contains: |f, k| f.contains(&k),
-    bytes: |f| f.params().bits().div_ceil(8) as usize,
-    exact: |f| f.estimated_fpr(),
-    merge: |f, o| Ok(f.union(o)?),
-    round_trip: |f| {
-        let bytes = f.to_bytes();
+    }
+}
+
+impl LinebloomKind for AtomicBloomFilter {
+    fn label(&self) -> String {
+        "linebloom-atomic".into()
+    }
+    /// Through the plain filter's format, the atomic filter's documented path.
+    fn encode_and_decode(&self) -> anyhow::Result<(Self, usize)> {
+        let bytes = self.to_bloom().to_bytes();
+        let plain = BloomFilter::from_bytes(&bytes)?;
+        Ok((AtomicBloomFilter::from(plain), bytes.len()))
+    }
+    fn union_with(&mut self, other: &Self) -> Option<anyhow::Result<()>> {
+        Some(self.union(other).map_err(Into::into))
+    }
+    fn insert_concurrently(&self, keys: &[u64], threads: usize) -> Option<()> {
+        spawn_inserts(keys, threads, |k| {
+            self.insert(&k);
+        });
+        Some(())
+    }
+}
+
+impl LinebloomKind for ClassicBloomFilter {
+    fn label(&self) -> String {
+        "linebloom-classic".into()
+    }
+    fn encode_and_decode(&self) -> anyhow::Result<(Self, usize)> {
+        let bytes = self.to_bytes();
         Ok((ClassicBloomFilter::from_bytes(&bytes)?, bytes.len()))
-    },
-);
+    }
+    fn union_with(&mut self, other: &Self) -> Option<anyhow::Result<()>> {
+        Some(self.union(other).map_err(Into::into))
+    }
+}
+
 adapter!(
     /// sbbf-rs-safe: Parquet's split-block filter (256-bit blocks, k = 8).
     Sbbf(sbbf_rs_safe::Filter), "sbbf-rs-safe",
@@ -647,35 +736,34 @@ pub fn build_sized(
             Box::new(blocked(Params::for_bits_per_key(n, b)?, kernel))
         }
         ("linebloom-atomic", Sizing::Fpr(p)) => {
-            Box::new(Atomic(AtomicBloomFilter::new(Params::for_fpr(n, p)?)))
+            Box::new(Linebloom(AtomicBloomFilter::new(Params::for_fpr(n, p)?)))
         }
-        ("linebloom-atomic", Sizing::BitsPerKey(b)) => Box::new(Atomic(AtomicBloomFilter::new(
+        ("linebloom-atomic", Sizing::BitsPerKey(b)) => Box::new(Linebloom(AtomicBloomFilter::new(
             Params::for_bits_per_key(n, b)?,
         ))),
-        ("linebloom-classic", Sizing::Fpr(p)) => Box::new(Classic(ClassicBloomFilter::new(
+        ("linebloom-classic", Sizing::Fpr(p)) => Box::new(Linebloom(ClassicBloomFilter::new(
             ClassicParams::for_fpr(n, p)?,
         ))),
         ("linebloom-classic", Sizing::BitsPerKey(b)) => {
             let k =
                 ((b * std::f64::consts::LN_2).round() as u32).clamp(1, linebloom::MAX_CLASSIC_K);
-            Box::new(Classic(ClassicBloomFilter::new(ClassicParams::new(
+            Box::new(Linebloom(ClassicBloomFilter::new(ClassicParams::new(
                 bits(b),
                 k,
             )?)))
         }
-        ("linebloom-counting", Sizing::Fpr(p)) => Box::new(Counting(CountingBloomFilter::new(
-            Params::counting_for_fpr(n, p)?,
+        ("linebloom-counting", Sizing::Fpr(p)) => Box::new(Linebloom(CountingBloomFilter::new(
+            linebloom::CountingParams::for_fpr(n, p)?,
         ))),
         ("linebloom-counting", Sizing::BitsPerKey(b)) => {
             let blocks = bits(b).div_ceil(512);
-            Box::new(Counting(CountingBloomFilter::new(Params::new(
-                blocks,
-                counting_best_k(blocks, n),
-            )?)))
+            Box::new(Linebloom(CountingBloomFilter::new(
+                linebloom::CountingParams::new(blocks, counting_best_k(blocks, n))?,
+            )))
         }
         ("linebloom-scalable", Sizing::Fpr(p)) => {
             // Start at a hundredth of the keys: the filter grows about 7 layers.
-            Box::new(Scalable(ScalableBloomFilter::new((n / 100).max(1), p)?))
+            Box::new(Linebloom(ScalableBloomFilter::new((n / 100).max(1), p)?))
         }
         ("sbbf-rs-safe", Sizing::Fpr(p)) => Box::new(Sbbf::for_fpr(n, p)),
         ("sbbf-rs-safe", Sizing::BitsPerKey(b)) if b.fract() == 0.0 => {

@@ -41,8 +41,8 @@ fn main() {
     type Sizing = (&'static str, fn(u64, f64) -> bool);
     let functions: [Sizing; 4] = [
         ("Params::for_fpr", |n, p| Params::for_fpr(n, p).is_ok()),
-        ("Params::counting_for_fpr", |n, p| {
-            Params::counting_for_fpr(n, p).is_ok()
+        ("linebloom::CountingParams::for_fpr", |n, p| {
+            linebloom::CountingParams::for_fpr(n, p).is_ok()
         }),
         ("ClassicParams::for_fpr", |n, p| {
             ClassicParams::for_fpr(n, p).is_ok()

@@ -62,7 +62,7 @@ pub struct Row {
 /// A growing filter built for a first estimate of `initial` keys at `TARGET`.
 fn build(library: &str, initial: u64, ctx: &Ctx) -> anyhow::Result<Box<dyn Filter>> {
     Ok(match library {
-        "linebloom-scalable" => Box::new(rivals::Scalable(linebloom::ScalableBloomFilter::new(
+        "linebloom-scalable" => Box::new(rivals::Linebloom(linebloom::ScalableBloomFilter::new(
             initial, TARGET,
         )?)),
         "growable-bloom-filter" => Box::new(rivals::Growable(

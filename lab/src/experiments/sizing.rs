@@ -1,6 +1,6 @@
 //! `sizing`: requested false-positive rate against the rate achieved at capacity, over
 //! n × p, for linebloom and every rival that sizes by a rate, each by its own recipe:
-//! `Params::for_fpr`, `ClassicParams::for_fpr`, `Params::counting_for_fpr`, fastbloom's
+//! `Params::for_fpr`, `ClassicParams::for_fpr`, `CountingParams::for_fpr`, fastbloom's
 //! `with_false_pos`, bloomfilter's `new_for_fp_rate_with_seed` (fixed seed), the Parquet
 //! spec's bits-per-key formula for sbbf-rs-safe, and the two scalable filters grown 100×
 //! past their initial capacity.

@@ -21,7 +21,7 @@
 
 use super::{Experiment, Run, Summary, false_positives, markdown_table, members, non_members};
 use crate::Ctx;
-use crate::rivals::{Classic, Filter, Sizing, build, parquet_bits_per_key};
+use crate::rivals::{Filter, Linebloom, Sizing, build, parquet_bits_per_key};
 use crate::stats::{Z99, wilson};
 use linebloom::{ClassicBloomFilter, ClassicParams, Params, fpr};
 use serde::{Deserialize, Serialize};
@@ -87,8 +87,8 @@ pub fn shape(scheme: &str, n: u64, p: f64) -> anyhow::Result<(u64, u32, f64)> {
             (params.bits(), params.k(), params.expected_fpr(n))
         }
         "linebloom-counting" => {
-            let params = Params::counting_for_fpr(n, p)?;
-            (params.bits(), params.k(), params.expected_counting_fpr(n))
+            let params = linebloom::CountingParams::for_fpr(n, p)?;
+            (params.bits(), params.k(), params.expected_fpr(n))
         }
         "linebloom-classic" => {
             let params = ClassicParams::for_fpr(n, p)?;
@@ -118,7 +118,7 @@ fn filter(
     match scheme {
         "textbook" | "redisbloom-formula" => {
             let (bits, k, _) = shape(scheme, n, p)?;
-            let mut f = Classic(ClassicBloomFilter::new(ClassicParams::new(bits, k)?));
+            let mut f = Linebloom(ClassicBloomFilter::new(ClassicParams::new(bits, k)?));
             f.insert_batch(keys);
             Ok(Box::new(f))
         }

@@ -139,7 +139,7 @@ pub struct InProcess(pub CountingBloomFilter);
 impl InProcess {
     /// Sized for `n` products at `p`, loaded with `0..n`.
     pub fn load(n: u64, p: f64) -> anyhow::Result<Self> {
-        let mut f = CountingBloomFilter::new(Params::counting_for_fpr(n, p)?);
+        let mut f = CountingBloomFilter::new(linebloom::CountingParams::for_fpr(n, p)?);
         f.extend(0..n);
         Ok(InProcess(f))
     }
@@ -171,7 +171,7 @@ impl Guard for InProcess {
             let ids = db.ids()?;
             let over = self.0.estimated_fpr() > target;
             let params = if over {
-                Params::counting_for_fpr(2 * ids.len() as u64, target)?
+                linebloom::CountingParams::for_fpr(2 * ids.len() as u64, target)?
             } else {
                 self.0.params()
             };
@@ -197,7 +197,7 @@ impl Guard for InProcess {
         Some(Ok(Capacity {
             fill_ratio: Some(self.0.fill_ratio()),
             estimated_len: self.0.estimated_len(),
-            capacity: self.0.params().counting_capacity_at(target),
+            capacity: self.0.params().capacity_at(target),
             estimated_fpr: Some(self.0.estimated_fpr()),
             target_fpr: target,
         }))

@@ -1,10 +1,19 @@
 //! Sizing: `(capacity, target rate)`, `(capacity, bits per key)` or raw `(blocks, k)`
-//! to a checked [`Params`].
+//! to a checked shape. Each kind has its own shape type, so that one kind's shape
+//! cannot be handed to another: [`Params`] (the Bloom, atomic and static filters,
+//! here), [`CountingParams`] (`counting.rs`) and [`ClassicParams`] (`classic.rs`).
 //!
 //! Sizing from a target rate uses the blocked scheme's own exact formula
 //! ([`crate::fpr::blocked`]), not the classic `(1 − e^{−kn/m})^k`, which under-sizes a
 //! blocked filter: at 1% the blocked filter needs about 0.5 more bits per key than the
 //! classic formula says.
+
+mod classic;
+mod counting;
+
+pub use classic::{ClassicParams, MAX_CLASSIC_K};
+pub(crate) use classic::{PROBE_SCHEME, for_each_probe};
+pub use counting::CountingParams;
 
 use crate::block::Block;
 use crate::fpr;
@@ -181,17 +190,7 @@ impl Params {
     /// assert_eq!(Params::new(100, 17), Err(ParamsError::InvalidK(17)));
     /// ```
     pub fn new(blocks: u64, k: u32) -> Result<Self, ParamsError> {
-        if !(1..=MAX_K).contains(&k) {
-            return Err(ParamsError::InvalidK(k));
-        }
-        if blocks == 0 {
-            return Err(ParamsError::ZeroBlocks);
-        }
-        if blocks > MAX_BLOCKS {
-            return Err(ParamsError::TooLarge {
-                bytes: blocks.saturating_mul(64),
-            });
-        }
+        check_shape(k, MAX_K, blocks.saturating_mul(Block::BYTES as u64))?;
         Ok(Params {
             blocks: blocks as usize,
             k,
@@ -241,36 +240,12 @@ impl Params {
         headroom(chosen)
     }
 
-    /// Like [`for_fpr`](Self::for_fpr), for a [`crate::CountingBloomFilter`]: sized with
-    /// its own formula ([`crate::fpr::counting`], 16 counter positions per word).
-    ///
-    /// The result is a plain `Params`: predict the counting filter's rate with
-    /// [`expected_counting_fpr`](Self::expected_counting_fpr) (or
-    /// [`crate::CountingBloomFilter::expected_fpr`]), not with
-    /// [`expected_fpr`](Self::expected_fpr), which is the Bloom filter's formula.
-    ///
-    /// ```
-    /// use linebloom::Params;
-    /// let c = Params::counting_for_fpr(10_000, 0.01).unwrap();
-    /// let b = Params::for_fpr(10_000, 0.01).unwrap();
-    /// assert!(c.blocks() > b.blocks()); // a block holds 128 counters but 512 bits
-    /// assert!(c.expected_counting_fpr(10_000) <= 0.01);
-    /// ```
-    pub fn counting_for_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
-        Params::smallest_meeting(capacity, fpr, fpr::counting)?.with_per_filter_headroom(
-            capacity,
-            fpr,
-            fpr::counting,
-            fpr::counting_spread,
-        )
-    }
-
     /// These params, or more blocks at the same `k`: the fewest at which the per-filter
     /// quantile of the rate ([`fpr::per_filter_quantile`] of `rate` and `spread`) is at
     /// most `fpr`, so that the target holds for each filter (at least 99% of key sets),
     /// not only on average. Large filters have a negligible spread and come back
     /// unchanged.
-    fn with_per_filter_headroom(
+    pub(crate) fn with_per_filter_headroom(
         self,
         capacity: u64,
         fpr: f64,
@@ -371,7 +346,7 @@ impl Params {
     /// per-`k` minima. The `k` that is best at the classic formula's size is searched
     /// first; every other `k` costs one evaluation, at one block less than the best size
     /// so far, unless it beats it. About 60 evaluations of the formula in all.
-    fn smallest_meeting(
+    pub(crate) fn smallest_meeting(
         capacity: u64,
         fpr: f64,
         rate: fn(u64, u32, u64) -> f64,
@@ -532,19 +507,21 @@ impl Params {
         let clear = bits.saturating_sub(ones) as f64 / bits as f64;
         fpr::estimated_keys(clear, self.k, bits as f64)
     }
+}
 
-    /// [`capacity_at`](Self::capacity_at) for a [`crate::CountingBloomFilter`] of this
-    /// shape (its own formula, [`expected_counting_fpr`](Self::expected_counting_fpr)).
-    pub fn counting_capacity_at(&self, fpr: f64) -> u64 {
-        largest_meeting(|n| self.expected_counting_fpr(n) <= fpr)
+/// The checks every shape's `new` makes: `k` in `1..=max_k`, then a size of `bytes` in
+/// `1..=MAX_BYTES`.
+pub(crate) fn check_shape(k: u32, max_k: u32, bytes: u64) -> Result<(), ParamsError> {
+    if !(1..=max_k).contains(&k) {
+        return Err(ParamsError::InvalidK(k));
     }
-
-    /// The exact predicted false-positive rate of a [`crate::CountingBloomFilter`] of this
-    /// shape after `n` distinct keys ([`crate::fpr::counting`]: a block holds 128
-    /// counters, not 512 bits, so the rate is higher than [`expected_fpr`](Self::expected_fpr)).
-    pub fn expected_counting_fpr(&self, n: u64) -> f64 {
-        fpr::counting(self.blocks as u64, self.k, n)
+    if bytes == 0 {
+        return Err(ParamsError::ZeroBlocks);
     }
+    if bytes > MAX_BYTES {
+        return Err(ParamsError::TooLarge { bytes });
+    }
+    Ok(())
 }
 
 /// The largest `n ≥ 1` for which `meets(n)` holds, for a `meets` that holds up to some

@@ -1,0 +1,174 @@
+//! The kernel handle and what it is made of: [`Kernel`], its single-key [`Probe`]
+//! entries, the [`Backend`] tag (where every kernel's name is written, once), the
+//! [`BlockOps`] trait each backend implements, and the two batch tuning constants.
+
+use crate::block::Block;
+
+#[cfg(doc)]
+use super::{available, contains_keys, detect};
+
+/// How many keys ahead the batch operations hash and prefetch (a power of two: the
+/// length of the batch pipeline's ring, see `generic::pipelined`). Measured with
+/// `cargo run --release -p linebloom-benches --bin compare` (miss table, 1e8 keys,
+/// `linebloom-batch` against `random-read`); the figures are in `benches/README.md`.
+pub(crate) const PREFETCH_DISTANCE: usize = 64;
+
+/// The largest filter, in blocks, whose batch operations (`contains_batch`,
+/// `insert_batch`, `Extend`) run the single-key loop in the kernel's code instead of the
+/// prefetching ring: 128 KiB, where the ring only costs instructions. Measured with the
+/// direct-loop and ring batches interleaved (`benches/README.md`, "Small batches").
+/// Under Miri it is 2 blocks, so that `tests/miri.rs` reaches both loops at sizes Miri
+/// runs in seconds; the answers do not depend on the loop.
+pub const SMALL_BATCH_BLOCKS: usize = if cfg!(miri) { 2 } else { (128 << 10) / 64 };
+
+/// A kernel: function pointers for one instruction set, plus its name.
+///
+/// The functions are `unsafe` because SIMD kernels may only run on a CPU that has their
+/// features; a `Kernel` obtained from [`detect`] or [`available`] always does.
+pub struct Kernel {
+    /// Short name used everywhere: module, CSV column, plot legend (`scalar`, `portable`,
+    /// `avx2`, `avx512`, `neon`).
+    pub name: &'static str,
+    /// Which backend: the batch operations match on it (see [`contains_keys`]), and so
+    /// do the single-key probes where the build fixes the kernel set.
+    pub(crate) backend: Backend,
+    #[cfg(linebloom_table)]
+    /// Single-key probes: `[any k, k = 8, k = 16]` (see [`Kernel::probe`]).
+    pub(crate) probes: [Probe; 3],
+    #[cfg(linebloom_table)]
+    /// `ours[i] |= theirs[i]` (or `&=` when the flag is true) over equal-length slices.
+    pub(crate) merge: unsafe fn(&mut [Block], &[Block], bool),
+}
+
+/// One key's test and set over a filter's blocks: the kernel finds the block
+/// (`block_index(h, blocks.len())`) and probes it, so the caller's loop only hashes and
+/// calls. The `k = 8` and `k = 16` entries are compiled for that `k` (no rotation table,
+/// no enable mask, no test of `k`); a filter picks its entry once, when it is built.
+#[cfg(linebloom_table)]
+#[derive(Clone, Copy)]
+pub(crate) struct Probe {
+    /// May builds without AVX probe with the inline AVX2 block instead of calling? Set
+    /// only on the `k = 8` entries of the AVX2 and AVX-512 kernels, whose CPUs run AVX2
+    /// (see `x86_64::inline_k8`).
+    #[cfg_attr(
+        not(all(
+            target_arch = "x86_64",
+            target_feature = "sse2",
+            not(target_feature = "avx"),
+            not(miri)
+        )),
+        allow(dead_code)
+    )]
+    pub(crate) inline_k8: bool,
+    /// Is every bit of the hash's pattern set in its block?
+    pub(crate) contains: unsafe fn(&[Block], u64, u32) -> bool,
+    /// Set the hash's pattern in its block; true if any bit was clear before.
+    pub(crate) insert: unsafe fn(&mut [Block], u64, u32) -> bool,
+}
+
+/// Where the build fixes the kernel set there are no entry points to pick: a probe
+/// calls the kernel's block operations directly.
+#[cfg(not(linebloom_table))]
+#[derive(Clone, Copy)]
+pub(crate) struct Probe;
+
+/// The backend of a kernel (see [`Kernel`]'s `backend`). The batch operations match on
+/// it to enter the backend's generic entry points, which hash the keys inside the
+/// backend's `#[target_feature]` code (see [`contains_keys`]). Without a table the
+/// single-key probes match on it too, so a build with one kernel has no branch and links
+/// no entry point it does not call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Backend {
+    /// [`scalar::Scalar`].
+    Scalar,
+    /// [`portable::Portable`].
+    #[cfg(linebloom_portable)]
+    Portable,
+    /// [`x86_64::avx2`].
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// [`x86_64::avx512`].
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+    /// [`aarch64::neon`].
+    #[cfg(target_arch = "aarch64")]
+    Neon,
+}
+
+impl Backend {
+    /// Every backend compiled into this build for this architecture, scalar first.
+    pub(crate) const ALL: &'static [Backend] = &[
+        Backend::Scalar,
+        #[cfg(linebloom_portable)]
+        Backend::Portable,
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx2,
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx512,
+        #[cfg(target_arch = "aarch64")]
+        Backend::Neon,
+    ];
+
+    /// The kernel's name: module, CSV column and plot legend. The only place the names
+    /// are written.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            Backend::Scalar => "scalar",
+            #[cfg(linebloom_portable)]
+            Backend::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => "avx512",
+            #[cfg(target_arch = "aarch64")]
+            Backend::Neon => "neon",
+        }
+    }
+}
+
+impl Kernel {
+    /// The single-key entry points for `k`.
+    #[cfg(linebloom_table)]
+    pub(crate) fn probe(&'static self, k: u32) -> Probe {
+        match k {
+            8 => self.probes[1],
+            16 => self.probes[2],
+            _ => self.probes[0],
+        }
+    }
+
+    /// The single-key entry points for `k`: none to pick without a table.
+    #[cfg(not(linebloom_table))]
+    pub(crate) fn probe(&'static self, _k: u32) -> Probe {
+        Probe
+    }
+}
+
+/// A backend's block operations, inlined into its `#[target_feature]` entry points.
+pub(crate) trait BlockOps {
+    /// Is every bit of `h`'s pattern set in `block`? (The block operation behind
+    /// [`contains`].)
+    ///
+    /// # Safety
+    ///
+    /// Only on a CPU with the backend's features; `k ≤ MAX_K`.
+    unsafe fn contains(block: &Block, h: u64, k: u32) -> bool;
+    /// Sets `h`'s pattern in `block`; true if any bit was clear. (Behind [`insert`].)
+    ///
+    /// # Safety
+    ///
+    /// Only on a CPU with the backend's features; `k ≤ MAX_K`.
+    unsafe fn insert(block: &mut Block, h: u64, k: u32) -> bool;
+}
+
+impl core::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl PartialEq for Kernel {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}

@@ -1,0 +1,178 @@
+//! The macros that write each backend's entry points from its [`BlockOps`] type, and
+//! the matches that enter a backend: every kernel body is written once (see
+//! `core/DESIGN.md`, "Dispatch").
+
+#[cfg(doc)]
+use super::{Backend, BlockOps, contains_keys, generic};
+
+/// Runs `$body` with `$m` naming the module of `$kernel`'s backend, whose
+/// `contains_keys` and `insert_keys` (defined by [`keyed_entries`], which every
+/// `kernel_table!` invokes) run a whole batch in the backend's code: the one dispatch of
+/// a batch.
+macro_rules! on_backend {
+    ($kernel:expr, |$m:ident| $body:expr) => {
+        match $kernel.backend {
+            $crate::arch::Backend::Scalar => {
+                use crate::arch::scalar as $m;
+                $body
+            }
+            #[cfg(linebloom_portable)]
+            $crate::arch::Backend::Portable => {
+                use crate::arch::portable as $m;
+                $body
+            }
+            #[cfg(target_arch = "x86_64")]
+            $crate::arch::Backend::Avx2 => {
+                use crate::arch::x86_64::avx2 as $m;
+                $body
+            }
+            #[cfg(target_arch = "x86_64")]
+            $crate::arch::Backend::Avx512 => {
+                use crate::arch::x86_64::avx512 as $m;
+                $body
+            }
+            #[cfg(target_arch = "aarch64")]
+            $crate::arch::Backend::Neon => {
+                use crate::arch::aarch64::neon as $m;
+                $body
+            }
+        }
+    };
+}
+
+/// Runs `$body` with `$ops` naming the [`BlockOps`] type of `$kernel`'s backend.
+#[cfg(not(linebloom_table))]
+macro_rules! with_backend {
+    ($kernel:expr, |$ops:ident| $body:expr) => {
+        match $kernel.backend {
+            $crate::arch::Backend::Scalar => {
+                type $ops = $crate::arch::scalar::Scalar;
+                $body
+            }
+            #[cfg(linebloom_portable)]
+            $crate::arch::Backend::Portable => {
+                type $ops = $crate::arch::portable::Portable;
+                $body
+            }
+        }
+    };
+}
+
+/// Defines a backend's `static KERNEL` and its entry points from a [`BlockOps`] type,
+/// under the given `#[target_feature]` attributes. The batch loops and the merge come
+/// from [`generic`], so no kernel body is written twice.
+#[cfg(linebloom_table)]
+macro_rules! kernel_table {
+    ($backend:ident, $ops:ty, inline_k8: $inline:expr $(, #[$attr:meta])*) => {
+        /// This backend's kernel table (crate-private: see the module docs of `arch`).
+        pub(crate) static KERNEL: $crate::arch::Kernel = $crate::arch::Kernel {
+            name: $crate::arch::Backend::$backend.name(),
+            backend: $crate::arch::Backend::$backend,
+            probes: [
+                $crate::arch::Probe { inline_k8: false, contains: entry_contains::<0>, insert: entry_insert::<0> },
+                $crate::arch::Probe { inline_k8: $inline, contains: entry_contains::<8>, insert: entry_insert::<8> },
+                $crate::arch::Probe { inline_k8: false, contains: entry_contains::<16>, insert: entry_insert::<16> },
+            ],
+            merge: entry_merge,
+        };
+
+        $crate::arch::keyed_entries!($ops $(, #[$attr])*);
+
+        /// # Safety
+        ///
+        /// Only on a CPU with this backend's features.
+        $(#[$attr])*
+        unsafe fn entry_merge(ours: &mut [$crate::block::Block], theirs: &[$crate::block::Block], and: bool) {
+            $crate::arch::generic::merge(ours, theirs, and)
+        }
+
+        /// `K = 0`: any `k`; else the probe is compiled for `k = K` and ignores `k`.
+        ///
+        /// # Safety
+        ///
+        /// Only on a CPU with this backend's features; `blocks` non-empty; `k ≤ MAX_K`.
+        $(#[$attr])*
+        unsafe fn entry_contains<const K: u32>(blocks: &[$crate::block::Block], h: u64, k: u32) -> bool {
+            let k = if K == 0 { k } else { K };
+            let i = $crate::hash::block_index(h, blocks.len());
+            // SAFETY: i < len for len ≥ 1 (multiply-shift), and len ≥ 1 is this
+            // function's contract, as are the features and k ≤ MAX_K.
+            unsafe { <$ops as $crate::arch::BlockOps>::contains(blocks.get_unchecked(i), h, k) }
+        }
+
+        /// # Safety
+        ///
+        /// As for `entry_contains`.
+        $(#[$attr])*
+        unsafe fn entry_insert<const K: u32>(blocks: &mut [$crate::block::Block], h: u64, k: u32) -> bool {
+            let k = if K == 0 { k } else { K };
+            let i = $crate::hash::block_index(h, blocks.len());
+            // SAFETY: as in `entry_contains`.
+            unsafe { <$ops as $crate::arch::BlockOps>::insert(blocks.get_unchecked_mut(i), h, k) }
+        }
+    };
+}
+
+/// Defines a backend's batch entry points, generic over the key type and its hash
+/// function so that the hash inlines into the backend's `#[target_feature]` loop (see
+/// [`generic::contains_keys`]): `contains_keys` and `insert_keys`, entered through
+/// [`on_backend`].
+macro_rules! keyed_entries {
+    ($ops:ty $(, #[$attr:meta])*) => {
+        /// `out[i]` = is `keys[i]` (hashed by `hash`) in `blocks`?
+        ///
+        /// # Safety
+        ///
+        /// Only on a CPU with this backend's features; `blocks` non-empty; `k ≤ MAX_K`;
+        /// `out.len() == keys.len()`.
+        $(#[$attr])*
+        #[inline]
+        pub(crate) unsafe fn contains_keys<K, F: Fn(&K) -> u64>(
+            blocks: &[$crate::block::Block],
+            keys: &[K],
+            hash: F,
+            k: u32,
+            out: &mut [bool],
+        ) {
+            // SAFETY: forwarded contract.
+            unsafe { $crate::arch::generic::contains_keys::<$ops, K, F>(blocks, keys, hash, k, out) }
+        }
+
+        /// Inserts every key of `keys` (hashed by `hash`) into `blocks`.
+        ///
+        /// # Safety
+        ///
+        /// Only on a CPU with this backend's features; `blocks` non-empty; `k ≤ MAX_K`.
+        $(#[$attr])*
+        #[inline]
+        pub(crate) unsafe fn insert_keys<K, F: Fn(&K) -> u64>(
+            blocks: &mut [$crate::block::Block],
+            keys: &[K],
+            hash: F,
+            k: u32,
+        ) {
+            // SAFETY: forwarded contract.
+            unsafe { $crate::arch::generic::insert_keys::<$ops, K, F>(blocks, keys, hash, k) }
+        }
+    };
+}
+
+/// Without a table a backend's kernel is its name and [`Backend`]; the probes call its
+/// block operations through [`with_backend`], and the batch loops and the merge are
+/// instantiated where they are called, so a program links only what it uses.
+#[cfg(not(linebloom_table))]
+macro_rules! kernel_table {
+    ($backend:ident, $ops:ty, inline_k8: $inline:expr $(, #[$attr:meta])*) => {
+        /// This backend's kernel (crate-private: see the module docs of `arch`).
+        pub(crate) static KERNEL: $crate::arch::Kernel = $crate::arch::Kernel {
+            name: $crate::arch::Backend::$backend.name(),
+            backend: $crate::arch::Backend::$backend,
+        };
+
+        $crate::arch::keyed_entries!($ops $(, #[$attr])*);
+    };
+}
+
+#[cfg(not(linebloom_table))]
+pub(crate) use with_backend;
+pub(crate) use {kernel_table, keyed_entries, on_backend};

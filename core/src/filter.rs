@@ -1,0 +1,303 @@
+//! The filter family's shared shape: the [`Filter`], [`InsertFilter`] and
+//! [`RemoveFilter`] traits every kind implements, the one error of combining two
+//! filters ([`IncompatibleError`]), and the macros that write what the kinds share.
+//!
+//! Each kind keeps its operations as inherent methods too (so calling them needs no
+//! import); the traits are for code generic over the kind: a test suite, a benchmark,
+//! a service that picks its filter at start-up. `core/DESIGN.md` ("The family") says
+//! which kind implements which trait.
+//!
+//! ```
+//! use linebloom::{BloomFilter, CountingBloomFilter, Filter, InsertFilter};
+//!
+//! /// Inserts `keys` and reports how full the filter is, whatever its kind.
+//! fn load<F: InsertFilter>(filter: &mut F, keys: &[u64]) -> f64 {
+//!     for key in keys {
+//!         filter.insert(key);
+//!     }
+//!     assert!(keys.iter().all(|k| filter.contains(k)));
+//!     filter.estimated_fpr()
+//! }
+//! let keys: Vec<u64> = (0..1000).collect();
+//! let plain = load(&mut BloomFilter::for_fpr(1000, 0.01)?, &keys);
+//! let counting = load(&mut CountingBloomFilter::for_fpr(1000, 0.01)?, &keys);
+//! assert!(plain < 0.01 && counting < 0.01);
+//! # Ok::<(), linebloom::ParamsError>(())
+//! ```
+
+use crate::counting::RemoveError;
+use crate::hasher::{Key, KeyHasher};
+use crate::params::{ClassicParams, Params};
+
+/// What every filter answers: membership and the monitoring numbers.
+///
+/// `contains` never gives a false negative for a key inserted since the last `clear`.
+pub trait Filter {
+    /// The hasher that turns keys into the 64-bit hashes the filter probes.
+    type Hasher: KeyHasher;
+
+    /// The hasher.
+    fn hasher(&self) -> &Self::Hasher;
+
+    /// The 64-bit hash this filter uses for `key`.
+    fn hash<K: Key + ?Sized>(&self, key: &K) -> u64
+    where
+        Self: Sized,
+    {
+        key.hash_key(self.hasher())
+    }
+
+    /// Is the key with this hash possibly in the set? `false` means certainly not.
+    fn contains_hash(&self, hash: u64) -> bool;
+
+    /// Is `key` possibly in the set? `false` means certainly not.
+    fn contains<K: Key + ?Sized>(&self, key: &K) -> bool
+    where
+        Self: Sized,
+    {
+        self.contains_hash(self.hash(key))
+    }
+
+    /// Bytes of filter memory (bits or counters; not the struct around them).
+    fn memory_bytes(&self) -> usize;
+
+    /// Fraction of bits (or counters) set.
+    fn fill_ratio(&self) -> f64;
+
+    /// Estimated number of distinct keys inserted.
+    fn estimated_len(&self) -> f64;
+
+    /// The false-positive rate of this filter as it is now, for a random non-member.
+    fn estimated_fpr(&self) -> f64;
+}
+
+/// A filter that takes new keys.
+pub trait InsertFilter: Filter {
+    /// Adds the key with this hash; `true` if it was not already present (some bit was
+    /// clear), as `HashSet::insert` says.
+    fn insert_hash(&mut self, hash: u64) -> bool;
+
+    /// Adds `key`; `true` if it was not already present.
+    fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool
+    where
+        Self: Sized,
+    {
+        let hash = self.hash(key);
+        self.insert_hash(hash)
+    }
+
+    /// Removes every key.
+    fn clear(&mut self);
+}
+
+/// A filter that removes keys it holds.
+pub trait RemoveFilter: InsertFilter {
+    /// Removes one insertion of the key with this hash.
+    ///
+    /// # Errors
+    ///
+    /// [`RemoveError::NotPresent`] when the key is certainly absent; nothing changes.
+    fn remove_hash(&mut self, hash: u64) -> Result<(), RemoveError>;
+
+    /// Removes one insertion of `key`. Remove only keys you inserted: removing a false
+    /// positive removes some other key's counts.
+    ///
+    /// # Errors
+    ///
+    /// As for [`remove_hash`](Self::remove_hash).
+    fn remove<K: Key + ?Sized>(&mut self, key: &K) -> Result<(), RemoveError>
+    where
+        Self: Sized,
+    {
+        let hash = self.hash(key);
+        self.remove_hash(hash)
+    }
+}
+
+/// Why two filters cannot be combined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum IncompatibleError {
+    /// Different block counts or `k`.
+    Params {
+        /// This filter's parameters.
+        ours: Params,
+        /// The other filter's parameters.
+        theirs: Params,
+    },
+    /// Different hashers or seeds.
+    Hasher,
+    /// Two classic filters of different sizes or `k`.
+    ClassicParams {
+        /// This filter's parameters.
+        ours: ClassicParams,
+        /// The other filter's parameters.
+        theirs: ClassicParams,
+    },
+}
+
+impl IncompatibleError {
+    /// `Ok` when two blocked filters can be combined: the same shape, then the same
+    /// hasher (the one check behind every blocked kind's `union`).
+    pub(crate) fn check<H: PartialEq>(
+        ours: (Params, &H),
+        theirs: (Params, &H),
+    ) -> Result<(), IncompatibleError> {
+        if ours.0 != theirs.0 {
+            return Err(IncompatibleError::Params {
+                ours: ours.0,
+                theirs: theirs.0,
+            });
+        }
+        if ours.1 != theirs.1 {
+            return Err(IncompatibleError::Hasher);
+        }
+        Ok(())
+    }
+}
+
+impl core::fmt::Display for IncompatibleError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            IncompatibleError::Params { ours, theirs } => write!(
+                f,
+                "filters differ in shape: {} blocks, k = {} vs {} blocks, k = {}",
+                ours.blocks(),
+                ours.k(),
+                theirs.blocks(),
+                theirs.k()
+            ),
+            IncompatibleError::Hasher => f.write_str("filters use different hashers or seeds"),
+            IncompatibleError::ClassicParams { ours, theirs } => write!(
+                f,
+                "filters differ in shape: {} bits, k = {} vs {} bits, k = {}",
+                ours.bits(),
+                ours.k(),
+                theirs.bits(),
+                theirs.k()
+            ),
+        }
+    }
+}
+
+impl core::error::Error for IncompatibleError {}
+
+/// The traits of a kind whose inherent methods carry the family's names: [`Filter`],
+/// forwarding to them; with `insert`, [`InsertFilter`]; with `extend`, `Extend` one key
+/// at a time through `insert_hash`. `$generics` are the impl's parameters, `$read` and
+/// `$write` the bounds that reading and writing need, `$memory` the memory in bytes.
+macro_rules! family_traits {
+    (
+        $ty:ty, $generics:tt, hasher: $hasher:ty, read: $read:tt, write: $write:tt,
+        memory: |$f:ident| $memory:expr $(, $capability:ident)* $(,)?
+    ) => {
+        $crate::filter::family_traits!(@filter $ty, $generics, $hasher, $read, |$f| $memory);
+        $($crate::filter::family_traits!(@ $capability $ty, $generics, $write);)*
+    };
+    (@filter $ty:ty, [$($generics:tt)*], $hasher:ty, [$($read:tt)*], |$f:ident| $memory:expr) => {
+        impl<$($generics)*> $crate::Filter for $ty where $($read)* {
+            type Hasher = $hasher;
+            #[inline]
+            fn hasher(&self) -> &$hasher {
+                <$ty>::hasher(self)
+            }
+            #[inline]
+            fn contains_hash(&self, hash: u64) -> bool {
+                <$ty>::contains_hash(self, hash)
+            }
+            fn memory_bytes(&self) -> usize {
+                let $f = self;
+                $memory
+            }
+            fn fill_ratio(&self) -> f64 {
+                <$ty>::fill_ratio(self)
+            }
+            fn estimated_len(&self) -> f64 {
+                <$ty>::estimated_len(self)
+            }
+            fn estimated_fpr(&self) -> f64 {
+                <$ty>::estimated_fpr(self)
+            }
+        }
+    };
+    (@insert $ty:ty, [$($generics:tt)*], [$($write:tt)*]) => {
+        impl<$($generics)*> $crate::InsertFilter for $ty where $($write)* {
+            #[inline]
+            fn insert_hash(&mut self, hash: u64) -> bool {
+                <$ty>::insert_hash(self, hash)
+            }
+            fn clear(&mut self) {
+                <$ty>::clear(self)
+            }
+        }
+    };
+    (@extend $ty:ty, [$($generics:tt)*], [$($write:tt)*]) => {
+        /// Inserts every key, one at a time.
+        impl<$($generics)*, K: $crate::Key> Extend<K> for $ty where $($write)* {
+            fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
+                for key in keys {
+                    let hash = <$ty as $crate::Filter>::hash(self, &key);
+                    <$ty>::insert_hash(self, hash);
+                }
+            }
+        }
+    };
+}
+pub(crate) use family_traits;
+
+/// The accessors every kind over block storage shares (fields `blocks`, `params`,
+/// `hasher`), written once: `params`, `hasher`, `as_blocks`, `hash`, `into_parts`.
+macro_rules! block_storage_accessors {
+    ($ty:ident, $params:ty) => {
+        impl<S: AsRef<[$crate::Block]>, H: $crate::KeyHasher> $ty<S, H> {
+            /// The filter's shape.
+            #[must_use]
+            pub fn params(&self) -> $params {
+                self.params
+            }
+
+            /// The hasher.
+            #[must_use]
+            pub fn hasher(&self) -> &H {
+                &self.hasher
+            }
+
+            /// The storage blocks.
+            #[must_use]
+            pub fn as_blocks(&self) -> &[$crate::Block] {
+                self.blocks.as_ref()
+            }
+
+            /// The 64-bit hash this filter uses for `key`.
+            #[inline]
+            #[must_use]
+            pub fn hash<K: $crate::Key + ?Sized>(&self, key: &K) -> u64 {
+                key.hash_key(&self.hasher)
+            }
+
+            /// The storage and the hasher.
+            pub fn into_parts(self) -> (S, H) {
+                (self.blocks, self.hasher)
+            }
+
+            /// Gives the storage back.
+            pub fn into_storage(self) -> S {
+                self.blocks
+            }
+        }
+
+        /// Same shape, same hasher, same bits, whatever the storage or kernel.
+        impl<S: AsRef<[$crate::Block]>, S2: AsRef<[$crate::Block]>, H: PartialEq>
+            PartialEq<$ty<S2, H>> for $ty<S, H>
+        {
+            fn eq(&self, other: &$ty<S2, H>) -> bool {
+                self.params == other.params
+                    && self.hasher == other.hasher
+                    && self.blocks.as_ref() == other.blocks.as_ref()
+            }
+        }
+
+        impl<S: AsRef<[$crate::Block]>, H: Eq> Eq for $ty<S, H> {}
+    };
+}
+pub(crate) use block_storage_accessors;
