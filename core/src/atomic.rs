@@ -67,6 +67,7 @@ impl AtomicBloomFilter {
     /// assert!(f.contains("from a thread"));
     /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
+    #[must_use]
     pub fn new(params: Params) -> Self {
         AtomicBloomFilter::from(BloomFilter::new(params))
     }
@@ -178,15 +179,22 @@ impl<H: KeyHasher> AtomicBloomFilter<H> {
     /// word OR-ed in holds every key `other` held when that word was read). Both must
     /// have the same parameters and hasher.
     ///
+    /// # Errors
+    ///
+    /// [`IncompatibleError::Params`](crate::IncompatibleError::Params) when the shapes
+    /// differ, [`IncompatibleError::Hasher`](crate::IncompatibleError::Hasher) when the
+    /// hashers do; `self` is unchanged.
+    ///
     /// ```
     /// use linebloom::{AtomicBloomFilter, Params};
-    /// let p = Params::new(8, 6).unwrap();
+    /// let p = Params::new(8, 6)?;
     /// let (a, b) = (AtomicBloomFilter::new(p), AtomicBloomFilter::new(p));
     /// a.insert("x");
     /// b.insert("y");
-    /// a.union(&b).unwrap();
+    /// a.union(&b)?;
     /// assert!(a.contains("x") && a.contains("y"));
-    /// assert!(a.union(&AtomicBloomFilter::new(Params::new(9, 6).unwrap())).is_err());
+    /// assert!(a.union(&AtomicBloomFilter::new(Params::new(9, 6)?)).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn union(&self, other: &AtomicBloomFilter<H>) -> Result<(), crate::IncompatibleError>
     where

@@ -35,6 +35,7 @@ impl Block {
     /// assert!(!b.contains_mask(&Block([1, 0, 0, 0, 0, 0, 0, 0])));
     /// ```
     #[inline]
+    #[must_use]
     pub fn contains_mask(&self, mask: &Block) -> bool {
         let mut missing = 0;
         for w in 0..8 {
@@ -45,11 +46,13 @@ impl Block {
 
     /// Number of set bits.
     #[inline]
+    #[must_use]
     pub fn count_ones(&self) -> u32 {
         self.0.iter().map(|w| w.count_ones()).sum()
     }
 
     /// The block as 64 little-endian bytes (the on-disk and in-Redis layout).
+    #[must_use]
     pub fn to_le_bytes(&self) -> [u8; 64] {
         let mut out = [0u8; 64];
         for (chunk, word) in out.chunks_exact_mut(8).zip(self.0) {
@@ -59,6 +62,7 @@ impl Block {
     }
 
     /// The block from 64 little-endian bytes.
+    #[must_use]
     pub fn from_le_bytes(bytes: &[u8; 64]) -> Block {
         let mut b = Block::ZERO;
         for (word, chunk) in b.0.iter_mut().zip(bytes.chunks_exact(8)) {
@@ -82,6 +86,7 @@ pub(crate) fn count_ones(blocks: &[Block]) -> u64 {
 /// use linebloom::block::{Block, blocks_as_bytes};
 /// assert_eq!(blocks_as_bytes(&[Block::ZERO; 2]).len(), 128);
 /// ```
+#[must_use]
 pub fn blocks_as_bytes(blocks: &[Block]) -> &[u8] {
     // SAFETY: `Block` is `repr(C)` over `[u64; 8]` with size 64 and no padding, so the
     // slice covers `len × 64` initialised bytes; `u8` has alignment 1; the borrow ties

@@ -9,9 +9,10 @@
 //! ```
 //! use linebloom::{Block, BloomFilter};
 //! let mut storage = [Block::ZERO; 16]; // 1 KiB, could be a `static`
-//! let mut f = BloomFilter::from_storage(&mut storage[..], 7).unwrap();
+//! let mut f = BloomFilter::from_storage(&mut storage[..], 7)?;
 //! f.insert("sensor-17");
 //! assert!(f.contains("sensor-17"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 #[cfg(doc)]
@@ -62,12 +63,17 @@ impl BloomFilter {
     /// assert!(f.contains(&42u64));
     /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
+    #[must_use]
     pub fn new(params: Params) -> Self {
         BloomFilter::with_hasher(params, IntFold::default())
     }
 
     /// An empty filter for `capacity` keys at false-positive rate `fpr`
     /// ([`Params::for_fpr`]), with the default hasher.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Params::for_fpr`].
     ///
     /// ```
     /// use linebloom::{BloomFilter, Params};
@@ -107,6 +113,11 @@ impl<S: AsRef<[Block]>> BloomFilter<S, IntFold> {
     /// key and the default hasher. The blocks' current bits are the filter's content:
     /// pass zeroed blocks for an empty filter.
     ///
+    /// # Errors
+    ///
+    /// [`ParamsError::InvalidK`] unless `k` is in `1..=16`, [`ParamsError::ZeroBlocks`]
+    /// for empty storage, [`ParamsError::TooLarge`] past [`crate::MAX_BYTES`].
+    ///
     /// ```
     /// use linebloom::{Block, BloomFilter, ParamsError};
     /// let mut s = [Block::ZERO; 2];
@@ -121,11 +132,16 @@ impl<S: AsRef<[Block]>> BloomFilter<S, IntFold> {
 impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// Like [`from_storage`](BloomFilter::from_storage), with the given hasher.
     ///
+    /// # Errors
+    ///
+    /// As for [`from_storage`](BloomFilter::from_storage).
+    ///
     /// ```
     /// use linebloom::{Block, BloomFilter, Xxh3};
     /// let mut s = [Block::ZERO; 2];
-    /// let f = BloomFilter::from_storage_with_hasher(&mut s[..], 4, Xxh3::with_seed(9)).unwrap();
+    /// let f = BloomFilter::from_storage_with_hasher(&mut s[..], 4, Xxh3::with_seed(9))?;
     /// assert_eq!(f.params().k(), 4);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_storage_with_hasher(blocks: S, k: u32, hasher: H) -> Result<Self, ParamsError> {
         let params = Params::new(blocks.as_ref().len() as u64, k)?;
@@ -142,8 +158,8 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// Use `kernel` for every probe (tests and benchmarks force kernels this way).
     ///
     /// Safe: a `&'static Kernel` can only be obtained from [`crate::arch::available`],
-    /// [`crate::arch::by_name`], [`crate::arch::detect`] or a backend's checked
-    /// `kernel()`, all of which return only kernels this CPU runs.
+    /// [`crate::arch::by_name`] or [`crate::arch::detect`], which return only kernels
+    /// this CPU runs.
     ///
     /// ```
     /// use linebloom::{BloomFilter, Params};
@@ -152,6 +168,7 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// assert_eq!(f.kernel_name(), "scalar");
     /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
+    #[must_use]
     pub fn with_kernel(mut self, kernel: &'static Kernel) -> Self {
         self.kernel = kernel;
         self.probe = kernel.probe(self.params.k());
@@ -225,11 +242,12 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     ///
     /// ```
     /// use linebloom::{BloomFilter, Params};
-    /// let mut f = BloomFilter::new(Params::for_fpr(1000, 0.01).unwrap());
+    /// let mut f = BloomFilter::new(Params::for_fpr(1000, 0.01)?);
     /// f.insert_batch(&[1u64, 2, 3]);
     /// let mut out = [false; 4];
     /// f.contains_batch(&[1u64, 2, 3, 1_000_000], &mut out);
     /// assert_eq!(out[..3], [true; 3]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn contains_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) {
         assert_eq!(
@@ -384,15 +402,22 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// Adds every key of `other` (bitwise OR). Both must have the same parameters and
     /// hasher.
     ///
+    /// # Errors
+    ///
+    /// [`IncompatibleError::Params`](crate::IncompatibleError::Params) when the shapes
+    /// differ, [`IncompatibleError::Hasher`](crate::IncompatibleError::Hasher) when the
+    /// hashers do; `self` is unchanged.
+    ///
     /// ```
     /// use linebloom::{BloomFilter, Params};
-    /// let p = Params::new(8, 6).unwrap();
+    /// let p = Params::new(8, 6)?;
     /// let (mut a, mut b) = (BloomFilter::new(p), BloomFilter::new(p));
     /// a.insert("x");
     /// b.insert("y");
-    /// a.union(&b).unwrap();
+    /// a.union(&b)?;
     /// assert!(a.contains("x") && a.contains("y"));
-    /// assert!(a.union(&BloomFilter::new(Params::new(9, 6).unwrap())).is_err());
+    /// assert!(a.union(&BloomFilter::new(Params::new(9, 6)?)).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn union<S2: AsRef<[Block]>>(
         &mut self,
@@ -406,6 +431,10 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
 
     /// Keeps only bits set in both (bitwise AND): a filter that contains every key
     /// inserted into both. Both must have the same parameters and hasher.
+    ///
+    /// # Errors
+    ///
+    /// As for [`union`](Self::union).
     pub fn intersect<S2: AsRef<[Block]>>(
         &mut self,
         other: &BloomFilter<S2, H>,

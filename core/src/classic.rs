@@ -115,8 +115,9 @@ impl<S: AsRef<[Block]>, H: KeyHasher> ClassicBloomFilter<S, H> {
     /// ```
     /// use linebloom::{Block, ClassicBloomFilter, ClassicParams, IntFold};
     /// let mut s = [Block::ZERO; 2];
-    /// let p = ClassicParams::new(1000, 5).unwrap();
+    /// let p = ClassicParams::new(1000, 5)?;
     /// assert!(ClassicBloomFilter::from_storage_with_hasher(&mut s[..], p, IntFold::default()).is_ok());
+    /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
     pub fn from_storage_with_hasher(
         blocks: S,

@@ -98,9 +98,9 @@ impl CountingBloomFilter {
     /// let mut f = CountingBloomFilter::new(CountingParams::for_fpr(1000, 0.01)?);
     /// f.insert("sku-1");
     /// assert!(f.contains("sku-1"));
-    /// f.remove("sku-1").unwrap();
+    /// f.remove("sku-1")?;
     /// assert!(!f.contains("sku-1"));
-    /// # Ok::<(), linebloom::ParamsError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn new(params: CountingParams) -> Self {
@@ -131,12 +131,17 @@ impl<H: KeyHasher> CountingBloomFilter<crate::Blocks, H> {
 impl<S: AsRef<[Block]>> CountingBloomFilter<S, IntFold> {
     /// A counting filter over existing blocks (zeroed for an empty filter), `k` per key.
     ///
+    /// # Errors
+    ///
+    /// As for [`CountingParams::new`] with the storage's block count.
+    ///
     /// ```
     /// use linebloom::{Block, CountingBloomFilter};
     /// let mut storage = [Block::ZERO; 8];
-    /// let mut f = CountingBloomFilter::from_storage(&mut storage[..], 4).unwrap();
+    /// let mut f = CountingBloomFilter::from_storage(&mut storage[..], 4)?;
     /// f.insert(&7u32);
     /// assert_eq!(f.count_estimate(&7u32), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_storage(blocks: S, k: u32) -> Result<Self, ParamsError> {
         CountingBloomFilter::from_storage_with_hasher(blocks, k, IntFold::default())
@@ -145,6 +150,10 @@ impl<S: AsRef<[Block]>> CountingBloomFilter<S, IntFold> {
 
 impl<S: AsRef<[Block]>, H: KeyHasher> CountingBloomFilter<S, H> {
     /// Like [`from_storage`](CountingBloomFilter::from_storage), with the given hasher.
+    ///
+    /// # Errors
+    ///
+    /// As for [`from_storage`](CountingBloomFilter::from_storage).
     pub fn from_storage_with_hasher(blocks: S, k: u32, hasher: H) -> Result<Self, ParamsError> {
         let params = CountingParams::new(blocks.as_ref().len() as u64, k)?;
         Ok(CountingBloomFilter {
@@ -344,11 +353,20 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> CountingBloomFilter<S, H>
 
     /// Removes one insertion of `key`. Refused, with nothing changed, when one of its
     /// counters is zero (the key is certainly absent). Saturated counters stay at 15.
+    ///
+    /// # Errors
+    ///
+    /// [`RemoveError::NotPresent`] when one of the key's counters is zero; nothing
+    /// changes.
     pub fn remove<K: Key + ?Sized>(&mut self, key: &K) -> Result<(), RemoveError> {
         self.remove_hash(self.hash(key))
     }
 
     /// [`remove`](Self::remove) for a caller's hash.
+    ///
+    /// # Errors
+    ///
+    /// As for [`remove`](Self::remove).
     pub fn remove_hash(&mut self, hash: u64) -> Result<(), RemoveError> {
         if !self.contains_hash(hash) {
             return Err(RemoveError::NotPresent);
@@ -378,6 +396,12 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> CountingBloomFilter<S, H>
     /// either side is held, and removing it works as it would have there. Both must have
     /// the same parameters and hasher.
     ///
+    /// # Errors
+    ///
+    /// [`IncompatibleError::Params`](crate::IncompatibleError::Params) when the shapes
+    /// differ, [`IncompatibleError::Hasher`](crate::IncompatibleError::Hasher) when the
+    /// hashers do; `self` is unchanged.
+    ///
     /// ```
     /// use linebloom::{CountingBloomFilter, CountingParams};
     /// let p = CountingParams::new(4, 5)?;
@@ -385,12 +409,12 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> CountingBloomFilter<S, H>
     /// a.insert("x");
     /// b.insert("x");
     /// b.insert("y");
-    /// a.union(&b).unwrap();
+    /// a.union(&b)?;
     /// assert_eq!(a.count_estimate("x"), 2);
-    /// a.remove("x").unwrap();
+    /// a.remove("x")?;
     /// assert!(a.contains("x") && a.contains("y"));
     /// assert!(a.union(&CountingBloomFilter::new(CountingParams::new(5, 5)?)).is_err());
-    /// # Ok::<(), linebloom::ParamsError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn union<S2: AsRef<[Block]>>(
         &mut self,

@@ -53,6 +53,7 @@ const COUNTER_SLOTS: f64 = 16.0;
 /// let p = linebloom::fpr::classic_approx(9_585_059.0, 7, 1_000_000.0);
 /// assert!((p - 0.01).abs() < 1e-4);
 /// ```
+#[must_use]
 pub fn classic_approx(m_bits: f64, k: u32, n: f64) -> f64 {
     pow(1.0 - exp(-(k as f64) * n / m_bits), k as f64)
 }
@@ -77,6 +78,7 @@ pub fn classic_approx(m_bits: f64, k: u32, n: f64) -> f64 {
 /// let approx = linebloom::fpr::classic_approx(1000.0, 3, 100.0);
 /// assert!(exact > approx); // the approximation is optimistic for small m
 /// ```
+#[must_use]
 pub fn classic_exact(m_bits: u64, k: u32, n: u64) -> f64 {
     if m_bits == 0 {
         return 1.0;
@@ -253,6 +255,7 @@ fn blocked_rotated(blocks: u64, k: u32, n: u64, slots: f64) -> f64 {
 /// let c = fpr::classic_approx(19_532.0 * 512.0, 7, 1e6);
 /// assert!(b > c && b < 0.0125);
 /// ```
+#[must_use]
 pub fn blocked(blocks: u64, k: u32, n: u64) -> f64 {
     with_slots(blocks, k, n, BIT_SLOTS)
 }
@@ -266,6 +269,7 @@ pub fn blocked(blocks: u64, k: u32, n: u64) -> f64 {
 /// // At the same block count the counting filter has a quarter of the positions.
 /// assert!(linebloom::fpr::counting(2_000, 6, 10_000) > linebloom::fpr::blocked(2_000, 6, 10_000));
 /// ```
+#[must_use]
 pub fn counting(blocks: u64, k: u32, n: u64) -> f64 {
     with_slots(blocks, k, n, COUNTER_SLOTS)
 }
@@ -310,6 +314,7 @@ fn with_slots(blocks: u64, k: u32, n: u64, slots: f64) -> f64 {
 /// ```
 /// assert_eq!(linebloom::fpr::hash_floor(1 << 32), 1.0 / 4_294_967_296.0);
 /// ```
+#[must_use]
 pub fn hash_floor(n: u64) -> f64 {
     (n as f64 / 18_446_744_073_709_551_616.0).min(1.0)
 }
@@ -354,6 +359,7 @@ pub(crate) fn estimated_keys(clear_fraction: f64, k: u32, positions: f64) -> f64
 /// ```
 /// assert!((linebloom::fpr::bits_per_key_lower_bound(0.01) - 6.644).abs() < 1e-3);
 /// ```
+#[must_use]
 pub fn bits_per_key_lower_bound(p: f64) -> f64 {
     -libm::log2(p)
 }

@@ -74,6 +74,7 @@ pub const MAX_K: u32 = 16;
 /// MurmurHash3's 64-bit finalizer: a bijection with full avalanche (used by the classic
 /// filter's double hashing; the blocked scheme does not need it).
 #[inline(always)]
+#[must_use]
 pub const fn fmix64(mut x: u64) -> u64 {
     x ^= x >> 33;
     x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
@@ -85,18 +86,21 @@ pub const fn fmix64(mut x: u64) -> u64 {
 
 /// The block a hash lands in, for a filter of `blocks` blocks.
 #[inline(always)]
+#[must_use]
 pub const fn block_index(hash: u64, blocks: usize) -> usize {
     ((hash as u128 * blocks as u128) >> 64) as usize
 }
 
 /// The 6-bit position (`0..64`) that salt `salt` picks for hash `hash`.
 #[inline(always)]
+#[must_use]
 pub const fn position(hash: u64, salt: u32) -> u32 {
     (hash as u32).wrapping_mul(salt) >> 26
 }
 
 /// The rotation `r ∈ 0..8` of the first round (used only when `k < 8`).
 #[inline(always)]
+#[must_use]
 pub const fn rotation(hash: u64) -> u32 {
     (hash as u32).wrapping_mul(ROTATION_SALT) >> 29
 }
@@ -112,6 +116,7 @@ pub const fn rotation(hash: u64) -> u32 {
 /// assert_eq!(m.count_ones(), 8); // one bit in each word for k = 8
 /// ```
 #[inline(always)]
+#[must_use]
 pub fn pattern(hash: u64, k: u32) -> Block {
     let mut m = [0u64; 8];
     for_each_position(hash, k, |word, field| m[word] |= 1 << field);
@@ -179,6 +184,7 @@ pub struct Location {
 /// assert!(loc.mask.count_ones() <= 7);
 /// ```
 #[inline]
+#[must_use]
 pub fn location(hash: u64, blocks: usize, k: u32) -> Location {
     Location {
         block: block_index(hash, blocks),
@@ -195,6 +201,7 @@ pub fn location(hash: u64, blocks: usize, k: u32) -> Location {
 /// assert_eq!(linebloom::hash::redis_bit_offset(2, 9), 1024 + 14);
 /// ```
 #[inline]
+#[must_use]
 pub const fn redis_bit_offset(block: u64, bit: u32) -> u64 {
     512 * block + (bit ^ 7) as u64
 }

@@ -131,6 +131,7 @@ impl Xxh3 {
     /// use linebloom::{KeyHasher, Xxh3};
     /// assert_ne!(Xxh3::with_seed(1).hash_bytes(b"a"), Xxh3::default().hash_bytes(b"a"));
     /// ```
+    #[must_use]
     pub const fn with_seed(seed: u64) -> Self {
         Xxh3 { seed }
     }
@@ -191,6 +192,7 @@ impl IntFold {
     /// use linebloom::{IntFold, KeyHasher};
     /// assert_ne!(IntFold::with_seed(1).hash_u64(7), IntFold::default().hash_u64(7));
     /// ```
+    #[must_use]
     pub const fn with_seed(seed: u64) -> Self {
         IntFold { seed }
     }
@@ -217,6 +219,7 @@ impl IntFold {
     /// assert_eq!(IntFold::fold(0, 0), ((p >> 64) as u64 ^ p as u64).wrapping_mul(IntFold::K3));
     /// ```
     #[inline(always)]
+    #[must_use]
     pub const fn fold(x: u64, seed: u64) -> u64 {
         let a = x.rotate_left(32) ^ Self::K1 ^ seed;
         let b = x ^ Self::K2;
@@ -274,6 +277,7 @@ impl AHash {
     /// assert_eq!(h.hash_bytes(b"k"), AHash::with_seeds([1, 2, 3, 4]).hash_bytes(b"k"));
     /// # }
     /// ```
+    #[must_use]
     pub fn with_seeds(seeds: [u64; 4]) -> Self {
         let [a, b, c, d] = seeds;
         AHash {
@@ -424,9 +428,10 @@ mod alloc_keys {
 ///
 /// ```
 /// use linebloom::{BloomFilter, Hashed, Params};
-/// let mut f = BloomFilter::new(Params::for_fpr(100, 0.01).unwrap());
+/// let mut f = BloomFilter::new(Params::for_fpr(100, 0.01)?);
 /// f.insert(&Hashed(&(1u8, "pair")));
 /// assert!(f.contains(&Hashed(&(1u8, "pair"))));
+/// # Ok::<(), linebloom::ParamsError>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Hashed<'a, T: Hash + ?Sized>(pub &'a T);

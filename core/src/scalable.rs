@@ -126,26 +126,31 @@ impl ScalableOptions {
     }
 
     /// The first layer's capacity.
+    #[must_use]
     pub fn initial_capacity(&self) -> u64 {
         self.initial_capacity
     }
 
     /// The target compounded rate.
+    #[must_use]
     pub fn fpr(&self) -> f64 {
         self.fpr
     }
 
     /// The growth factor.
+    #[must_use]
     pub fn growth(&self) -> f64 {
         self.growth
     }
 
     /// The tightening ratio.
+    #[must_use]
     pub fn tightening(&self) -> f64 {
         self.tightening
     }
 
     /// The mode.
+    #[must_use]
     pub fn mode(&self) -> Mode {
         self.mode
     }
@@ -209,6 +214,10 @@ impl ScalableBloomFilter {
     /// A scaling filter for an initial capacity and a target rate, with growth 2 and
     /// tightening 0.5 and the default stable hasher.
     ///
+    /// # Errors
+    ///
+    /// As for [`with_options`](ScalableBloomFilter::with_options).
+    ///
     /// ```
     /// use linebloom::ScalableBloomFilter;
     /// let mut f = ScalableBloomFilter::new(1_000, 0.01)?;
@@ -229,6 +238,12 @@ impl ScalableBloomFilter {
 
 impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
     /// A filter with the given options and hasher; builds the first layer.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamsError::InvalidGrowth`] for a growth factor below 1 or a tightening ratio
+    /// outside (0, 1), [`ParamsError::InvalidFpr`], [`ParamsError::ZeroCapacity`], or
+    /// any error of [`Params::for_fpr`] for the first layer.
     ///
     /// ```
     /// use linebloom::{IntFold, Mode, ParamsError, ScalableBloomFilter, ScalableOptions};
@@ -354,6 +369,12 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
     /// Adds `key`, or says why it cannot: `Ok(true)` if it was new, `Ok(false)` if it was
     /// possibly present already. Errors leave the filter unchanged.
     ///
+    /// # Errors
+    ///
+    /// [`ScalableError::Full`] in [`Mode::Fixed`] past the first layer's capacity,
+    /// [`ScalableError::LayerLimit`] at [`MAX_LAYERS`] layers, [`ScalableError::Layer`]
+    /// when the next layer cannot be sized; the filter is unchanged.
+    ///
     /// ```
     /// use linebloom::{IntFold, Mode, ScalableBloomFilter, ScalableError, ScalableOptions};
     /// let options = ScalableOptions::new(10, 0.01).with_mode(Mode::Fixed);
@@ -369,6 +390,10 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
     }
 
     /// [`try_insert`](Self::try_insert) for a caller's hash.
+    ///
+    /// # Errors
+    ///
+    /// As for [`try_insert`](Self::try_insert).
     pub fn try_insert_hash(&mut self, hash: u64) -> Result<bool, ScalableError> {
         if self.contains_hash(hash) {
             return Ok(false);

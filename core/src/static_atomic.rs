@@ -70,6 +70,7 @@ impl<const BLOCKS: usize> StaticAtomicBloomFilter<BLOCKS, IntFold> {
     /// # Panics
     ///
     /// At compile time (in a `static`) if `k` is not in `1..=16` or `BLOCKS` is 0.
+    #[must_use]
     pub const fn new(k: u32) -> Self {
         StaticAtomicBloomFilter::with_hasher(k, IntFold::with_seed(0))
     }

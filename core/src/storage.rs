@@ -95,6 +95,7 @@ impl Blocks {
     /// assert_eq!(small.as_ref().len(), 16);
     /// assert!(!small.huge_pages_advised(), "1 KiB stays on the heap");
     /// ```
+    #[must_use]
     pub fn zeroed(n: usize) -> Self {
         #[cfg(linebloom_huge_pages)]
         if let Some(bytes) = n
@@ -113,6 +114,7 @@ impl Blocks {
 
     /// The blocks as a boxed slice: the same allocation when they are a boxed slice, a
     /// copy when they borrow a `'static` slice or are mapped on huge pages.
+    #[must_use]
     pub fn into_boxed_slice(self) -> alloc::boxed::Box<[Block]> {
         if self.owner != Owner::Boxed {
             return alloc::boxed::Box::from(self.as_ref());
@@ -131,6 +133,7 @@ impl Blocks {
     /// that [`zeroed`](Self::zeroed) mapped ask (2 MiB or more, Linux with `std`);
     /// any other blocks answer `false`. Whether the kernel then backs them with huge
     /// pages is its choice: `AnonHugePages` in `/proc/self/smaps_rollup` tells.
+    #[must_use]
     pub fn huge_pages_advised(&self) -> bool {
         #[cfg(linebloom_huge_pages)]
         if let Owner::Mapped { advised } = self.owner {
@@ -242,6 +245,7 @@ unsafe impl<const N: usize> Sync for StaticBlocks<N> {}
 #[cfg(any(target_has_atomic = "8", feature = "portable-atomic"))]
 impl<const N: usize> StaticBlocks<N> {
     /// `N` zeroed blocks, not yet taken (a `const fn`, for a `static` initialiser).
+    #[must_use]
     pub const fn new() -> Self {
         StaticBlocks {
             taken: crate::sync::AtomicBool::new(false),
@@ -265,6 +269,18 @@ impl<const N: usize> StaticBlocks<N> {
 impl<const N: usize> Default for StaticBlocks<N> {
     fn default() -> Self {
         StaticBlocks::new()
+    }
+}
+
+/// The block count and whether the blocks were handed out (not their contents, which
+/// only the holder of the [`Blocks`] may read).
+#[cfg(any(target_has_atomic = "8", feature = "portable-atomic"))]
+impl<const N: usize> core::fmt::Debug for StaticBlocks<N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("StaticBlocks")
+            .field("len", &N)
+            .field("taken", &self.taken.load(crate::sync::Ordering::Relaxed))
+            .finish()
     }
 }
 

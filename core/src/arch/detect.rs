@@ -42,6 +42,7 @@ pub fn available() -> impl Iterator<Item = &'static Kernel> {
 
 /// Names of every kernel compiled into this build for this architecture (whether or
 /// not this CPU runs it), for tests that must say which were skipped.
+#[must_use]
 pub fn compiled() -> &'static [&'static str] {
     const NAMES: [&str; Backend::ALL.len()] = {
         let mut names = [""; Backend::ALL.len()];
@@ -75,11 +76,13 @@ pub fn detect() -> &'static Kernel {
 }
 
 /// The kernel called `name`, if this CPU runs it.
+#[must_use]
 pub fn by_name(name: &str) -> Option<&'static Kernel> {
     available().find(|k| k.name == name)
 }
 
 /// Name of the kernel [`detect`] picks on this CPU; the lab records it with every result.
+#[must_use]
 pub fn active_kernel() -> &'static str {
     detect().name
 }

@@ -36,10 +36,11 @@ impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
     ///
     /// ```
     /// use linebloom::ScalableBloomFilter;
-    /// let mut f = ScalableBloomFilter::new(100, 0.01).unwrap();
+    /// let mut f = ScalableBloomFilter::new(100, 0.01)?;
     /// for i in 0..1000u32 { f.insert(&i); }
-    /// let g = ScalableBloomFilter::from_bytes(&f.to_bytes()).unwrap();
+    /// let g = ScalableBloomFilter::from_bytes(&f.to_bytes())?;
     /// assert_eq!(g, f);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> alloc::vec::Vec<u8> {

@@ -72,6 +72,7 @@ pub const PER_FILTER_Z: f64 = 3.0;
 /// assert!((q - (1e-3 + PER_FILTER_Z * 1e-6)).abs() < 1e-8);
 /// assert!(per_filter_quantile(1e-3, 3e-4) > 1e-3 + PER_FILTER_Z * 3e-4); // skewed
 /// ```
+#[must_use]
 pub fn per_filter_quantile(mean: f64, spread: f64) -> f64 {
     if mean <= 0.0 || spread <= 0.0 {
         return mean;
@@ -95,6 +96,7 @@ pub fn per_filter_quantile(mean: f64, spread: f64) -> f64 {
 /// assert!(small / fpr::blocked(20, 8, 1_000) > 0.05); // 20 blocks: ±7%
 /// assert!(large / fpr::blocked(20_000, 8, 1_000_000) < 0.01);
 /// ```
+#[must_use]
 pub fn blocked_spread(blocks: u64, k: u32, n: u64) -> f64 {
     spread_with_slots(blocks, k, n, BIT_SLOTS)
 }
@@ -105,6 +107,7 @@ pub fn blocked_spread(blocks: u64, k: u32, n: u64) -> f64 {
 /// ```
 /// assert!(linebloom::fpr::counting_spread(100, 8, 1_000) > 0.0);
 /// ```
+#[must_use]
 pub fn counting_spread(blocks: u64, k: u32, n: u64) -> f64 {
     spread_with_slots(blocks, k, n, COUNTER_SLOTS)
 }
@@ -117,6 +120,7 @@ pub fn counting_spread(blocks: u64, k: u32, n: u64) -> f64 {
 /// let s = linebloom::fpr::classic_spread(9_586, 7, 1_000);
 /// assert!(s > 0.0 && s < 0.01 * 0.2);
 /// ```
+#[must_use]
 pub fn classic_spread(m_bits: u64, k: u32, n: u64) -> f64 {
     if m_bits == 0 || n == 0 {
         return 0.0;
@@ -160,6 +164,7 @@ const EXACT_CLASSIC_STEPS: f64 = 1e5;
 /// use linebloom::fpr::{classic_exact, classic_per_filter};
 /// assert!(classic_per_filter(25, 13, 1) > classic_exact(25, 13, 1));
 /// ```
+#[must_use]
 pub fn classic_per_filter(m_bits: u64, k: u32, n: u64) -> f64 {
     let throws = k as f64 * n as f64;
     if m_bits == 0 {

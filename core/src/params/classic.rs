@@ -2,7 +2,7 @@
 //! its probe scheme (scheme 1 of the format: one mixed 64-bit value per probe; the
 //! filter's docs say why).
 
-use super::{MAX_BYTES, ParamsError, SIZING_MARGIN};
+use super::{MAX_BYTES, ParamsError};
 use crate::block::Block;
 use crate::fpr;
 use crate::hash::fmix64;
@@ -20,10 +20,16 @@ pub struct ClassicParams {
 impl ClassicParams {
     /// Raw shape.
     ///
+    /// # Errors
+    ///
+    /// [`ParamsError::InvalidK`] unless `k` is in `1..=32`, [`ParamsError::ZeroBlocks`]
+    /// for zero bits, [`ParamsError::TooLarge`] past [`MAX_BYTES`].
+    ///
     /// ```
     /// use linebloom::ClassicParams;
-    /// assert_eq!(ClassicParams::new(1000, 7).unwrap().blocks(), 2);
+    /// assert_eq!(ClassicParams::new(1000, 7)?.blocks(), 2);
     /// assert!(ClassicParams::new(0, 7).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(bits: u64, k: u32) -> Result<Self, ParamsError> {
         super::check_shape(k, MAX_CLASSIC_K, bits.div_ceil(8))?;
@@ -40,24 +46,22 @@ impl ClassicParams {
     /// Refused with [`ParamsError::FprBelowHashFloor`] when `p` (with the margin) is at or
     /// below [`fpr::hash_floor`]: no size can deliver it.
     ///
+    /// # Errors
+    ///
+    /// [`ParamsError::InvalidFpr`] for a rate outside (0, 1),
+    /// [`ParamsError::ZeroCapacity`], [`ParamsError::FprBelowHashFloor`] (below), or
+    /// [`ParamsError::TooLarge`] when no filter up to [`MAX_BYTES`] meets the target.
+    ///
     /// ```
     /// use linebloom::{ClassicParams, ParamsError};
-    /// let p = ClassicParams::for_fpr(100_000, 0.01).unwrap();
+    /// let p = ClassicParams::for_fpr(100_000, 0.01)?;
     /// assert!(p.expected_fpr(100_000) <= 0.01);
     /// let floor = ClassicParams::for_fpr(1 << 32, 1e-12);
     /// assert_eq!(floor, Err(ParamsError::FprBelowHashFloor { capacity: 1 << 32 }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn for_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
-        if !(fpr > 0.0 && fpr < 1.0) {
-            return Err(ParamsError::InvalidFpr);
-        }
-        if capacity == 0 {
-            return Err(ParamsError::ZeroCapacity);
-        }
-        let goal = fpr * SIZING_MARGIN;
-        if goal <= fpr::hash_floor(capacity) {
-            return Err(ParamsError::FprBelowHashFloor { capacity });
-        }
+        let goal = super::sizing_goal(capacity, fpr)?;
         let ln2 = core::f64::consts::LN_2;
         let max_bits = MAX_BYTES.saturating_mul(8);
         let shape = |m: u64| {
@@ -102,16 +106,19 @@ impl ClassicParams {
     }
 
     /// Bits.
+    #[must_use]
     pub fn bits(&self) -> u64 {
         self.bits
     }
 
     /// Probes per key.
+    #[must_use]
     pub fn k(&self) -> u32 {
         self.k
     }
 
     /// 64-byte blocks of storage (`⌈bits/512⌉`; the tail of the last one is unused).
+    #[must_use]
     pub fn blocks(&self) -> usize {
         self.bits.div_ceil(Block::BITS as u64) as usize
     }
@@ -122,11 +129,12 @@ impl ClassicParams {
     ///
     /// ```
     /// use linebloom::ClassicParams;
-    /// let p = ClassicParams::new(1000, 3).unwrap();
+    /// let p = ClassicParams::new(1000, 3)?;
     /// let mut bits = Vec::new();
     /// p.for_each_position(42, |b| bits.push(b));
     /// assert_eq!(bits.len(), 3);
     /// assert!(bits.iter().all(|&b| b < 1000));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn for_each_position(&self, hash: u64, f: impl FnMut(u64)) {
         for_each_probe(hash, self.bits, self.k, f)
@@ -141,6 +149,7 @@ impl ClassicParams {
     /// assert!(p.capacity_at(0.01) >= 10_000);
     /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
+    #[must_use]
     pub fn capacity_at(&self, fpr: f64) -> u64 {
         super::largest_meeting(|n| self.expected_fpr(n) <= fpr)
     }
@@ -158,6 +167,7 @@ impl ClassicParams {
     /// assert_eq!(params.estimated_len(ones), f.estimated_len());
     /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
+    #[must_use]
     pub fn estimated_len(&self, ones: u64) -> f64 {
         let clear = self.bits.saturating_sub(ones) as f64 / self.bits as f64;
         fpr::estimated_keys(clear, self.k, self.bits as f64)
@@ -165,6 +175,7 @@ impl ClassicParams {
 
     /// The predicted rate after `n` distinct keys: [`fpr::classic_exact`] plus the 64-bit
     /// hash's floor ([`fpr::hash_floor`]), as [`crate::fpr::blocked`] includes it.
+    #[must_use]
     pub fn expected_fpr(&self, n: u64) -> f64 {
         let ideal = fpr::classic_exact(self.bits, self.k, n);
         ideal + (1.0 - ideal) * fpr::hash_floor(n)

@@ -89,6 +89,7 @@ pub const MAX_BLOCKS: u64 = MAX_BYTES / Block::BYTES as u64;
 /// }
 /// # Ok::<(), linebloom::ParamsError>(())
 /// ```
+#[must_use]
 pub const fn blocks_for(capacity: u64, bits_per_key: u64) -> usize {
     let blocks = capacity
         .saturating_mul(bits_per_key)
@@ -183,11 +184,17 @@ pub struct Params {
 impl Params {
     /// Raw parameters: `blocks` 64-byte blocks, `k` bits per key.
     ///
+    /// # Errors
+    ///
+    /// [`ParamsError::InvalidK`] unless `k` is in `1..=16`, [`ParamsError::ZeroBlocks`]
+    /// for zero blocks, [`ParamsError::TooLarge`] past [`MAX_BLOCKS`].
+    ///
     /// ```
     /// use linebloom::{Params, ParamsError};
-    /// let p = Params::new(100, 8).unwrap();
+    /// let p = Params::new(100, 8)?;
     /// assert_eq!(p.bytes(), 6400);
     /// assert_eq!(Params::new(100, 17), Err(ParamsError::InvalidK(17)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(blocks: u64, k: u32) -> Result<Self, ParamsError> {
         check_shape(k, MAX_K, blocks.saturating_mul(Block::BYTES as u64))?;
@@ -205,12 +212,20 @@ impl Params {
     /// [`per_filter_fpr`](Self::per_filter_fpr) is at most `fpr`: the target holds for
     /// at least 99% of filters, not only on average (the crate docs state the promise).
     ///
+    /// # Errors
+    ///
+    /// [`ParamsError::InvalidFpr`] for a rate outside (0, 1),
+    /// [`ParamsError::ZeroCapacity`], [`ParamsError::FprBelowHashFloor`] for a rate the
+    /// 64-bit hash cannot deliver at this capacity, or [`ParamsError::TooLarge`] when
+    /// no filter up to [`MAX_BYTES`] meets the target.
+    ///
     /// ```
     /// use linebloom::Params;
-    /// let p = Params::for_fpr(1_000_000, 0.01).unwrap();
+    /// let p = Params::for_fpr(1_000_000, 0.01)?;
     /// assert!(p.expected_fpr(1_000_000) <= 0.01);
     /// assert!(p.bits_per_key(1_000_000) < 11.0);
     /// assert_eq!(p.k(), 8); // the fast shape: 1.5% more memory than k = 6 here
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn for_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
         let smallest = Params::smallest_meeting(capacity, fpr, fpr::blocked)?;
@@ -328,10 +343,12 @@ impl Params {
     ///
     /// ```
     /// use linebloom::Params;
-    /// let p = Params::for_fpr(1_000, 0.01).unwrap();
+    /// let p = Params::for_fpr(1_000, 0.01)?;
     /// assert!(p.per_filter_fpr(1_000) <= 0.01);
     /// assert!(p.per_filter_fpr(1_000) > p.expected_fpr(1_000));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[must_use]
     pub fn per_filter_fpr(&self, n: u64) -> f64 {
         fpr::per_filter_quantile(
             self.expected_fpr(n),
@@ -351,16 +368,7 @@ impl Params {
         fpr: f64,
         rate: fn(u64, u32, u64) -> f64,
     ) -> Result<Self, ParamsError> {
-        if !(fpr > 0.0 && fpr < 1.0) {
-            return Err(ParamsError::InvalidFpr);
-        }
-        if capacity == 0 {
-            return Err(ParamsError::ZeroCapacity);
-        }
-        let goal = fpr * SIZING_MARGIN;
-        if goal <= fpr::hash_floor(capacity) {
-            return Err(ParamsError::FprBelowHashFloor { capacity });
-        }
+        let goal = sizing_goal(capacity, fpr)?;
         let classic_bits = capacity as f64 * libm::log2(1.0 / fpr) / core::f64::consts::LN_2;
         let estimate = libm::ceil(classic_bits / Block::BITS as f64).clamp(1.0, MAX_BLOCKS as f64);
         let estimate = estimate as u64;
@@ -409,11 +417,17 @@ impl Params {
     /// `bits_per_key × capacity` bits (rounded up to whole blocks), with the `k` that
     /// gives the lowest predicted false-positive rate at `capacity` keys.
     ///
+    /// # Errors
+    ///
+    /// [`ParamsError::InvalidBitsPerKey`] unless `bits_per_key` is finite and positive,
+    /// [`ParamsError::ZeroCapacity`], or [`ParamsError::TooLarge`] past [`MAX_BYTES`].
+    ///
     /// ```
     /// use linebloom::Params;
-    /// let p = Params::for_bits_per_key(10_000, 10.0).unwrap();
+    /// let p = Params::for_bits_per_key(10_000, 10.0)?;
     /// assert_eq!(p.blocks(), 196); // ceil(100_000 / 512)
     /// assert!((6..=8).contains(&p.k()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn for_bits_per_key(capacity: u64, bits_per_key: f64) -> Result<Self, ParamsError> {
         if !(bits_per_key > 0.0 && bits_per_key.is_finite()) {
@@ -441,32 +455,38 @@ impl Params {
     }
 
     /// Number of 64-byte blocks.
+    #[must_use]
     pub fn blocks(&self) -> usize {
         self.blocks
     }
 
     /// Bits set per key.
+    #[must_use]
     pub fn k(&self) -> u32 {
         self.k
     }
 
     /// Size of the bit array in bytes.
+    #[must_use]
     pub fn bytes(&self) -> usize {
         self.blocks * Block::BYTES
     }
 
     /// Size of the bit array in bits.
+    #[must_use]
     pub fn bits(&self) -> u64 {
         self.blocks as u64 * Block::BITS as u64
     }
 
     /// Bits of memory per key at `n` keys.
+    #[must_use]
     pub fn bits_per_key(&self, n: u64) -> f64 {
         self.bits() as f64 / n as f64
     }
 
     /// The exact predicted false-positive rate of a [`crate::BloomFilter`] of this shape
     /// after `n` distinct keys ([`crate::fpr::blocked`]).
+    #[must_use]
     pub fn expected_fpr(&self, n: u64) -> f64 {
         fpr::blocked(self.blocks as u64, self.k, n)
     }
@@ -484,6 +504,7 @@ impl Params {
     /// assert!(p.expected_fpr(capacity) <= 0.01 && p.expected_fpr(capacity + 1) > 0.01);
     /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
+    #[must_use]
     pub fn capacity_at(&self, fpr: f64) -> u64 {
         largest_meeting(|n| self.expected_fpr(n) <= fpr)
     }
@@ -502,11 +523,28 @@ impl Params {
     /// assert_eq!(params.estimated_len(ones), f.estimated_len());
     /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
+    #[must_use]
     pub fn estimated_len(&self, ones: u64) -> f64 {
         let bits = self.bits();
         let clear = bits.saturating_sub(ones) as f64 / bits as f64;
         fpr::estimated_keys(clear, self.k, bits as f64)
     }
+}
+
+/// The rate sizing aims at, `SIZING_MARGIN × fpr`, after the checks every `for_fpr`
+/// makes: a rate in (0, 1), a capacity, and a goal above the 64-bit hash's floor.
+pub(crate) fn sizing_goal(capacity: u64, fpr: f64) -> Result<f64, ParamsError> {
+    if !(fpr > 0.0 && fpr < 1.0) {
+        return Err(ParamsError::InvalidFpr);
+    }
+    if capacity == 0 {
+        return Err(ParamsError::ZeroCapacity);
+    }
+    let goal = fpr * SIZING_MARGIN;
+    if goal <= fpr::hash_floor(capacity) {
+        return Err(ParamsError::FprBelowHashFloor { capacity });
+    }
+    Ok(goal)
 }
 
 /// The checks every shape's `new` makes: `k` in `1..=max_k`, then a size of `bytes` in
