@@ -94,14 +94,14 @@ pub const fn block_index(hash: u64, blocks: usize) -> usize {
 /// The 6-bit position (`0..64`) that salt `salt` picks for hash `hash`.
 #[inline(always)]
 #[must_use]
-pub const fn position(hash: u64, salt: u32) -> u32 {
+pub(crate) const fn position(hash: u64, salt: u32) -> u32 {
     (hash as u32).wrapping_mul(salt) >> 26
 }
 
 /// The rotation `r ∈ 0..8` of the first round (used only when `k < 8`).
 #[inline(always)]
 #[must_use]
-pub const fn rotation(hash: u64) -> u32 {
+pub(crate) const fn rotation(hash: u64) -> u32 {
     (hash as u32).wrapping_mul(ROTATION_SALT) >> 29
 }
 
@@ -140,14 +140,8 @@ pub fn for_each_position(hash: u64, k: u32, mut f: impl FnMut(usize, u32)) {
 /// Like [`for_each_position`], stopping at the first position for which `f` returns
 /// `false`; returns whether every call returned `true`. A query that reads words one at
 /// a time (the atomic filter) stops at the first clear bit.
-///
-/// ```
-/// use linebloom::hash::{all_positions, pattern};
-/// let m = pattern(99, 8);
-/// assert!(all_positions(99, 8, |w, f| m.0[w] >> f & 1 == 1));
-/// ```
 #[inline(always)]
-pub fn all_positions(hash: u64, k: u32, mut f: impl FnMut(usize, u32) -> bool) -> bool {
+pub(crate) fn all_positions(hash: u64, k: u32, mut f: impl FnMut(usize, u32) -> bool) -> bool {
     let r = if k < 8 { rotation(hash) } else { 0 };
     for (w, &salt) in SALTS[..8].iter().enumerate() {
         if (k >= 8 || ((w as u32).wrapping_sub(r) & 7) < k) && !f(w, position(hash, salt)) {

@@ -201,7 +201,10 @@ pub use params::{
     MAX_CLASSIC_K, Params, ParamsError, SIZING_MARGIN, blocks_for,
 };
 #[cfg(feature = "alloc")]
-pub use scalable::{MAX_LAYERS, Mode, ScalableBloomFilter, ScalableError, ScalableOptions};
+pub use scalable::{
+    DEFAULT_GROWTH, DEFAULT_TIGHTENING, MAX_LAYERS, Mode, ScalableBloomFilter, ScalableError,
+    ScalableOptions,
+};
 #[cfg(any(target_has_atomic = "32", feature = "portable-atomic"))]
 pub use static_atomic::StaticAtomicBloomFilter;
 pub use storage::Blocks;

@@ -153,7 +153,12 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
     keys().for_each(|k| {
         classic.insert(&k);
     });
-    let mut scalable = ScalableBloomFilter::new(100, 0.01).unwrap();
+    // Options spelled out (the committed bytes hold them), so that a change of the
+    // defaults leaves the fixture as it is.
+    let options = linebloom::ScalableOptions::new(100, 0.01)
+        .with_growth(2.0)
+        .with_tightening(0.5);
+    let mut scalable = ScalableBloomFilter::with_options(options, IntFold::default()).unwrap();
     keys().for_each(|k| {
         scalable.insert(&k);
     });

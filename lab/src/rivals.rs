@@ -420,7 +420,7 @@ macro_rules! adapter {
 
 /// linebloom's counting filter.
 pub type Counting = Linebloom<CountingBloomFilter>;
-/// linebloom's scalable filter (growth 2, tightening 0.5).
+/// linebloom's scalable filter (its default growth and tightening).
 pub type Scalable = Linebloom<ScalableBloomFilter>;
 /// linebloom's atomic filter (used single-threaded except in `insert_concurrently`;
 /// see the `threads` experiment).

@@ -19,6 +19,7 @@ pub(crate) const PREFETCH_DISTANCE: usize = 64;
 /// direct-loop and ring batches interleaved (`benches/README.md`, "Small batches").
 /// Under Miri it is 2 blocks, so that `tests/miri.rs` reaches both loops at sizes Miri
 /// runs in seconds; the answers do not depend on the loop.
+#[doc(hidden)]
 pub const SMALL_BATCH_BLOCKS: usize = if cfg!(miri) { 2 } else { (128 << 10) / 64 };
 
 /// A kernel: function pointers for one instruction set, plus its name.
