@@ -32,6 +32,10 @@
 //! * `StaticAtomicBloomFilter` (32-bit atomics, no `alloc`): concurrent inserts into a
 //!   filter in a `static`, for microcontrollers.
 //!
+//! Every kind implements [`Filter`] (lookups and the monitoring numbers) and
+//! [`InsertFilter`]; the counting filter also [`RemoveFilter`]: code can be generic over
+//! the kind.
+//!
 //! Each type's default storage is [`Blocks`]: owned blocks with `alloc`, or a
 //! `&'static mut [Block]` (a `static` array) with or without it. It is one type in every
 //! build, so enabling `alloc` anywhere never changes what `BloomFilter` means.
@@ -125,9 +129,13 @@
 //!
 //! ## Modules
 //!
+//! How the crate is built (the family's shared code, the pattern, dispatch, sizing, the
+//! format, and what is `unsafe` and why) is in `core/DESIGN.md`.
+//!
 //! * [`hash`]: the key → (block, bit pattern) scheme, specified;
 //! * [`fpr`]: theoretical false-positive rates (classic and blocked);
-//! * [`Params`]: sizing from a target rate, bits per key, or raw shape;
+//! * [`Params`], [`CountingParams`], [`ClassicParams`]: each kind's shape, sized from a
+//!   target rate, bits per key, or raw;
 //! * [`hasher`]: portable keys ([`Key`]) and hashers ([`IntFold`], the default; [`Xxh3`]; the optional `AHash`);
 //! * [`format`]: the binary format and its errors;
 //! * [`arch`]: the probing kernels and run-time selection.

@@ -10,7 +10,7 @@ use crate::hash::fmix64;
 /// Largest `k` of the classic filter.
 pub const MAX_CLASSIC_K: u32 = 32;
 
-/// Shape of a [`ClassicBloomFilter`]: `bits` bits and `k` probes per key.
+/// Shape of a [`crate::ClassicBloomFilter`]: `bits` bits and `k` probes per key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ClassicParams {
     bits: u64,
