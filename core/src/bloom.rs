@@ -285,22 +285,6 @@ impl<S: AsRef<[Block]>, H: KeyHasher> BloomFilter<S, H> {
         unsafe { arch::contains_keys(self.kernel, blocks, keys, hash, self.params.k(), out) }
     }
 
-    /// Fraction of bits set.
-    pub fn fill_ratio(&self) -> f64 {
-        crate::block::count_ones(self.blocks.as_ref()) as f64 / self.params.bits() as f64
-    }
-
-    /// Estimated number of distinct keys inserted, from the count of zero bits: each key
-    /// leaves a given bit clear with probability `1 − k/(512·B)`, so
-    /// `n̂ = ln(zero fraction) / ln(1 − k/(512·B))`. Saturated filters give `f64::INFINITY`.
-    ///
-    /// Watch it against the capacity the filter was sized for: past it the rate climbs
-    /// above the target, and the filter should be rebuilt larger.
-    pub fn estimated_len(&self) -> f64 {
-        self.params
-            .estimated_len(crate::block::count_ones(self.blocks.as_ref()))
-    }
-
     /// The false-positive rate of this filter as it is now, for a random non-member.
     ///
     /// Exact for the scheme given the current bits: per block, the chance that the
@@ -463,7 +447,7 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher, K: Key> Extend<K> for Blo
     }
 }
 
-crate::filter::block_storage_accessors!(BloomFilter, Params);
+crate::filter::block_storage_accessors!(BloomFilter, Params, bit_array);
 crate::filter::family_traits!(
     BloomFilter<S, H>, [S, H: KeyHasher], hasher: H,
     read: [S: AsRef<[Block]>], write: [S: AsRef<[Block]> + AsMut<[Block]>],

@@ -154,18 +154,6 @@ impl<S: AsRef<[Block]>, H: KeyHasher> ClassicBloomFilter<S, H> {
         all
     }
 
-    /// Fraction of the `m` bits set.
-    pub fn fill_ratio(&self) -> f64 {
-        crate::block::count_ones(self.blocks.as_ref()) as f64 / self.params.bits() as f64
-    }
-
-    /// Estimated number of distinct keys inserted, from the fraction of clear bits (see
-    /// [`crate::BloomFilter::estimated_len`]).
-    pub fn estimated_len(&self) -> f64 {
-        self.params
-            .estimated_len(crate::block::count_ones(self.blocks.as_ref()))
-    }
-
     /// The false-positive rate as it is now, for a random non-member: `fill^k`, exact
     /// given the bits, since each of the `k` probes is uniform over the `m` bits.
     pub fn estimated_fpr(&self) -> f64 {
@@ -229,7 +217,7 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> ClassicBloomFilter<S, H> 
     }
 }
 
-crate::filter::block_storage_accessors!(ClassicBloomFilter, ClassicParams);
+crate::filter::block_storage_accessors!(ClassicBloomFilter, ClassicParams, bit_array);
 crate::filter::family_traits!(
     ClassicBloomFilter<S, H>, [S, H: KeyHasher], hasher: H,
     read: [S: AsRef<[Block]>], write: [S: AsRef<[Block]> + AsMut<[Block]>],

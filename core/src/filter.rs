@@ -246,8 +246,34 @@ macro_rules! family_traits {
 pub(crate) use family_traits;
 
 /// The accessors every kind over block storage shares (fields `blocks`, `params`,
-/// `hasher`), written once: `params`, `hasher`, `as_blocks`, `hash`, `into_parts`.
+/// `hasher`), written once: `params`, `hasher`, `as_blocks`, `hash`, `into_parts`; with
+/// `bit_array` (a kind whose blocks are plain bits and whose shape estimates the key
+/// count from the set bits), also `fill_ratio` and `estimated_len`.
 macro_rules! block_storage_accessors {
+    ($ty:ident, $params:ty, bit_array) => {
+        $crate::filter::block_storage_accessors!($ty, $params);
+
+        impl<S: AsRef<[$crate::Block]>, H: $crate::KeyHasher> $ty<S, H> {
+            /// Fraction of the filter's bits set.
+            #[must_use]
+            pub fn fill_ratio(&self) -> f64 {
+                $crate::block::count_ones(self.blocks.as_ref()) as f64 / self.params.bits() as f64
+            }
+
+            /// Estimated number of distinct keys inserted, from the fraction of clear
+            /// bits: each key leaves a given bit clear with probability `1 − k/m`, so
+            /// `n̂ = ln(clear fraction) / ln(1 − k/m)`; `f64::INFINITY` when every bit
+            /// is set.
+            ///
+            /// Watch it against the capacity the filter was sized for: past it the rate
+            /// climbs above the target, and the filter should be rebuilt larger.
+            #[must_use]
+            pub fn estimated_len(&self) -> f64 {
+                self.params
+                    .estimated_len($crate::block::count_ones(self.blocks.as_ref()))
+            }
+        }
+    };
     ($ty:ident, $params:ty) => {
         impl<S: AsRef<[$crate::Block]>, H: $crate::KeyHasher> $ty<S, H> {
             /// The filter's shape.
