@@ -249,7 +249,7 @@ impl<F: LinebloomKind> Filter for Linebloom<F> {
     }
 }
 
-/// linebloom's blocked filter over any storage, with a chosen kernel and hasher.
+/// linebloom's blocked filter (owned storage) with a chosen kernel and hasher.
 pub type Blocked<S, H = IntFold> = Linebloom<BloomFilter<S, H>>;
 
 impl<H: HasherLabel> LinebloomKind for BloomFilter<Blocks, H> {
