@@ -91,6 +91,17 @@ pub const fn block_index(hash: u64, blocks: usize) -> usize {
     ((hash as u128 * blocks as u128) >> 64) as usize
 }
 
+/// The name of this scheme where blocks live outside the binary format (a filter held
+/// in Redis): the first word of the Redis-held filter's metadata, and an argument of
+/// every command of the linebloom Redis module, so that a client or a module of another
+/// scheme refuses rather than answering with other bits. It changes with the format
+/// version, whose scheme it names.
+///
+/// ```
+/// assert_eq!(linebloom::hash::SCHEME, format!("linebloom-v{}", linebloom::format::VERSION));
+/// ```
+pub const SCHEME: &str = "linebloom-v2";
+
 /// The 6-bit position (`0..64`) that salt `salt` picks for hash `hash`.
 #[inline(always)]
 #[must_use]

@@ -14,7 +14,7 @@ use linebloom::hash::pattern;
 /// The scheme this module implements: the first word of the filter's meta key in Redis,
 /// which clients pass with every command so that a module of another scheme refuses
 /// instead of answering with other bits.
-pub const SCHEME: &str = "linebloom-v2";
+pub const SCHEME: &str = linebloom::hash::SCHEME;
 
 /// Bytes per probe: block index, then hash, both `u64` little-endian.
 pub const PROBE_BYTES: usize = 16;

@@ -194,7 +194,7 @@ pub const DEFAULT_SHARD_BLOCKS: u64 = 1 << 20;
 
 /// The scheme word the module commands carry (the meta's first word): a module of
 /// another scheme refuses rather than answering with other bits.
-const MODULE_SCHEME: &str = "linebloom-v2";
+const MODULE_SCHEME: &str = linebloom::hash::SCHEME;
 
 /// Where the `linebloom-redis` module's shared library is, for starting a server with
 /// it: `$LINEBLOOM_MODULE_SO` if set, else `liblinebloom_redis.so` beside the running
@@ -426,19 +426,19 @@ struct Meta {
 impl Meta {
     fn encode(&self) -> String {
         match &self.next {
-            None => format!("linebloom-v2 {}", self.live.fields()),
-            Some(n) => format!("linebloom-v2 {} next {}", self.live.fields(), n.fields()),
+            None => format!("{MODULE_SCHEME} {}", self.live.fields()),
+            Some(n) => format!("{MODULE_SCHEME} {} next {}", self.live.fields(), n.fields()),
         }
     }
 
     fn decode(meta: &str) -> Result<Meta, RedisFilterError> {
         let f: Vec<&str> = meta.split(' ').collect();
         match f.as_slice() {
-            ["linebloom-v2", live @ ..] if live.len() == 5 => Ok(Meta {
+            [MODULE_SCHEME, live @ ..] if live.len() == 5 => Ok(Meta {
                 live: Generation::parse(live, meta)?,
                 next: None,
             }),
-            ["linebloom-v2", rest @ ..] if rest.len() == 11 && rest[5] == "next" => {
+            [MODULE_SCHEME, rest @ ..] if rest.len() == 11 && rest[5] == "next" => {
                 let (live, next) = (Generation::parse(&rest[..5], meta)?, &rest[6..]);
                 let next = Generation::parse(next, meta)?;
                 if next.number <= live.number {
