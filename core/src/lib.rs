@@ -146,7 +146,7 @@
 //! |---|---|---|
 //! | `std` | yes | implies `alloc`; run-time CPU detection through std; on Linux, filters of 2 MiB or more on transparent huge pages ([`Blocks::zeroed`]) |
 //! | `alloc` | via `std` | owned filters, `to_bytes`/`from_bytes` |
-//! | `serde` | no | `Serialize`/`Deserialize` through the binary format |
+//! | `serde` | no | implies `alloc`; `Serialize`/`Deserialize` for every kind with a format, through its bytes |
 //! | `ahash` | no | the `AHash` in-memory hasher (never serializable) |
 //! | `portable-atomic` | no | `StaticBlocks` and `StaticAtomicBloomFilter` on targets without compare-and-swap (Cortex-M0), through portable-atomic |
 //! | `critical-section` | no | `portable-atomic` with its `critical-section` backend |
