@@ -1,4 +1,4 @@
-//! Names the kernel set of the target once, as two cfgs the code tests instead of
+//! Names the kernel set of the target once, as cfgs the code tests instead of
 //! repeating target lists:
 //!
 //! * `linebloom_table`: the target chooses among kernels at run time (x86_64: AVX2 and
@@ -8,6 +8,10 @@
 //! * `linebloom_portable`: the `portable` kernel exists: where `wide` has vectors
 //!   (SSE2, NEON on aarch64, wasm `simd128`) and on every table target. Elsewhere `wide`
 //!   falls back to arrays and the kernel would be the scalar one under another name.
+//! * `linebloom_inline_k8`: the `k = 8` probe of the AVX2 and AVX-512 kernels runs as
+//!   inline `asm!` in the caller's code (`src/arch/x86_64/inline_k8.rs`): x86_64 builds
+//!   that have SSE registers and do not enable AVX themselves (those call the kernel
+//!   they compile in), outside Miri (which cannot run inline assembly).
 //! * `linebloom_huge_pages`: `Blocks::zeroed` maps large filters itself and advises
 //!   transparent huge pages (`src/huge_pages.rs`): Linux with the `std` feature, outside
 //!   Miri (which cannot run `mmap`).
@@ -27,6 +31,7 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(linebloom_table)");
     println!("cargo::rustc-check-cfg=cfg(linebloom_portable)");
     println!("cargo::rustc-check-cfg=cfg(linebloom_huge_pages)");
+    println!("cargo::rustc-check-cfg=cfg(linebloom_inline_k8)");
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let std = std::env::var_os("CARGO_FEATURE_STD").is_some();
     let miri = std::env::var_os("CARGO_CFG_MIRI").is_some();
@@ -42,5 +47,8 @@ fn main() {
     }
     if table || has("sse2") || has("simd128") {
         println!("cargo::rustc-cfg=linebloom_portable");
+    }
+    if arch == "x86_64" && has("sse2") && !has("avx") && !miri {
+        println!("cargo::rustc-cfg=linebloom_inline_k8");
     }
 }

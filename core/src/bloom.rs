@@ -325,6 +325,39 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
         unsafe { arch::insert(kernel, &probe, blocks, hash, k) }
     }
 
+    /// Adds `key` without saying whether it was new: the form for loading a filter.
+    ///
+    /// [`insert`](Self::insert) tests the key's bits before it sets them, which a
+    /// deduplicating loop needs and a loop that only fills the filter does not. `add`
+    /// leaves the test out where the kernel can (the inline `k = 8` probe of the AVX2
+    /// and AVX-512 kernels; elsewhere it is `insert` with the answer dropped). Use
+    /// `insert` when the answer decides something, `add` or
+    /// [`insert_batch`](Self::insert_batch) when it does not.
+    ///
+    /// ```
+    /// use linebloom::{BloomFilter, Params};
+    /// let mut f = BloomFilter::new(Params::for_fpr(1000, 0.01)?);
+    /// for id in 0..1000u64 {
+    ///     f.add(&id);
+    /// }
+    /// assert!(f.contains(&999u64));
+    /// assert!(!f.insert(&999u64)); // already present
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    #[inline]
+    pub fn add<K: Key + ?Sized>(&mut self, key: &K) {
+        self.add_hash(self.hash(key));
+    }
+
+    /// [`add`](Self::add) for a hash computed by the caller.
+    #[inline]
+    pub fn add_hash(&mut self, hash: u64) {
+        let (k, kernel, probe) = (self.params.k(), self.kernel, self.probe);
+        let blocks = self.checked_blocks_mut();
+        // SAFETY: as in `contains_hash`.
+        unsafe { arch::add(kernel, &probe, blocks, hash, k) }
+    }
+
     /// The storage, mutably, checked like `checked_blocks`.
     #[inline(always)]
     fn checked_blocks_mut(&mut self) -> &mut [Block] {
@@ -452,7 +485,7 @@ crate::filter::family_traits!(
     BloomFilter<S, H>, [S, H: KeyHasher], hasher: H,
     read: [S: AsRef<[Block]>], write: [S: AsRef<[Block]> + AsMut<[Block]>],
     memory: |f| f.params.bytes(),
-    insert,
+    insert_and_add,
 );
 
 impl<S: AsRef<[Block]>, H: core::fmt::Debug> core::fmt::Debug for BloomFilter<S, H> {

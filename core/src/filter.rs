@@ -86,6 +86,25 @@ pub trait InsertFilter: Filter {
         self.insert_hash(hash)
     }
 
+    /// Adds the key with this hash without saying whether it was new. The default
+    /// inserts and drops the answer; a kind whose test costs something on its own
+    /// ([`BloomFilter::add`](crate::BloomFilter::add)) leaves the test out.
+    #[inline]
+    fn add_hash(&mut self, hash: u64) {
+        self.insert_hash(hash);
+    }
+
+    /// Adds `key` without saying whether it was new: the form for loading a filter
+    /// ([`add_hash`](Self::add_hash)).
+    #[inline]
+    fn add<K: Key + ?Sized>(&mut self, key: &K)
+    where
+        Self: Sized,
+    {
+        let hash = self.hash(key);
+        self.add_hash(hash);
+    }
+
     /// Removes every key.
     fn clear(&mut self);
 }
@@ -183,8 +202,9 @@ impl core::fmt::Display for IncompatibleError {
 impl core::error::Error for IncompatibleError {}
 
 /// The traits of a kind whose inherent methods carry the family's names: [`Filter`],
-/// forwarding to them; with `insert`, [`InsertFilter`]; with `extend`, `Extend` one key
-/// at a time through `insert_hash`. `$generics` are the impl's parameters, `$read` and
+/// forwarding to them; with `insert`, [`InsertFilter`] (with `insert_and_add`, also its
+/// `add_hash`, for a kind with its own); with `extend`, `Extend` one key at a time
+/// through `insert_hash`. `$generics` are the impl's parameters, `$read` and
 /// `$write` the bounds that reading and writing need, `$memory` the memory in bytes.
 macro_rules! family_traits {
     (
@@ -220,12 +240,24 @@ macro_rules! family_traits {
             }
         }
     };
-    (@insert $ty:ty, [$($generics:tt)*], [$($write:tt)*]) => {
+    (@insert $ty:ty, $generics:tt, $write:tt) => {
+        $crate::filter::family_traits!(@insert_impl $ty, $generics, $write,);
+    };
+    (@insert_and_add $ty:ty, $generics:tt, $write:tt) => {
+        $crate::filter::family_traits!(@insert_impl $ty, $generics, $write,
+            #[inline]
+            fn add_hash(&mut self, hash: u64) {
+                <$ty>::add_hash(self, hash)
+            }
+        );
+    };
+    (@insert_impl $ty:ty, [$($generics:tt)*], [$($write:tt)*], $($add:tt)*) => {
         impl<$($generics)*> $crate::InsertFilter for $ty where $($write)* {
             #[inline]
             fn insert_hash(&mut self, hash: u64) -> bool {
                 <$ty>::insert_hash(self, hash)
             }
+            $($add)*
             fn clear(&mut self) {
                 <$ty>::clear(self)
             }

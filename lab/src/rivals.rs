@@ -6,9 +6,14 @@
 //! sbbf-rs-safe and fastbloom get XXH3-64 through their `*_hash` entry points;
 //! `bloomfilter` and `growable-bloom-filter` only accept `Hash` values and hash with
 //! their own SipHash; xorf's BinaryFuse8 takes the XXH3 hash as its key. The other
-//! families (cuckoo, quotient, xor, another counting filter) are in [`families`].
+//! families (cuckoo, quotient, xor, another counting filter) are in [`families`];
+//! [`split_block`] is a 256-bit split-block filter on linebloom's own hash, the
+//! reference for linebloom's single-key probe.
 
 pub mod families;
+pub mod split_block;
+
+pub use split_block::SplitBlock256;
 
 use linebloom::arch::Kernel;
 use linebloom::{
@@ -42,11 +47,30 @@ pub trait Filter: Any {
             .count() as u64
     }
     /// Adds `keys` one at a time by [`insert`](Filter::insert), in one loop compiled per
-    /// filter type, like [`count_each`](Filter::count_each).
+    /// filter type, like [`count_each`](Filter::count_each): a loop that fills a
+    /// filter and asks nothing.
     fn insert_each(&mut self, keys: &[u64]) {
         for &k in keys {
             self.insert(std::hint::black_box(k));
         }
+    }
+    /// Adds a key and says whether the filter reports it new (some bit was clear).
+    /// Filters whose insert answers override this with it; the default tests, then
+    /// inserts, as a user of a library whose insert does not answer must.
+    fn insert_reporting(&mut self, key: u64) -> bool {
+        let seen = self.contains(key);
+        self.insert(key);
+        !seen
+    }
+    /// Adds `keys` one at a time by [`insert_reporting`](Filter::insert_reporting) and
+    /// counts the new ones: a deduplicating loop, which uses every answer. Compiled
+    /// per filter type, like [`count_each`](Filter::count_each).
+    fn dedup_each(&mut self, keys: &[u64]) -> u64 {
+        let mut fresh = 0;
+        for &k in keys {
+            fresh += u64::from(self.insert_reporting(std::hint::black_box(k)));
+        }
+        fresh
     }
     /// Tests many keys (rivals without a batch API loop).
     fn contains_batch(&self, keys: &[u64], out: &mut [bool]) {
@@ -205,9 +229,14 @@ impl<F: LinebloomKind> Filter for Linebloom<F> {
     fn name(&self) -> String {
         self.0.label()
     }
+    /// The core's `add`: the lab's `insert` asks for no answer.
     #[inline]
     fn insert(&mut self, key: u64) {
-        InsertFilter::insert(&mut self.0, &key);
+        InsertFilter::add(&mut self.0, &key);
+    }
+    #[inline]
+    fn insert_reporting(&mut self, key: u64) -> bool {
+        InsertFilter::insert(&mut self.0, &key)
     }
     #[inline]
     fn contains(&self, key: u64) -> bool {
@@ -303,6 +332,10 @@ impl<F: Filter> Filter for Named<F> {
     fn contains(&self, key: u64) -> bool {
         self.1.contains(key)
     }
+    #[inline]
+    fn insert_reporting(&mut self, key: u64) -> bool {
+        self.1.insert_reporting(key)
+    }
     fn bytes(&self) -> usize {
         self.1.bytes()
     }
@@ -349,6 +382,7 @@ fn attempt<T>(f: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
 macro_rules! adapter {
     ($(#[$doc:meta])* $name:ident($inner:ty), $label:literal,
      insert: |$fi:ident, $ki:ident| $insert:expr,
+     $(reporting: |$fn:ident, $kn:ident| $reporting:expr,)?
      contains: |$fc:ident, $kc:ident| $contains:expr,
      bytes: |$fb:ident| $bytes:expr
      $(, exact: |$fe:ident| $exact:expr)?
@@ -367,6 +401,13 @@ macro_rules! adapter {
                 let $fi = &mut self.0;
                 $insert;
             }
+            $(
+                #[inline]
+                fn insert_reporting(&mut self, $kn: u64) -> bool {
+                    let $fn = &mut self.0;
+                    $reporting
+                }
+            )?
             #[inline]
             fn contains(&self, $kc: u64) -> bool {
                 let $fc = &self.0;
@@ -492,6 +533,8 @@ adapter!(
     /// sbbf-rs-safe: Parquet's split-block filter (256-bit blocks, k = 8).
     Sbbf(sbbf_rs_safe::Filter), "sbbf-rs-safe",
     insert: |f, k| f.insert_hash(xxh3(k)),
+    // Its insert returns true when the hash was already present.
+    reporting: |f, k| !f.insert_hash(xxh3(k)),
     contains: |f, k| f.contains_hash(xxh3(k)),
     bytes: |f| f.as_bytes().len(),
     round_trip: |f| {
@@ -505,6 +548,8 @@ adapter!(
     /// fastbloom (blocked 512-bit, its own k).
     Fastbloom(fastbloom::BloomFilter), "fastbloom",
     insert: |f, k| f.insert_hash(xxh3(k)),
+    // Its insert returns true when the key was possibly present before.
+    reporting: |f, k| !f.insert_hash(xxh3(k)),
     contains: |f, k| f.contains_hash(xxh3(k)),
     bytes: |f| f.num_bits() / 8,
     // fastbloom's union panics on a different number of hashes: the check builds both
@@ -769,6 +814,10 @@ pub fn build_sized(
         ("sbbf-rs-safe", Sizing::BitsPerKey(b)) if b.fract() == 0.0 => {
             Box::new(Sbbf(sbbf_rs_safe::Filter::new(b as usize, n as usize)))
         }
+        ("split-block-256", Sizing::Fpr(p)) => Box::new(SplitBlock256::for_fpr(n, p)?),
+        ("split-block-256", Sizing::BitsPerKey(b)) => {
+            Box::new(SplitBlock256::with_bits_per_key(n, b))
+        }
         ("fastbloom", Sizing::Fpr(p)) => Box::new(Fastbloom::for_fpr(n, p)),
         ("fastbloom", Sizing::BitsPerKey(b)) => Box::new(Fastbloom(
             fastbloom::BloomFilter::with_num_bits(bits(b) as usize).expected_items(n as usize),
@@ -826,7 +875,9 @@ mod tests {
     }
 
     /// The pass-level loops the timing experiments call answer exactly as a loop of
-    /// per-key calls does, through `dyn Filter`, and `insert_each` leaves no member out.
+    /// per-key calls does, through `dyn Filter`; `insert_each` leaves no member out;
+    /// `dedup_each` counts every key of a fresh filter new but for the few its own
+    /// earlier keys cover, and none the second time.
     #[test]
     fn count_each_and_insert_each_agree_with_the_per_key_calls() {
         let members: Vec<u64> = (0..2_000u64).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
@@ -838,7 +889,13 @@ mod tests {
         filters.push(Box::new(Sbbf::for_fpr(2_000, 0.01)));
         filters.push(Box::new(Named("control", Sbbf::for_fpr(2_000, 0.01))));
         filters.push(Box::new(Fastbloom::for_fpr(2_000, 0.01)));
+        filters.push(Box::new(SplitBlock256::for_fpr(2_000, 0.01).unwrap()));
         for f in filters.iter_mut() {
+            let fresh = f.dedup_each(&members[..1_000]);
+            // A key already covered by earlier keys' bits is reported as seen: at 1%
+            // and 1 000 keys, a few; 30 is beyond 6σ of a 1% binomial over 1 000.
+            assert!((970..=1_000).contains(&fresh), "{}: {fresh} new", f.name());
+            assert_eq!(f.dedup_each(&members[..1_000]), 0, "{}", f.name());
             f.insert_each(&members);
             assert_eq!(f.count_each(&members), members.len() as u64, "{}", f.name());
             let one_by_one = probes.iter().filter(|&&k| f.contains(k)).count() as u64;

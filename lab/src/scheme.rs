@@ -54,6 +54,7 @@ pub const FILTERS: &[Scheme] = &[
     ),
     scheme("linebloom-atomic", "blocked Bloom", (188, 189, 34), Diamond),
     scheme("sbbf-rs-safe", "blocked Bloom", (23, 190, 207), Circle),
+    scheme("split-block-256", "blocked Bloom", (0, 110, 110), Diamond),
     scheme("fastbloom", "blocked Bloom", (31, 119, 180), Triangle),
     scheme(
         "fastbloom-atomic",

@@ -1,5 +1,6 @@
-//! Interleaved head-to-head on the same `u64` keys: the issue-level targets of the lean
-//! probe (T1–T4), measured the way this shared machine allows.
+//! Interleaved head-to-head on the same `u64` keys: the speed targets of the
+//! single-key and batch paths (S1–S4, T2–T4 in `benches/README.md`), measured the way
+//! this shared machine allows.
 //!
 //! ```text
 //! cargo run --release -p linebloom-benches --bin compare -- [--rounds R] [--quick] [--out FILE]
@@ -15,22 +16,34 @@
 //! * a row's `speedup` is the median over rounds of `baseline time / contender time`
 //!   in the same round (> 1 = faster than sbbf-rs-safe).
 //!
-//! Workloads at n = 1e4, 1e6, 1e7 and 1e8 keys (1e8 left out by `--quick`), filters
-//! sized for 1%, linebloom's built by `BloomFilter::new` (huge pages from 2 MiB up) and,
-//! as `linebloom-4k-*`, the same filter on ordinary pages, to show what the pages buy.
+//! Sizes n = 1e4, 1e6, 1e7 and 1e8 keys (1e8 left out by `--quick`), filters sized for
+//! 1%, linebloom's built by `BloomFilter::new` (huge pages from 2 MiB up) with every SIMD
+//! kernel this CPU runs (`linebloom-avx512` and `linebloom-avx2` on an AVX-512 CPU) and,
+//! as `linebloom-4k-*`, the detected kernel's filter on ordinary pages, to show what the
+//! pages buy. `split-block-256` is a 256-bit split-block filter on linebloom's hash
+//! (`linebloom_lab::rivals::split_block`), sized to the detected kernel's measured rate
+//! so that the two compare at equal false positives.
+//!
 //! Workloads: `hit` (members), `miss` (non-members), `insert` (keys not yet in, the same
-//! keys each round). All three also run `floor-1bit` (`OneBitFloor`: one multiply, the
-//! block, one load and one bit a key on a buffer of linebloom's size: the least a
-//! single-key probe that reads one line can do, so its speed-up is the ceiling of any
-//! such filter of that size here). The miss table adds `linebloom-batch`
-//! (`contains_batch`) and at 1e8 `random-read` (independent random 64-byte reads over a
-//! buffer the filter's size: the memory system's limit). A last table runs the atomic
-//! filters on 1 and 2 threads (`atomic-*`, per-key CPU time summed over threads).
+//! keys each round, counting those the filter reports new: a dedup loop, which uses
+//! every answer), `add` (the same keys, the answer not asked for: linebloom's `add`,
+//! the rivals' insert with its answer dropped). All four also run `floor-1bit`
+//! (`OneBitFloor`: one multiply, the block, one load and one bit a key on a buffer of
+//! linebloom's size: the least a single-key probe that reads one line can do, so its
+//! speed-up is the ceiling of any such filter of that size here). The miss table adds
+//! `linebloom-batch` (`contains_batch`) and at 1e8 `random-read` (independent random
+//! 64-byte reads over a buffer the filter's size: the memory system's limit). A last
+//! table runs the atomic filters on 1 and 2 threads (`atomic-*`, per-key CPU time
+//! summed over threads).
+//!
+//! Every contender's false-positive rate is measured on 2^20 non-members; the detected
+//! kernel's linebloom filter's on 2^24 (`contains_batch`), whose binomial 99% interval
+//! at 1% is ±0.006 percentage points (S4).
 
 use linebloom::hash::block_index;
 use linebloom::{AtomicBloomFilter, Params};
 use linebloom_benches::*;
-use linebloom_lab::rivals::{blocked_xxh3, xxh3};
+use linebloom_lab::rivals::{SplitBlock256, blocked_xxh3, xxh3};
 use linebloom_lab::stats::summary;
 use linebloom_lab::timing::{interleaved, ns_per_key, paired_speedup, parallel_cpu_ns};
 use std::hint::black_box;
@@ -45,48 +58,78 @@ struct Entry {
     /// The tables this contender runs in.
     tables: &'static [&'static str],
     fpr: f64,
+    /// How many non-members `fpr` was measured on.
+    fpr_probes: usize,
     bits_per_key: f64,
     run: Run,
 }
 
-/// A filter contender: filled with `n` members, its FPR measured on `misses`.
+/// A filter contender: filled with `n` members, its FPR measured on `fpr_probes`.
 fn filter_entry<C: Filter + 'static>(
     name: Option<&str>,
     mut c: C,
     n: u64,
-    misses: &[u64],
+    fpr_probes: &[u64],
 ) -> Entry {
-    fill_and_check(&mut c, n, misses);
-    let fpr = misses.iter().filter(|&&k| c.contains(k)).count() as f64 / misses.len() as f64;
-    let bits_per_key = c.bytes() as f64 * 8.0 / n as f64;
-    let name = name.map(str::to_owned).unwrap_or_else(|| c.name());
+    fill_and_check(&mut c, n, fpr_probes);
     Entry {
-        name,
-        tables: &["hit", "miss", "insert"],
-        fpr,
-        bits_per_key,
-        // The lab's own single-key loops (each key through `black_box`), compiled for `C`.
-        run: Box::new(move |what, keys| match what {
-            "insert" => {
-                c.insert_each(keys);
-                0
-            }
-            _ => c.count_each(keys),
-        }),
+        name: name.map(str::to_owned).unwrap_or_else(|| c.name()),
+        tables: &["hit", "miss", "insert", "add"],
+        fpr: c.count_each(fpr_probes) as f64 / fpr_probes.len() as f64,
+        fpr_probes: fpr_probes.len(),
+        bits_per_key: c.bytes() as f64 * 8.0 / n as f64,
+        run: single_key_run(c),
+    }
+}
+
+/// The lab's own single-key loops (each key through `black_box`), compiled for `C`:
+/// `insert` counts the keys the filter reports new (a dedup loop, which uses every
+/// answer), `add` only fills (a loop that asks nothing).
+fn single_key_run<C: Filter + 'static>(mut c: C) -> Run {
+    Box::new(move |what, keys| match what {
+        "insert" => c.dedup_each(keys),
+        "add" => {
+            c.insert_each(keys);
+            0
+        }
+        _ => c.count_each(keys),
+    })
+}
+
+/// linebloom's filter for `n` keys with `kernel`, its rate measured on `s4_probes`
+/// through `contains_batch`.
+fn linebloom_entry(
+    n: u64,
+    kernel: &'static linebloom::arch::Kernel,
+    fpr_probes: &[u64],
+    s4_probes: &[u64],
+) -> Entry {
+    let mut f = linebloom(n, kernel);
+    fill_and_check(&mut f, n, fpr_probes);
+    let mut out = vec![false; s4_probes.len()];
+    f.0.contains_batch(s4_probes, &mut out);
+    Entry {
+        name: f.name(),
+        tables: &["hit", "miss", "insert", "add"],
+        fpr: out.iter().filter(|&&x| x).count() as f64 / s4_probes.len() as f64,
+        fpr_probes: s4_probes.len(),
+        bits_per_key: f.bytes() as f64 * 8.0 / n as f64,
+        run: single_key_run(f),
     }
 }
 
 /// linebloom's `contains_batch` over the miss keys (a contender of the miss table).
-fn batch_entry(n: u64, misses: &[u64]) -> Entry {
+fn batch_entry(n: u64, fpr_probes: &[u64]) -> Entry {
     let mut f = linebloom(n, linebloom::arch::detect());
-    fill_and_check(&mut f, n, misses);
-    let mut out = vec![false; misses.len()];
-    f.0.contains_batch(misses, &mut out);
-    let fpr = out.iter().filter(|&&x| x).count() as f64 / misses.len() as f64;
+    fill_and_check(&mut f, n, fpr_probes);
+    let mut out = vec![false; fpr_probes.len()];
+    f.0.contains_batch(fpr_probes, &mut out);
+    let fpr = out.iter().filter(|&&x| x).count() as f64 / fpr_probes.len() as f64;
     Entry {
         name: "linebloom-batch".into(),
         tables: &["miss"],
         fpr,
+        fpr_probes: fpr_probes.len(),
         bits_per_key: f.bytes() as f64 * 8.0 / n as f64,
         run: Box::new(move |_, keys| {
             f.0.contains_batch(black_box(keys), &mut out[..keys.len()]);
@@ -112,6 +155,7 @@ fn random_read_entry(bytes: usize) -> Entry {
         name: "random-read".into(),
         tables: &["miss"],
         fpr: f64::NAN,
+        fpr_probes: 0,
         bits_per_key: f64::NAN,
         run: Box::new(move |_, keys| {
             let blocks = buf.as_ref();
@@ -131,45 +175,73 @@ struct Row {
     samples: Vec<f64>,
     speedup: f64,
     fpr: f64,
+    fpr_probes: usize,
     bits_per_key: f64,
 }
 
-const HEADER: &str = "table,n,contender,median_cpu_ns,min_cpu_ns,max_cpu_ns,speedup_vs_sbbf,bits_per_key,measured_fpr\n";
+const HEADER: &str = "table,n,contender,median_cpu_ns,min_cpu_ns,max_cpu_ns,speedup_vs_sbbf,bits_per_key,measured_fpr,fpr_probes\n";
 
 fn csv_line(r: &Row) -> String {
     let (median, lo, hi) = summary(&r.samples);
     format!(
-        "{},{},{},{median:.3},{lo:.3},{hi:.3},{:.3},{:.3},{:.5}\n",
-        r.table, r.n, r.contender, r.speedup, r.bits_per_key, r.fpr
+        "{},{},{},{median:.3},{lo:.3},{hi:.3},{:.3},{:.3},{:.6},{}\n",
+        r.table, r.n, r.contender, r.speedup, r.bits_per_key, r.fpr, r.fpr_probes
     )
 }
+
+/// Non-members each contender's false-positive rate is measured on: 2^20, so that at
+/// 1% the rate's relative standard error is 1%.
+const FPR_PROBES: usize = 1 << 20;
+
+/// Non-members the detected kernel's linebloom filter's rate is measured on (through
+/// `contains_batch`): 2^24, over the 1e7 that S4 asks for.
+const S4_PROBES: usize = 1 << 24;
 
 /// Runs each workload over every contender that takes it; appends one row per pair.
 fn run_size(n: u64, rounds: usize, rows: &mut Vec<Row>) {
     let misses = non_member_keys(PROBE_KEYS);
+    let s4_probes = non_member_keys(S4_PROBES);
+    let fpr_probes = &s4_probes[..FPR_PROBES].to_vec();
     let hits = hit_keys(n);
     let inserts: Vec<u64> = (0..PROBE_KEYS as u64).map(|i| member_key(i + n)).collect();
     let kernel = linebloom::arch::detect();
     let params = Params::for_fpr(n, TARGET_FPR).expect("valid size");
+    let ours = linebloom_entry(n, kernel, fpr_probes, &s4_probes);
+    // The split-block probe on linebloom's hash, sized to linebloom's measured rate, so
+    // the two compare at equal false positives.
+    let split_block = SplitBlock256::for_fpr(n, ours.fpr).expect("a measured rate in (0, 1)");
+    drop(s4_probes);
     let mut entries = vec![
-        filter_entry(None, sbbf(n), n, &misses),
-        filter_entry(Some("sbbf-rs-safe-control"), sbbf(n), n, &misses),
-        filter_entry(None, linebloom(n, kernel), n, &misses),
+        filter_entry(None, sbbf(n), n, fpr_probes),
+        filter_entry(Some("sbbf-rs-safe-control"), sbbf(n), n, fpr_probes),
+        ours,
+        filter_entry(None, split_block, n, fpr_probes),
         filter_entry(
             Some(&format!("linebloom-4k-{}", kernel.name)),
             small_page_filter(n, kernel),
             n,
-            &misses,
+            fpr_probes,
         ),
-        filter_entry(None, blocked_xxh3(params, kernel), n, &misses),
-        filter_entry(None, fastbloom(n), n, &misses),
-        filter_entry(None, OneBitFloor::<0>::new(n), n, &misses),
-        batch_entry(n, &misses),
+        filter_entry(None, blocked_xxh3(params, kernel), n, fpr_probes),
+        filter_entry(None, fastbloom(n), n, fpr_probes),
+        filter_entry(None, OneBitFloor::<0>::new(n), n, fpr_probes),
+        batch_entry(n, fpr_probes),
     ];
+    // The other SIMD kernels this CPU runs (AVX2 beside AVX-512), after the detected one.
+    for other in linebloom::arch::available() {
+        if !["scalar", "portable", kernel.name].contains(&other.name) {
+            entries.push(filter_entry(None, linebloom(n, other), n, fpr_probes));
+        }
+    }
     if n >= 100_000_000 {
         entries.push(random_read_entry(params.bytes()));
     }
-    for (table, keys) in [("hit", &hits), ("miss", &misses), ("insert", &inserts)] {
+    for (table, keys) in [
+        ("hit", &hits),
+        ("miss", &misses),
+        ("insert", &inserts),
+        ("add", &inserts),
+    ] {
         let mut active: Vec<&mut Entry> = entries
             .iter_mut()
             .filter(|e| e.tables.contains(&table))
@@ -194,6 +266,7 @@ fn run_size(n: u64, rounds: usize, rows: &mut Vec<Row>) {
                 speedup: paired_speedup(&samples[0], s),
                 samples: s.clone(),
                 fpr: e.fpr,
+                fpr_probes: e.fpr_probes,
                 bits_per_key: e.bits_per_key,
             });
         }
@@ -278,6 +351,7 @@ fn run_atomic(n: u64, rounds: usize, rows: &mut Vec<Row>) {
                     speedup: paired_speedup(&samples[0], s),
                     samples: s.clone(),
                     fpr,
+                    fpr_probes: misses.len(),
                     bits_per_key: bpk,
                 });
             }

@@ -4,20 +4,17 @@
 
 #[cfg(not(linebloom_table))]
 use super::with_backend;
-#[cfg(all(
-    target_arch = "x86_64",
-    target_feature = "sse2",
-    not(target_feature = "avx"),
-    not(miri)
-))]
+#[cfg(linebloom_inline_k8)]
 use super::x86_64;
 use super::{Kernel, Probe, on_backend};
 #[cfg(doc)]
 use super::{available, by_name, detect};
 use crate::block::Block;
 
-/// Defines one single-key operation's dispatch, written once for `contains` and
-/// `insert`:
+/// Defines one single-key operation's dispatch, written once for `contains`, `insert`
+/// and `add`: `$op` names the block operation and the kernel entry it runs, `$avx2`
+/// and `$avx512` its inline forms, and `$answer` what it returns of the operation's
+/// answer (`identity`, or nothing for `add`, which sets without asking):
 ///
 /// * without a table, the backend's block operation, inlined;
 /// * else the compiled-in kernel's block operation inlined when the build enables its
@@ -25,7 +22,8 @@ use crate::block::Block;
 /// * else the inline `asm!` form for `k = 8` where the probe has one;
 /// * else one indirect call to `probe` (the kernel's entry for the filter's `k`).
 macro_rules! single_key {
-    ($(#[$doc:meta])* $name:ident($blocks:ty, $get:ident, $inline:ident)) => {
+    ($(#[$doc:meta])* $name:ident($blocks:ty, $get:ident) -> $ret:ty,
+     $op:ident, inline: [$avx2:ident, $avx512:ident], answer: $answer:path) => {
         $(#[$doc])*
         ///
         /// # Safety
@@ -40,7 +38,7 @@ macro_rules! single_key {
             blocks: $blocks,
             h: u64,
             k: u32,
-        ) -> bool {
+        ) -> $ret {
             // block_index(h, len) < len for len ≥ 1 (multiply-shift), and `blocks` is
             // non-empty by this function's contract: the index is in bounds.
             let i = crate::hash::block_index(h, blocks.len());
@@ -50,7 +48,7 @@ macro_rules! single_key {
                 // SAFETY: i is in bounds (above); the backends without a table (scalar,
                 // portable) need no CPU feature the build does not enable; k ≤ MAX_K is
                 // this function's contract.
-                with_backend!(kernel, |Ops| unsafe { <Ops as super::BlockOps>::$name(blocks.$get(i), h, k) })
+                with_backend!(kernel, |Ops| $answer(unsafe { <Ops as super::BlockOps>::$op(blocks.$get(i), h, k) }))
             }
             #[cfg(linebloom_table)]
             {
@@ -67,31 +65,31 @@ macro_rules! single_key {
                     // keys runs it straight (with k from the filter, LLVM compiled the
                     // three cases of `pattern` into every probe and jumped to the test).
                     // SAFETY: as above.
-                    return unsafe {
+                    return $answer(unsafe {
                         if k == 8 {
-                            <compiled_in::Ops as super::BlockOps>::$name(block, h, 8)
+                            <compiled_in::Ops as super::BlockOps>::$op(block, h, 8)
                         } else {
-                            <compiled_in::Ops as super::BlockOps>::$name(block, h, k)
+                            <compiled_in::Ops as super::BlockOps>::$op(block, h, k)
                         }
-                    };
+                    });
                 }
                 let _ = kernel;
-                #[cfg(all(
-                    target_arch = "x86_64",
-                    target_feature = "sse2",
-                    not(target_feature = "avx"),
-                    not(miri)
-                ))]
+                #[cfg(linebloom_inline_k8)]
                 if probe.inline_k8 {
-                    // SAFETY: i is in bounds (above). `inline_k8` is only set on the
-                    // k = 8 entries of the AVX2 kernel and of the AVX-512 kernel (whose
-                    // `kernel()` also checks AVX2), so k = 8 and this CPU runs AVX2.
-                    return unsafe { x86_64::inline_k8::$inline(blocks.$get(i), h) };
+                    if probe.avx512 {
+                        // SAFETY: i is in bounds (above). `avx512` is only set on the k = 8
+                        // entry of the AVX-512 kernel, so k = 8 and this CPU runs AVX-512F.
+                        return $answer(unsafe { x86_64::inline_k8::$avx512(blocks, i, h) });
+                    }
+                    // SAFETY: i is in bounds (above). `inline_k8` is only set on the k = 8
+                    // entries of the AVX2 and AVX-512 kernels (whose `kernel()` also checks
+                    // AVX2), so k = 8 and this CPU runs AVX2.
+                    return $answer(unsafe { x86_64::inline_k8::$avx2(blocks, i, h) });
                 }
                 let _ = i;
                 // SAFETY: the probe belongs to a kernel this CPU runs; blocks non-empty
                 // and k ≤ MAX_K (this function's contract).
-                unsafe { (probe.$name)(blocks, h, k) }
+                $answer(unsafe { (probe.$op)(blocks, h, k) })
             }
         }
     };
@@ -99,12 +97,24 @@ macro_rules! single_key {
 
 single_key!(
     /// Tests `h` in its block of `blocks` with `kernel`.
-    contains(&[Block], get_unchecked, contains_k8)
+    contains(&[Block], get_unchecked) -> bool,
+    contains, inline: [contains_avx2, contains_avx512], answer: core::convert::identity
 );
 single_key!(
     /// Sets `h` in its block of `blocks` with `kernel`; true if any bit was clear.
-    insert(&mut [Block], get_unchecked_mut, insert_k8)
+    insert(&mut [Block], get_unchecked_mut) -> bool,
+    insert, inline: [insert_avx2, insert_avx512], answer: core::convert::identity
 );
+single_key!(
+    /// Sets `h` in its block of `blocks` with `kernel`, without the answer (its inline
+    /// forms leave the test out).
+    add(&mut [Block], get_unchecked_mut) -> (),
+    insert, inline: [add_avx2, add_avx512], answer: no_answer
+);
+
+/// What `add` returns of its operation's answer: nothing.
+#[inline(always)]
+fn no_answer<T>(_: T) {}
 
 /// `out[i]` = is `keys[i]` in `blocks`?, with `hash` giving each key's hash: one
 /// dispatch on the kernel's backend, then the whole loop, hashing included, in its code

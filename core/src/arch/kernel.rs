@@ -48,19 +48,21 @@ pub struct Kernel {
 #[cfg(linebloom_table)]
 #[derive(Clone, Copy)]
 pub(crate) struct Probe {
-    /// May builds without AVX probe with the inline AVX2 block instead of calling? Set
-    /// only on the `k = 8` entries of the AVX2 and AVX-512 kernels, whose CPUs run AVX2
-    /// (see `x86_64::inline_k8`).
-    #[cfg_attr(
-        not(all(
-            target_arch = "x86_64",
-            target_feature = "sse2",
-            not(target_feature = "avx"),
-            not(miri)
-        )),
-        allow(dead_code)
-    )]
+    /// Does a build without AVX probe with an inline `asm!` form instead of calling?
+    /// Set only on the `k = 8` entries of the AVX2 and AVX-512 kernels (see
+    /// `x86_64::inline_k8`).
+    #[cfg_attr(not(linebloom_inline_k8), allow(dead_code))]
     pub(crate) inline_k8: bool,
+    /// With `inline_k8`: the AVX-512 form (one `zmm`) rather than the AVX2 form (two
+    /// `ymm` halves). Set only on the AVX-512 kernel's `k = 8` entry.
+    ///
+    /// Two flags, not one three-valued field: a filter copies its probe in when it is
+    /// built, so both are fields a caller's loop keeps in registers, and LLVM moves a
+    /// branch on each out of the loop (one copy of the loop per form), where it left a
+    /// three-way switch on one field inside, with two taken jumps a key on the AVX-512
+    /// path.
+    #[cfg_attr(not(linebloom_inline_k8), allow(dead_code))]
+    pub(crate) avx512: bool,
     /// Is every bit of the hash's pattern set in its block?
     pub(crate) contains: unsafe fn(&[Block], u64, u32) -> bool,
     /// Set the hash's pattern in its block; true if any bit was clear before.

@@ -60,18 +60,28 @@ macro_rules! with_backend {
 
 /// Defines a backend's `static KERNEL` and its entry points from a [`BlockOps`] type,
 /// under the given `#[target_feature]` attributes. The batch loops and the merge come
-/// from [`generic`], so no kernel body is written twice.
+/// from [`generic`], so no kernel body is written twice. `inline_k8` names the inline
+/// form of its `k = 8` probe: `none`, `avx2` or `avx512` (see `x86_64::inline_k8`).
 #[cfg(linebloom_table)]
 macro_rules! kernel_table {
-    ($backend:ident, $ops:ty, inline_k8: $inline:expr $(, #[$attr:meta])*) => {
+    // The `k = 8` probe's flags (`Probe::inline_k8`, `Probe::avx512`) for each form.
+    (@inline none) => { (false, false) };
+    (@inline avx2) => { (true, false) };
+    (@inline avx512) => { (true, true) };
+    ($backend:ident, $ops:ty, inline_k8: $inline:ident $(, #[$attr:meta])*) => {
         /// This backend's kernel table (crate-private: see the module docs of `arch`).
         pub(crate) static KERNEL: $crate::arch::Kernel = $crate::arch::Kernel {
             name: $crate::arch::Backend::$backend.name(),
             backend: $crate::arch::Backend::$backend,
             probes: [
-                $crate::arch::Probe { inline_k8: false, contains: entry_contains::<0>, insert: entry_insert::<0> },
-                $crate::arch::Probe { inline_k8: $inline, contains: entry_contains::<8>, insert: entry_insert::<8> },
-                $crate::arch::Probe { inline_k8: false, contains: entry_contains::<16>, insert: entry_insert::<16> },
+                $crate::arch::Probe { inline_k8: false, avx512: false, contains: entry_contains::<0>, insert: entry_insert::<0> },
+                $crate::arch::Probe {
+                    inline_k8: $crate::arch::kernel_table!(@inline $inline).0,
+                    avx512: $crate::arch::kernel_table!(@inline $inline).1,
+                    contains: entry_contains::<8>,
+                    insert: entry_insert::<8>,
+                },
+                $crate::arch::Probe { inline_k8: false, avx512: false, contains: entry_contains::<16>, insert: entry_insert::<16> },
             ],
             merge: entry_merge,
         };
@@ -162,7 +172,7 @@ macro_rules! keyed_entries {
 /// instantiated where they are called, so a program links only what it uses.
 #[cfg(not(linebloom_table))]
 macro_rules! kernel_table {
-    ($backend:ident, $ops:ty, inline_k8: $inline:expr $(, #[$attr:meta])*) => {
+    ($backend:ident, $ops:ty, inline_k8: $inline:ident $(, #[$attr:meta])*) => {
         /// This backend's kernel (crate-private: see the module docs of `arch`).
         pub(crate) static KERNEL: $crate::arch::Kernel = $crate::arch::Kernel {
             name: $crate::arch::Backend::$backend.name(),

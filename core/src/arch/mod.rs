@@ -42,7 +42,7 @@ mod x86_64;
 mod aarch64;
 
 pub use detect::{active_kernel, available, by_name, compiled, detect};
-pub(crate) use dispatch::{contains, contains_keys, insert, insert_keys, merge};
+pub(crate) use dispatch::{add, contains, contains_keys, insert, insert_keys, merge};
 pub(crate) use kernel::{Backend, BlockOps, PREFETCH_DISTANCE, Probe};
 pub use kernel::{Kernel, SMALL_BATCH_BLOCKS};
 #[cfg(not(linebloom_table))]

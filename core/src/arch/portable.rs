@@ -58,4 +58,4 @@ impl BlockOps for Portable {
     }
 }
 
-kernel_table!(Portable, Portable, inline_k8: false);
+kernel_table!(Portable, Portable, inline_k8: none);

@@ -39,4 +39,4 @@ impl BlockOps for Scalar {
     }
 }
 
-kernel_table!(Scalar, Scalar, inline_k8: false);
+kernel_table!(Scalar, Scalar, inline_k8: none);

@@ -530,6 +530,7 @@ mod tests {
             ("linebloom-scalable",     [Works,  Absent, Works,  Absent, Absent, Works]),
             ("linebloom-atomic",       [Works,  Absent, Absent, Works,  Works,  Works]),
             ("sbbf-rs-safe",           [Works,  Absent, Absent, Absent, Absent, Works]),
+            ("split-block-256",        [Works,  Absent, Absent, Absent, Absent, Absent]),
             ("fastbloom",              [Works,  Absent, Absent, Works,  Absent, Works]),
             ("fastbloom-atomic",       [Works,  Absent, Absent, Works,  Works,  Works]),
             ("bloomfilter",            [Works,  Absent, Absent, Absent, Absent, Works]),

@@ -8,7 +8,10 @@
 //! At each size, `n` is the most keys linebloom's own sizing holds at 1% in that many
 //! bytes ([`keys_for_bytes`](crate::rivals::keys_for_bytes)), and every contender is
 //! built for those `n` keys at 1% by its own recipe, the one [`build`] uses: sbbf-rs-safe
-//! at the Parquet spec's 10 bits per key, fastbloom by `with_false_pos`. The other
+//! at the Parquet spec's 10 bits per key, fastbloom by `with_false_pos`, and
+//! `split-block-256` (a 256-bit split-block filter on linebloom's hash) at linebloom's
+//! own exact rate for those keys, so the two probes compare at equal false positives.
+//! The other
 //! families (classic and counting Bloom filters, cuckoo, quotient, xor and binary fuse;
 //! [`FAMILIES`]) likewise, up to the rivals' largest size; their inserts are not timed
 //! where they refuse keys past their capacity (the insert workload adds keys past `n`)
@@ -23,7 +26,9 @@
 //! Contenders are interleaved round by round, the start order rotating every round, and
 //! every pass is timed in CPU time (see [`crate::timing`]). A pass is one dynamic call:
 //! the single-key loops are each filter's own ([`Filter::count_each`],
-//! [`Filter::insert_each`]), so a probe inlines into its loop as in a user's code, where
+//! [`Filter::dedup_each`] for `insert`, which uses every answer as a dedup loop does,
+//! [`Filter::insert_each`] for `add`, which asks for none), so a probe inlines into its
+//! loop as in a user's code, where
 //! a dynamic call per key cost more than linebloom's whole probe. An identical second
 //! sbbf-rs-safe filter, `sbbf-rs-safe-control`, is timed like any contender: its ratio
 //! to sbbf-rs-safe is the table's noise floor. The CSV has the median, min and max.
@@ -31,7 +36,7 @@
 use super::{Experiment, Run, Summary, fill_stream, markdown_table, member_key, non_members};
 use crate::Ctx;
 use crate::plot::{LineChart, Series, Style};
-use crate::rivals::{Fastbloom, Filter, Named, Sbbf, Sizing, blocked, build};
+use crate::rivals::{Fastbloom, Filter, Named, Sbbf, Sizing, SplitBlock256, blocked, build};
 use crate::stats::summary as med;
 use crate::timing::{MemoryProbe, anon_huge_bytes, ns_per_key};
 use linebloom::Params;
@@ -69,7 +74,8 @@ pub struct Row {
     pub n: u64,
     /// Contender or limit line.
     pub contender: String,
-    /// insert, hit, miss, hit-batched, miss-batched, limit-independent, limit-dependent.
+    /// insert (answer used), add (no answer), hit, miss, hit-batched, miss-batched,
+    /// limit-independent, limit-dependent.
     pub workload: String,
     /// Median CPU ns per operation.
     pub median_ns: f64,
@@ -140,6 +146,11 @@ impl Experiment for Throughput {
                 contenders.push(Box::new(Sbbf::for_fpr(n, 0.01)));
                 contenders.push(Box::new(Named(CONTROL, Sbbf::for_fpr(n, 0.01))));
                 contenders.push(Box::new(Fastbloom::for_fpr(n, 0.01)));
+                // The split-block probe on linebloom's hash, at linebloom's own rate
+                // for these keys (its exact formula), so the two compare at equal
+                // false positives.
+                let ours = linebloom::fpr::blocked(params.blocks() as u64, params.k(), n);
+                contenders.push(Box::new(SplitBlock256::for_fpr(n, ours)?));
             }
             for c in contenders.iter_mut() {
                 let name = c.name();
@@ -157,7 +168,14 @@ impl Experiment for Throughput {
             let huge = anon_huge_bytes();
             let probe = MemoryProbe::new(params.bytes(), ctx.seed);
 
-            let workloads = ["hit", "miss", "hit-batched", "miss-batched", "insert"];
+            let workloads = [
+                "hit",
+                "miss",
+                "hit-batched",
+                "miss-batched",
+                "insert",
+                "add",
+            ];
             let mut samples: Vec<Vec<Vec<f64>>> =
                 vec![vec![Vec::new(); workloads.len()]; contenders.len()];
             let mut limits = [Vec::new(), Vec::new()];
@@ -172,7 +190,8 @@ impl Experiment for Throughput {
                         if batched && !c.has_batch() {
                             continue;
                         }
-                        if *w == "insert" && UNTIMED_INSERTS.contains(&c.name().as_str()) {
+                        let inserts_keys = *w == "insert" || *w == "add";
+                        if inserts_keys && UNTIMED_INSERTS.contains(&c.name().as_str()) {
                             continue;
                         }
                         let keys = if w.starts_with("hit") {
@@ -184,8 +203,11 @@ impl Experiment for Throughput {
                         };
                         let t = match (*w, batched) {
                             // One dynamic call per pass: the loops are the filter's
-                            // own (`count_each`, `insert_each`), so each probe inlines.
-                            ("insert", _) => ns_per_key(keys, |k| {
+                            // own (`count_each`, `dedup_each`, `insert_each`), so each
+                            // probe inlines. `insert` uses every answer (a dedup loop),
+                            // `add` asks for none.
+                            ("insert", _) => ns_per_key(keys, |k| c.dedup_each(k)),
+                            ("add", _) => ns_per_key(keys, |k| {
                                 c.insert_each(k);
                                 0
                             }),
@@ -236,31 +258,35 @@ impl Experiment for Throughput {
     }
 
     /// Draws CPU ns per operation against filter size: misses in `plot.svg` (the
-    /// headline), hits in `hit.svg` and inserts in `insert.svg`, each with its batched
-    /// variant where one exists and the memory limit lines.
+    /// headline), hits in `hit.svg` and inserts in `insert.svg`, each with its dashed
+    /// variant (batched lookups; inserts that ask for no answer) and the memory limit
+    /// lines.
     fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
         let dir = &run.dir;
-        for (op, stem, title) in [
+        for (op, dashed, stem, title) in [
             (
                 "miss",
+                "miss-batched",
                 "plot",
                 "Negative lookup: CPU ns/op vs size (dashed: batched; memory limits)",
             ),
             (
                 "hit",
+                "hit-batched",
                 "hit",
                 "Positive lookup: CPU ns/op vs size (dashed: batched; memory limits)",
             ),
             (
                 "insert",
+                "add",
                 "insert",
-                "Insert: CPU ns/op vs size (dashed: memory limits)",
+                "Insert: CPU ns/op vs size (solid: answer used; dashed: add; memory limits)",
             ),
         ] {
             let frame = LineChart::new(title, "filter size", "CPU ns per operation (median)")
                 .x_bytes()
                 .log_y();
-            crate::plot::line_chart_as(dir, stem, &frame, &op_series(rows, op))?;
+            crate::plot::line_chart_as(dir, stem, &frame, &op_series(rows, op, dashed))?;
         }
         Ok(())
     }
@@ -282,6 +308,7 @@ impl Experiment for Throughput {
             let fmt = |v: Option<f64>| v.map(|x| format!("{x:.1}")).unwrap_or_else(|| "—".into());
             let o = get(&ours, "miss", s);
             let sb = get("sbbf-rs-safe", "miss", s);
+            let split = get("split-block-256", "miss", s);
             let fb = get("fastbloom", "miss", s);
             // The noise floor: how far an identical copy of sbbf-rs-safe landed from it.
             let noise = sb
@@ -292,8 +319,10 @@ impl Experiment for Throughput {
                 fmt(o),
                 fmt(get(&ours, "miss-batched", s)),
                 fmt(sb),
+                fmt(split),
                 fmt(fb),
                 fmt(get(&ours, "insert", s)),
+                fmt(get(&ours, "add", s)),
                 fmt(get("sbbf-rs-safe", "insert", s)),
                 fmt(get("memory", "limit-independent", s)),
                 fmt(get("memory", "limit-dependent", s)),
@@ -302,9 +331,13 @@ impl Experiment for Throughput {
                     .unwrap_or_else(|| "—".into()),
             ]);
             let families = FAMILIES.iter().map(|f| (*f, get(f, "miss", s)));
-            for (name, theirs) in [("sbbf-rs-safe", sb), ("fastbloom", fb)]
-                .into_iter()
-                .chain(families)
+            for (name, theirs) in [
+                ("sbbf-rs-safe", sb),
+                ("split-block-256", split),
+                ("fastbloom", fb),
+            ]
+            .into_iter()
+            .chain(families)
             {
                 // Slower only when the gap is larger than the control's.
                 if let (Some(a), Some(b)) = (o, theirs)
@@ -354,8 +387,10 @@ impl Experiment for Throughput {
                         &format!("{ours} miss"),
                         "batched miss",
                         "sbbf-rs-safe miss",
+                        "split-block-256 miss",
                         "fastbloom miss",
                         &format!("{ours} insert"),
+                        &format!("{ours} add"),
                         "sbbf-rs-safe insert",
                         "independent reads",
                         "dependent reads",
@@ -365,7 +400,7 @@ impl Experiment for Throughput {
                 )
             ),
             caption: format!(
-                "Median CPU ns per negative lookup against filter size (log-log), single-key (solid) and batched with prefetch (dashed), next to the time of independent and of dependent random 64-byte reads over a buffer of the same size. Contenders ran interleaved with a rotating start order; the last column is how far an identical copy of sbbf-rs-safe landed from it, the noise floor of each row. The process held at most {} MiB in transparent huge pages during the run (the kernel decides; 0 means every lookup also paid for a TLB miss). The same for positive lookups is in [`hit.svg`](throughput/hit.svg) and for inserts in [`insert.svg`](throughput/insert.svg); every number is in `data.csv`.",
+                "Median CPU ns per negative lookup against filter size (log-log), single-key (solid) and batched with prefetch (dashed), next to the time of independent and of dependent random 64-byte reads over a buffer of the same size. Contenders ran interleaved with a rotating start order; the last column is how far an identical copy of sbbf-rs-safe landed from it, the noise floor of each row. The process held at most {} MiB in transparent huge pages during the run (the kernel decides; 0 means every lookup also paid for a TLB miss). `split-block-256` is a 256-bit split-block filter on linebloom's own hash, sized to linebloom's rate for the same keys. `insert` counts the keys each filter reports new (a dedup loop, which uses every answer); `add` inserts without asking (linebloom's `add`; the rivals' insert with its answer dropped). The same for positive lookups is in [`hit.svg`](throughput/hit.svg) and for inserts in [`insert.svg`](throughput/insert.svg); every number is in `data.csv`.",
                 huge >> 20
             ),
             not_leading: if behind.is_empty() {
@@ -380,12 +415,12 @@ impl Experiment for Throughput {
     }
 }
 
-/// One series per contender for workload `op` and `op-batched`, and the memory limits.
-fn op_series(rows: &[Row], op: &str) -> Vec<Series> {
-    let batched = format!("{op}-batched");
+/// One series per contender for workload `op` (solid) and `dashed`, and the memory
+/// limits.
+fn op_series(rows: &[Row], op: &str, dashed: &str) -> Vec<Series> {
     let mut keys: Vec<(String, String)> = rows
         .iter()
-        .filter(|r| r.workload == op || r.workload == batched || r.workload.starts_with("limit"))
+        .filter(|r| r.workload == op || r.workload == dashed || r.workload.starts_with("limit"))
         .map(|r| (r.contender.clone(), r.workload.clone()))
         .collect();
     keys.sort();
@@ -408,7 +443,7 @@ fn op_series(rows: &[Row], op: &str) -> Vec<Series> {
                 colour_key: if limit { w.clone() } else { c.clone() },
                 points: pts,
                 errors: None,
-                style: if limit || w.ends_with("batched") {
+                style: if limit || w == dashed {
                     Style::Reference
                 } else {
                     Style::Measured

@@ -65,7 +65,7 @@ unsafe impl Lanes for uint64x2_t {
     }
 }
 
-kernel_table!(Neon, Simd<uint64x2_t, 4>, inline_k8: false, #[target_feature(enable = "neon")]);
+kernel_table!(Neon, Simd<uint64x2_t, 4>, inline_k8: none, #[target_feature(enable = "neon")]);
 
 /// The NEON kernel: always present on aarch64.
 pub fn kernel() -> Option<&'static Kernel> {

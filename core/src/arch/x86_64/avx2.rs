@@ -66,7 +66,7 @@ unsafe impl Lanes for __m256i {
     }
 }
 
-kernel_table!(Avx2, Simd<__m256i, 2>, inline_k8: true, #[target_feature(enable = "avx2")]);
+kernel_table!(Avx2, Simd<__m256i, 2>, inline_k8: avx2, #[target_feature(enable = "avx2")]);
 
 /// The AVX2 kernel, if this CPU runs it.
 pub fn kernel() -> Option<&'static Kernel> {

@@ -70,7 +70,7 @@ unsafe impl Lanes for __m512i {
     }
 }
 
-kernel_table!(Avx512, Simd<__m512i, 1>, inline_k8: true, #[target_feature(enable = "avx512f")]);
+kernel_table!(Avx512, Simd<__m512i, 1>, inline_k8: avx512, #[target_feature(enable = "avx512f")]);
 
 /// The AVX-512 kernel, if this CPU runs it. It also requires AVX2 (every AVX-512 CPU
 /// has it), because its `k = 8` probe may run as the inline AVX2 block.

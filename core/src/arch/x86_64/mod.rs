@@ -8,7 +8,7 @@ pub mod avx2;
 pub mod avx512;
 // Needs SSE registers for its operands (absent on soft-float targets such as
 // x86_64-unknown-none) and a build without AVX (see its module docs).
-#[cfg(all(target_feature = "sse2", not(target_feature = "avx"), not(miri)))]
+#[cfg(linebloom_inline_k8)]
 pub(crate) mod inline_k8;
 
 /// Does this CPU (and OS) run AVX2 code?
