@@ -12,6 +12,9 @@
 //!   inline `asm!` in the caller's code (`src/arch/x86_64/inline_k8.rs`): x86_64 builds
 //!   that have SSE registers and do not enable AVX themselves (those call the kernel
 //!   they compile in), outside Miri (which cannot run inline assembly).
+//! * `linebloom_compiled_in`: the build enables a kernel's features itself (AVX2 and up
+//!   on x86_64, as `-C target-cpu=native` may; NEON on aarch64), so that kernel's block
+//!   operations inline into the caller's code (`src/arch/dispatch.rs`), outside Miri.
 //! * `linebloom_huge_pages`: `Blocks::zeroed` maps large filters itself and advises
 //!   transparent huge pages (`src/huge_pages.rs`): Linux with the `std` feature, outside
 //!   Miri (which cannot run `mmap`).
@@ -32,6 +35,7 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(linebloom_portable)");
     println!("cargo::rustc-check-cfg=cfg(linebloom_huge_pages)");
     println!("cargo::rustc-check-cfg=cfg(linebloom_inline_k8)");
+    println!("cargo::rustc-check-cfg=cfg(linebloom_compiled_in)");
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let std = std::env::var_os("CARGO_FEATURE_STD").is_some();
     let miri = std::env::var_os("CARGO_CFG_MIRI").is_some();
@@ -50,5 +54,8 @@ fn main() {
     }
     if arch == "x86_64" && has("sse2") && !has("avx") && !miri {
         println!("cargo::rustc-cfg=linebloom_inline_k8");
+    }
+    if ((arch == "x86_64" && has("avx2")) || (arch == "aarch64" && has("neon"))) && !miri {
+        println!("cargo::rustc-cfg=linebloom_compiled_in");
     }
 }

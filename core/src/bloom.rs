@@ -311,6 +311,9 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     /// the key was possibly present already), and so does bloomfilter's
     /// `check_and_set`. Negate their result to port code: `!fastbloom.insert(&k)` is
     /// `linebloom.insert(&k)`.
+    ///
+    /// A loop that only fills the filter and ignores the answer is faster with
+    /// [`add`](Self::add), which leaves the test out.
     #[inline]
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
         self.insert_hash(self.hash(key))

@@ -52,11 +52,8 @@ macro_rules! single_key {
             }
             #[cfg(linebloom_table)]
             {
-                #[cfg(any(
-                    all(target_arch = "x86_64", target_feature = "avx2", not(miri)),
-                    all(target_arch = "aarch64", target_feature = "neon", not(miri))
-                ))]
-                if core::ptr::eq(kernel, compiled_in::TABLE) {
+                #[cfg(linebloom_compiled_in)]
+                if probe.compiled_in {
                     // SAFETY: i is in bounds (above); the build enables the compiled-in
                     // kernel's features, so every CPU that runs this code has them;
                     // k ≤ MAX_K is this function's contract.
@@ -183,13 +180,23 @@ pub(crate) unsafe fn merge(
     }
 }
 
+/// Is `kernel` the one the build compiles in ([`compiled_in`]), whose block operations
+/// inline into the caller? (Read once, when a filter picks its probe.)
+#[cfg(linebloom_table)]
+pub(crate) fn is_compiled_in(kernel: &'static Kernel) -> bool {
+    #[cfg(linebloom_compiled_in)]
+    return core::ptr::eq(kernel, compiled_in::TABLE);
+    #[cfg(not(linebloom_compiled_in))]
+    {
+        let _ = kernel;
+        false
+    }
+}
+
 /// The best kernel whose features the build itself enables, so that every CPU this
 /// binary runs on has them: its table, and its block operations, which then inline
 /// into code compiled without `#[target_feature]`.
-#[cfg(any(
-    all(target_arch = "x86_64", target_feature = "avx2", not(miri)),
-    all(target_arch = "aarch64", target_feature = "neon", not(miri))
-))]
+#[cfg(linebloom_compiled_in)]
 mod compiled_in {
     use super::Kernel;
 

@@ -63,6 +63,13 @@ pub(crate) struct Probe {
     /// path.
     #[cfg_attr(not(linebloom_inline_k8), allow(dead_code))]
     pub(crate) avx512: bool,
+    /// Is this the kernel the build compiles in (its features enabled by the build,
+    /// as with `-C target-cpu=native`), whose block operations then inline into the
+    /// caller? Set by [`Kernel::probe`], so that the test is a field of the filter, like
+    /// the two flags above, which LLVM moves out of a caller's loop (a comparison of
+    /// the kernel with the compiled-in one's address stayed inside an insert loop).
+    #[cfg_attr(not(linebloom_compiled_in), allow(dead_code))]
+    pub(crate) compiled_in: bool,
     /// Is every bit of the hash's pattern set in its block?
     pub(crate) contains: unsafe fn(&[Block], u64, u32) -> bool,
     /// Set the hash's pattern in its block; true if any bit was clear before.
@@ -133,11 +140,13 @@ impl Kernel {
     /// The single-key entry points for `k`.
     #[cfg(linebloom_table)]
     pub(crate) fn probe(&'static self, k: u32) -> Probe {
-        match k {
+        let mut probe = match k {
             8 => self.probes[1],
             16 => self.probes[2],
             _ => self.probes[0],
-        }
+        };
+        probe.compiled_in = super::dispatch::is_compiled_in(self);
+        probe
     }
 
     /// The single-key entry points for `k`: none to pick without a table.

@@ -74,14 +74,15 @@ macro_rules! kernel_table {
             name: $crate::arch::Backend::$backend.name(),
             backend: $crate::arch::Backend::$backend,
             probes: [
-                $crate::arch::Probe { inline_k8: false, avx512: false, contains: entry_contains::<0>, insert: entry_insert::<0> },
+                $crate::arch::Probe { inline_k8: false, avx512: false, compiled_in: false, contains: entry_contains::<0>, insert: entry_insert::<0> },
                 $crate::arch::Probe {
                     inline_k8: $crate::arch::kernel_table!(@inline $inline).0,
                     avx512: $crate::arch::kernel_table!(@inline $inline).1,
+                    compiled_in: false,
                     contains: entry_contains::<8>,
                     insert: entry_insert::<8>,
                 },
-                $crate::arch::Probe { inline_k8: false, avx512: false, contains: entry_contains::<16>, insert: entry_insert::<16> },
+                $crate::arch::Probe { inline_k8: false, avx512: false, compiled_in: false, contains: entry_contains::<16>, insert: entry_insert::<16> },
             ],
             merge: entry_merge,
         };
