@@ -317,8 +317,8 @@ pub(crate) unsafe fn contains_avx512(blocks: &[Block], i: usize, h: u64) -> bool
 /// (AVX-512F.)
 ///
 /// The mask has one bit in each word, so `vptestnmq` of the mask against the old
-/// block marks in `k1` exactly the words whose bit is new. The block is loaded once,
-/// for the test and the set (two loads from memory measured slower at 16 KiB).
+/// block marks in `k1` exactly the words whose bit is new. The block is loaded once, into
+/// a register, for both the test and the set.
 ///
 /// # Safety
 ///
