@@ -19,6 +19,9 @@ use serde::{Deserialize, Serialize};
 /// Experiment name.
 pub const NAME: &str = "kernels";
 
+/// The workloads, in the order of the CSV and the plot's groups.
+const WORKLOADS: [&str; 4] = ["insert", "add", "hit", "miss"];
+
 /// One CSV row.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
@@ -77,7 +80,7 @@ impl Experiment for Kernels {
                 Box::new(f) as Box<dyn Filter>
             })
             .collect();
-        let workloads = ["insert", "add", "hit", "miss"];
+        let workloads = WORKLOADS;
         let mut samples = vec![vec![Vec::new(); workloads.len()]; filters.len()];
         let bar = crate::progress::bar(ctx, rounds as u64, NAME);
         let len = filters.len();
@@ -113,12 +116,15 @@ impl Experiment for Kernels {
         Ok(rows)
     }
 
-    /// Draws the miss-lookup bars per kernel.
+    /// Draws the bars, grouped by workload (each group labelled once), one colour per
+    /// kernel.
     fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
-        let bars: Vec<(String, String, f64)> = rows
+        let mut bars: Vec<(String, String, f64)> = rows
             .iter()
             .map(|r| (r.workload.clone(), r.contender.clone(), r.value))
             .collect();
+        let order = |w: &str| WORKLOADS.iter().position(|x| *x == w);
+        bars.sort_by_key(|b| order(&b.0));
         crate::plot::bar_chart(
             &run.dir,
             "Kernels on one workload (1e5 keys, 1%): median CPU ns per operation",
