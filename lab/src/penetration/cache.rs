@@ -2,7 +2,7 @@
 //! default) or Redis with `SET … PX ttl`. Both store either a value or the "known empty"
 //! marker that the null-caching scheme writes.
 
-use super::redis_filter::FilterConnection;
+use linebloom_redis_client::FilterConnection;
 use std::time::{Duration, Instant};
 
 /// What a cache lookup found.

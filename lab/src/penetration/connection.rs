@@ -3,8 +3,8 @@
 //! the RedisBloom module.
 
 use super::namespace::Namespace;
-use super::redis_filter::FilterConnection;
 use crate::Ctx;
+use linebloom_redis_client::FilterConnection;
 use std::time::Duration;
 
 /// Connects to `url`, with a clear error.

@@ -5,38 +5,10 @@
 //! "maybe" and counts the request as *degraded*: it never answers "absent" for a key it
 //! could not check.
 
-use super::redis_filter::{FilterConnection, RedisFilter};
 use crate::scheme;
 use linebloom::{Block, ClassicParams, CountingBloomFilter, KeyHasher, Params, Xxh3};
-
-/// A filter's load, read from its bits: what a service watches to decide when to
-/// rebuild larger (the seeds' capacity monitoring).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Capacity {
-    /// Fraction of bits (counting filter: counters) that are set; `None` where the
-    /// filter does not expose its bits (RedisBloom).
-    pub fill_ratio: Option<f64>,
-    /// Estimated distinct keys inserted.
-    pub estimated_len: f64,
-    /// The most keys the filter holds at the target rate.
-    pub capacity: u64,
-    /// The false-positive rate the filter gives now, estimated from its bits; `None`
-    /// where they are not visible.
-    pub estimated_fpr: Option<f64>,
-    /// The rate the filter was sized for.
-    pub target_fpr: f64,
-}
-
-impl Capacity {
-    /// The alarm: the estimated rate is above the target, or, where the rate is not
-    /// visible, the estimated count is above the capacity.
-    pub fn over_target(&self) -> bool {
-        match self.estimated_fpr {
-            Some(p) => p > self.target_fpr,
-            None => self.estimated_len > self.capacity as f64,
-        }
-    }
-}
+pub use linebloom_redis_client::Capacity;
+use linebloom_redis_client::{FilterConnection, RedisFilter};
 
 /// What a rebuild did.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -44,7 +44,6 @@ pub mod connection;
 pub mod db;
 pub mod guard;
 pub mod namespace;
-pub mod redis_filter;
 pub mod replay;
 pub mod report;
 pub mod scenario;

@@ -9,9 +9,9 @@ use super::connection::{RedisTarget, has_redisbloom};
 use super::db::Db;
 use super::guard::{Guard, InProcess, InRedis, NoGuard, RedisBloom, RedisClassic};
 use super::namespace::Namespace;
-use super::redis_filter::{DEFAULT_SHARD_BLOCKS, RedisFilter};
 use super::scenario::Scenario;
 use crate::{Ctx, scheme};
+use linebloom_redis_client::{DEFAULT_SHARD_BLOCKS, RedisFilter};
 use std::time::Duration;
 
 /// Blocks per shard key on a Redis Cluster: 1024 (64 KiB), so a filter of 1e6 keys at 1%

@@ -25,10 +25,10 @@
 //! round.
 
 use super::namespace::Namespace;
-use super::redis_filter::{BatchPath, DEFAULT_SHARD_BLOCKS, RedisFilter};
 use super::{FPR, connect, has_redisbloom};
 use crate::Ctx;
 use crate::scheme;
+use linebloom_redis_client::{BatchPath, DEFAULT_SHARD_BLOCKS, RedisFilter};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
