@@ -63,7 +63,7 @@ pub const KEY_SEED: u64 = 42;
 /// need no storage.
 #[inline]
 pub fn member_key(i: u64) -> u64 {
-    linebloom_lab::experiments::keyed_member(KEY_SEED, i)
+    linebloom_lab::keys::keyed_member(KEY_SEED, i)
 }
 
 /// Keys that the lookup benchmarks cycle through: 2^16 of them (512 KiB), random
@@ -100,7 +100,7 @@ pub fn non_member_keys(count: usize) -> Vec<u64> {
 /// `probes`, and appends one row to `target/linebloom-bench/fpr.csv` (name, capacity,
 /// bytes, bits per key, FPR), which the summary joins to the timings.
 pub fn fill_and_check<C: Filter + ?Sized>(c: &mut C, n: u64, probes: &[u64]) {
-    linebloom_lab::experiments::fill(c, n, member_key, |_| {});
+    linebloom_lab::keys::fill(c, n, member_key, |_| {});
     assert!(
         (0..n.min(10_000)).all(|i| c.contains(member_key(i))),
         "{}: false negative",

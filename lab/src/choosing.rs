@@ -5,7 +5,7 @@
 //! not run says so.
 
 use crate::Ctx;
-use crate::experiments::{Experiment, Run};
+use crate::experiment::{Experiment, Run};
 use crate::experiments::{capabilities, churn, footprint, growth, space, threads, throughput};
 
 /// The rate every choice is made at.
@@ -46,7 +46,7 @@ pub fn section(ctx: &Ctx) -> String {
         .collect();
     format!(
         "## Choosing a filter\n\nFor each job, the best choice this run measured, whatever its family, and where linebloom stands; every number comes from the named experiments' CSVs at a 1% target.\n\n{}\n",
-        crate::experiments::markdown_table(&["job", "measured best", "linebloom", "from"], &lines)
+        crate::table::markdown_table(&["job", "measured best", "linebloom", "from"], &lines)
     )
 }
 

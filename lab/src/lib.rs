@@ -4,21 +4,26 @@
 //! the same keys, write `results/<experiment>/data.csv` and `meta.json`, draw
 //! `plot.svg`/`plot.png` from the CSV alone, and assemble `results/REPORT.md`.
 //!
-//! One experiment is one module under [`experiments`]; [`experiments::REGISTRY`] lists
+//! One experiment is one module under [`experiments`]; [`registry::REGISTRY`] lists
 //! them. Every number comes from a run of this code: nothing is typed in.
 
 pub mod choosing;
 pub mod csvio;
+pub mod experiment;
 pub mod experiments;
+pub mod keys;
 pub mod live;
 pub mod meta;
 pub mod penetration;
 pub mod plot;
 pub mod progress;
+pub mod registry;
 pub mod report;
 pub mod rivals;
 pub mod scheme;
 pub mod stats;
+pub mod style;
+pub mod table;
 pub mod timing;
 
 use std::path::{Path, PathBuf};

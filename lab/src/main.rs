@@ -16,7 +16,8 @@
 //! stale.
 
 use clap::{Parser, Subcommand};
-use linebloom_lab::experiments::{Outcome, REGISTRY, find};
+use linebloom_lab::experiment::Outcome;
+use linebloom_lab::registry::{REGISTRY, find};
 use linebloom_lab::{Ctx, Scale, report};
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -3,6 +3,7 @@
 //! line and bar charts written as
 //! both `plot.svg` and `plot.png` from data the caller read back from a CSV.
 
+pub use crate::scheme::Marker;
 use anyhow::Context;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{SegmentedCoord, ValueFormatter};
@@ -60,19 +61,6 @@ pub fn colour(name: &str) -> RGBColor {
         ((h >> 8) & 0x9f) as u8 + 30,
         ((h >> 16) & 0x9f) as u8 + 30,
     )
-}
-
-/// The shape of a contender's points.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Marker {
-    /// A filled circle.
-    Circle,
-    /// A filled square.
-    Square,
-    /// A filled triangle.
-    Triangle,
-    /// A filled diamond.
-    Diamond,
 }
 
 /// The marker of a kernel or scheme: like its [`colour`], the same in every plot, so

@@ -6,8 +6,9 @@
 //! (`choosing`).
 
 use crate::Ctx;
-use crate::experiments::{Outcome, REGISTRY, Summary};
+use crate::experiment::{Outcome, Summary};
 use crate::meta::Meta;
+use crate::registry::REGISTRY;
 use std::fmt::Write as _;
 use std::time::Instant;
 

@@ -3,7 +3,10 @@
 //! that `lab plot` redraws from the CSV alone, that `lab report` writes REPORT.md with a
 //! section per experiment, and that bad input gives a clear error and a non-zero exit.
 
-use linebloom_lab::experiments::{self, REGISTRY};
+use linebloom_lab::experiment::{self, Experiment};
+use linebloom_lab::experiments;
+use linebloom_lab::registry;
+use linebloom_lab::registry::REGISTRY;
 use linebloom_lab::{Ctx, csvio, meta::Meta, report};
 use std::path::Path;
 use std::process::Command;
@@ -47,7 +50,7 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
         // Only the footprint experiment may be unable to run (it needs two Rust targets),
         // and not where CI requires it; its section then says what is missing.
         let outcome = e.outcome(tmp.path());
-        if let experiments::Outcome::Skipped(missing) = &outcome {
+        if let experiment::Outcome::Skipped(missing) = &outcome {
             assert_eq!(e.name, experiments::footprint::NAME, "{missing}");
             assert_ne!(
                 std::env::var("LINEBLOOM_REQUIRE_FOOTPRINT").as_deref(),
@@ -64,7 +67,7 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
         }
         assert_eq!(
             outcome,
-            experiments::Outcome::Ran(Meta::read(&dir).unwrap().seconds)
+            experiment::Outcome::Ran(Meta::read(&dir).unwrap().seconds)
         );
         // The capability matrix is a table, not a plot.
         if e.name != experiments::capabilities::NAME {
@@ -184,7 +187,7 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
     let caps: Vec<experiments::capabilities::Row> = csvio::read(&csv("capabilities")).unwrap();
     assert_eq!(
         caps.len(),
-        linebloom_lab::scheme::FILTERS.len() * experiments::capabilities::OPERATIONS.len()
+        linebloom_lab::rivals::CONTENDERS.len() * experiments::capabilities::OPERATIONS.len()
     );
     assert_eq!(
         experiments::capabilities::verdict(&caps, "linebloom-atomic", "concurrent insert"),
@@ -489,7 +492,7 @@ fn size_reproduces_each_recipe_and_its_formula() {
 /// says "—" (never a lead) where it is not.
 #[test]
 fn the_does_not_lead_line_follows_its_table() {
-    use experiments::{Experiment, sizing_per_filter, threads};
+    use experiments::{sizing_per_filter, threads};
     let tmp = tempfile::tempdir().unwrap();
     let ctx = tiny_ctx(tmp.path());
     // Through the registry: rows written to data.csv, then summarised from it.
@@ -498,10 +501,7 @@ fn the_does_not_lead_line_follows_its_table() {
         std::fs::create_dir_all(&dir).unwrap();
         write_csv(&dir.join("data.csv"));
         Meta::new(&ctx, name, 1.0).write(&dir).unwrap();
-        experiments::find(name)
-            .unwrap()
-            .summary(tmp.path())
-            .unwrap()
+        registry::find(name).unwrap().summary(tmp.path()).unwrap()
     };
     let thread_row = |contender: &str, workload: &str, threads: usize, mops: f64| threads::Row {
         contender: contender.into(),
@@ -608,7 +608,7 @@ fn summaries_name_the_kernel_of_the_run() {
     )
     .unwrap();
     // No meta.json yet: a clear error, not another machine's kernel.
-    let registered = experiments::find(throughput::NAME).unwrap();
+    let registered = registry::find(throughput::NAME).unwrap();
     let err = registered.summary(tmp.path()).err().expect("no provenance");
     assert!(err.to_string().contains("lab run throughput"), "{err}");
     let mut meta = Meta::new(&ctx, throughput::NAME, 1.0);

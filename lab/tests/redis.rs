@@ -12,7 +12,6 @@
 //! failure.
 
 use linebloom::{BloomFilter, Params};
-use linebloom_lab::experiments;
 use linebloom_lab::penetration::cache::LocalCache;
 use linebloom_lab::penetration::db::Db;
 use linebloom_lab::penetration::guard::{Guard, InRedis};
@@ -428,7 +427,7 @@ fn side_by_side_with_redisbloom() {
     let mut con = connect(&server.url()).unwrap();
     let foreign = foreign_keys(&mut con);
     // The registry's run: measure, data.csv, meta.json and the plots.
-    let scenario = experiments::find(penetration::NAME).unwrap();
+    let scenario = linebloom_lab::registry::find(penetration::NAME).unwrap();
     scenario.run(&ctx).unwrap();
     assert_untouched(&mut con, &foreign);
     let data: Vec<penetration::Row> =
@@ -600,7 +599,7 @@ fn the_lab_touches_only_its_own_prefix_and_removes_it() {
         redis_prefix: Some("user:".into()),
         ..linebloom_lab::Ctx::tiny(tmp.path().to_path_buf())
     };
-    let err = experiments::find(penetration::NAME)
+    let err = linebloom_lab::registry::find(penetration::NAME)
         .unwrap()
         .run(&ctx)
         .expect_err("prefix in use");

@@ -211,7 +211,7 @@ fn the_penetration_scenario_runs_on_the_cluster_and_leaves_it_clean() {
         redis_cluster: vec![urls[0].clone()],
         ..linebloom_lab::Ctx::tiny(tmp.path().join("results"))
     };
-    linebloom_lab::experiments::find(linebloom_lab::penetration::NAME)
+    linebloom_lab::registry::find(linebloom_lab::penetration::NAME)
         .unwrap()
         .run(&ctx)
         .unwrap();

@@ -114,6 +114,23 @@ impl Modules {
     }
 }
 
+/// A server's arguments: `modules`' `--loadmodule`s, loopback only, no snapshots, every
+/// append-only write synced (where `extra` turns the file on), then `extra`; or the
+/// skip message of the first module missing.
+fn server_args(modules: Modules, extra: &[&str]) -> Result<Vec<String>, String> {
+    let mut args = modules.args()?;
+    let base = [
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendfsync",
+        "always",
+    ];
+    args.extend(base.iter().chain(extra).map(|a| a.to_string()));
+    Ok(args)
+}
+
 /// Is `bin` on PATH (does `bin --version` run)?
 fn installed(bin: &str) -> bool {
     Command::new(bin).arg("--version").output().is_ok()
@@ -155,24 +172,11 @@ impl Server {
                 "redis-server is not installed (apt-get install redis-server redis-tools)",
             );
         }
-        let mut args = match modules.args() {
-            Ok(args) => args,
-            Err(what) => return skip(&what),
-        };
-        args.extend(
-            [
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                if aof { "yes" } else { "no" },
-                "--appendfsync",
-                "always",
-            ]
-            .map(String::from),
-        );
-        Some(Server::spawn(dir, free_port(), args))
+        let aof = ["--appendonly", if aof { "yes" } else { "no" }];
+        match server_args(modules, &aof) {
+            Ok(args) => Some(Server::spawn(dir, free_port(), args)),
+            Err(what) => skip(&what),
+        }
     }
 
     fn spawn(dir: &Path, port: u16, args: Vec<String>) -> Server {
@@ -303,32 +307,23 @@ impl Cluster {
                 "redis-server or redis-cli is not installed (apt-get install redis-server redis-tools)",
             );
         }
-        let mut args = match modules.args() {
+        let cluster = [
+            "--cluster-enabled",
+            "yes",
+            "--cluster-config-file",
+            "nodes.conf",
+            "--cluster-node-timeout",
+            "1000",
+            // Keep serving the slots still covered when a node is down.
+            "--cluster-require-full-coverage",
+            "no",
+            "--appendonly",
+            "yes",
+        ];
+        let args = match server_args(modules, &cluster) {
             Ok(args) => args,
             Err(what) => return skip(&what),
         };
-        args.extend(
-            [
-                "--bind",
-                "127.0.0.1",
-                "--cluster-enabled",
-                "yes",
-                "--cluster-config-file",
-                "nodes.conf",
-                "--cluster-node-timeout",
-                "1000",
-                // Keep serving the slots still covered when a node is down.
-                "--cluster-require-full-coverage",
-                "no",
-                "--appendonly",
-                "yes",
-                "--appendfsync",
-                "always",
-                "--save",
-                "",
-            ]
-            .map(String::from),
-        );
         let nodes: Vec<Server> = (0..masters)
             .map(|i| Server::spawn(&dir.join(format!("node{i}")), free_port(), args.clone()))
             .collect();

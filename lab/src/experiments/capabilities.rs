@@ -7,10 +7,12 @@
 //! it says which CI step checks it (linebloom's firmware under QEMU, the `no_std`
 //! builds), or that only the crate's documentation claims it.
 
-use super::{Experiment, Run, Summary, false_positives, markdown_table, members, non_members};
 use crate::Ctx;
+use crate::experiment::{Experiment, Run, Summary};
+use crate::keys::{false_positives, members, non_members};
+use crate::rivals::names as filter_names;
 use crate::rivals::{Filter, Sizing, build_sized};
-use crate::scheme::filter_names;
+use crate::table::markdown_table;
 use linebloom::arch::Kernel;
 use serde::{Deserialize, Serialize};
 
@@ -74,7 +76,7 @@ impl Verdict {
 /// One CSV row: one contender, one operation.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
-    /// Contender (a name of [`crate::scheme::FILTERS`]).
+    /// Contender (a name of [`crate::rivals::CONTENDERS`]).
     pub contender: String,
     /// Its family.
     pub family: String,

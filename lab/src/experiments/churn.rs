@@ -10,11 +10,13 @@
 //! time of its round's update, the deletes and inserts or the rebuild (one measurement
 //! per round, so it shows orders of magnitude, not small differences).
 
-use super::{Experiment, Run, Summary, false_positives, markdown_table, members, non_members};
 use crate::Ctx;
+use crate::experiment::{Experiment, Run, Summary};
+use crate::keys::{false_positives, members, non_members};
 use crate::plot::{LineChart, Series, Style};
 use crate::rivals::Filter;
 use crate::rivals::{Sizing, build};
+use crate::table::markdown_table;
 use crate::timing::thread_cpu_ns;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;

@@ -25,8 +25,9 @@
 //!
 //! A missing target or tool is a row that says what is missing, never a number.
 
-use super::{Experiment, Run, Summary, Unavailable, markdown_table};
 use crate::Ctx;
+use crate::experiment::{Experiment, Run, Summary, Unavailable};
+use crate::table::markdown_table;
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

@@ -15,11 +15,12 @@
 //! interval also holds the instance spread of one filter (about `1/√B` relative), so a
 //! row whose whole interval lies outside ±3% is a miss of the formula.
 
-use super::{Experiment, Run, Summary, markdown_table};
 use crate::Ctx;
+use crate::experiment::{Experiment, Run, Summary};
 use crate::plot::{LineChart, Series, Style};
 use crate::rivals::{Filter, blocked};
 use crate::stats::{Z99, wilson};
+use crate::table::markdown_table;
 use linebloom::{IntFold, Params};
 use serde::{Deserialize, Serialize};
 
@@ -132,7 +133,7 @@ fn row(keys: &str, target: f64, params: Params, n: u64, probes: u64, fp: u64) ->
 
 /// A random non-member: odd, from a SplitMix64 stream of its index and the run's seed.
 fn random_probe(ctx: &Ctx, i: u64) -> u64 {
-    super::member_key(ctx, i ^ 0x5bd1_e995_0000_0000) | 1
+    crate::keys::member_key(ctx, i ^ 0x5bd1_e995_0000_0000) | 1
 }
 
 /// The `formula` experiment.
@@ -159,7 +160,7 @@ impl Experiment for Formula {
             bar.set_message(format!("random keys, p = {target}"));
             let params = Params::for_fpr(n, target)?;
             let mut f = blocked(params, ctx.kernel);
-            super::fill_stream(ctx, &mut f, n, "fill");
+            crate::keys::fill_stream(ctx, &mut f, n, "fill");
             let fp = count_positives(&f, 0..probes, |i| random_probe(ctx, i));
             rows.push(row("random", target, params, n, probes, fp));
             bar.inc(1);

@@ -9,11 +9,13 @@
 //! size for a key count (a fixed fingerprint) and are one point each. Every point has a
 //! Wilson 99% interval.
 
-use super::{Experiment, Run, Summary, false_positives, markdown_table, members, non_members};
 use crate::Ctx;
+use crate::experiment::{Experiment, Run, Summary};
+use crate::keys::{false_positives, members, non_members};
 use crate::plot::{LineChart, Series, Style};
 use crate::rivals::{Sizing, build};
 use crate::stats::{Z99, wilson};
+use crate::table::markdown_table;
 use linebloom::{Params, fpr};
 use serde::{Deserialize, Serialize};
 

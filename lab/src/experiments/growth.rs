@@ -9,10 +9,12 @@
 //! times `n₀`, which costs it bits per slot from the start (its remainders are widened
 //! so that they survive the doublings).
 
-use super::{Experiment, Run, Summary, false_positives, markdown_table, members, non_members};
 use crate::Ctx;
+use crate::experiment::{Experiment, Run, Summary};
+use crate::keys::{false_positives, members, non_members};
 use crate::plot::{LineChart, Series, Style};
 use crate::rivals::{self, Filter};
+use crate::table::markdown_table;
 use serde::{Deserialize, Serialize};
 
 /// Experiment name.

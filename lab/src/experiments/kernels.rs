@@ -8,10 +8,12 @@
 //! what [`linebloom::FAST_SHAPE_ALLOWANCE`] buys. Code size on embedded targets is the
 //! `footprint` experiment's.
 
-use super::{Experiment, Run, Summary, markdown_table, members, non_members};
 use crate::Ctx;
+use crate::experiment::{Experiment, Run, Summary};
+use crate::keys::{members, non_members};
 use crate::rivals::{Filter, blocked};
 use crate::stats::summary as med;
+use crate::table::markdown_table;
 use crate::timing::ns_per_key;
 use linebloom::Params;
 use serde::{Deserialize, Serialize};

@@ -14,11 +14,13 @@
 //! take turns batch by batch, the first of each turn rotating; every batch has its own
 //! keys, so no mode finds lines another mode just brought into the cache.
 
-use super::{Experiment, Run, Summary, fill_stream, markdown_table, member_key};
 use crate::Ctx;
+use crate::experiment::{Experiment, Run, Summary};
+use crate::keys::{fill_stream, member_key};
 use crate::plot::{LineChart, Series, Style};
 use crate::rivals::{Filter, blocked};
 use crate::stats::quantile;
+use crate::table::markdown_table;
 use crate::timing::{MemoryProbe, thread_cpu_ns};
 use linebloom::Params;
 use serde::{Deserialize, Serialize};

@@ -8,11 +8,13 @@
 //! A promise is **kept** when the measured rate is at or below the request, **broken**
 //! when even the Wilson 99% lower bound is above it, and **within noise** otherwise.
 
-use super::{Experiment, Run, Summary, false_positives, markdown_table, members, non_members};
 use crate::Ctx;
+use crate::experiment::{Experiment, Run, Summary};
+use crate::keys::{false_positives, members, non_members};
 use crate::plot::{LineChart, Series, Style};
 use crate::rivals::{Sizing, build};
 use crate::stats::{Z99, wilson};
+use crate::table::markdown_table;
 use serde::{Deserialize, Serialize};
 
 /// Experiment name.

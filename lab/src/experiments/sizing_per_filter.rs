@@ -16,18 +16,20 @@
 //!
 //! The pooled rate over all filters of a cell is reported too: the average promise.
 
-use super::{Experiment, Run, Summary, false_positives, markdown_table, members, non_members};
 use crate::Ctx;
+use crate::experiment::{Experiment, Run, Summary};
+use crate::keys::{false_positives, members, non_members};
 use crate::plot::{LineChart, Series, Style};
 use crate::rivals::{Sizing, build};
 use crate::stats::{Z99, wilson};
+use crate::table::markdown_table;
 use serde::{Deserialize, Serialize};
 
 /// Experiment name.
 pub const NAME: &str = "sizing_per_filter";
 
 /// Every filter type that sizes from a rate (the `sizing` experiment's list).
-const LIBRARIES: &[&str] = super::sizing::LIBRARIES;
+const LIBRARIES: &[&str] = crate::experiments::sizing::LIBRARIES;
 
 /// The types linebloom promises this for (the scalable filter promises its compounded
 /// bound instead).

@@ -19,10 +19,12 @@
 //!
 //! `lab size --n N --p P` prints the same rows for any (n, p), without measuring.
 
-use super::{Experiment, Run, Summary, false_positives, markdown_table, members, non_members};
 use crate::Ctx;
+use crate::experiment::{Experiment, Run, Summary};
+use crate::keys::{false_positives, members, non_members};
 use crate::rivals::{Filter, Linebloom, Sizing, build, parquet_bits_per_key};
 use crate::stats::{Z99, wilson};
+use crate::table::markdown_table;
 use linebloom::{ClassicBloomFilter, ClassicParams, Params, fpr};
 use serde::{Deserialize, Serialize};
 

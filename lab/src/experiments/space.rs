@@ -4,11 +4,13 @@
 //! information-theoretic lower bound `log2(1/ε)` bits per key. `std::collections::HashSet`
 //! is listed in the table as the exact reference (rate 0, its memory per key).
 
-use super::{Experiment, Run, Summary, false_positives, markdown_table, members, non_members};
 use crate::Ctx;
+use crate::experiment::{Experiment, Run, Summary};
+use crate::keys::{false_positives, members, non_members};
 use crate::plot::{LineChart, Series, Style};
 use crate::rivals::{Exact, Filter, Sizing, build};
 use crate::stats::{Z99, wilson};
+use crate::table::markdown_table;
 use serde::{Deserialize, Serialize};
 
 /// Experiment name.
@@ -17,7 +19,7 @@ pub const NAME: &str = "space";
 /// Every scheme the lab builds except the atomic filters (the same memory and rate as
 /// their plain twins).
 fn schemes() -> impl Iterator<Item = &'static str> {
-    crate::scheme::filter_names().filter(|s| !["linebloom-atomic", "fastbloom-atomic"].contains(s))
+    crate::rivals::names().filter(|s| !["linebloom-atomic", "fastbloom-atomic"].contains(s))
 }
 
 /// Schemes with one size for a key count whatever the rate asked: measured once.

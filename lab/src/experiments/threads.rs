@@ -8,11 +8,13 @@
 //! filter (`fastbloom-atomic-control`) is the noise floor. The CSV has the median, min
 //! and max of the rounds.
 
-use super::{Experiment, Run, Summary, markdown_table, member_key};
 use crate::Ctx;
+use crate::experiment::{Experiment, Run, Summary};
+use crate::keys::member_key;
 use crate::plot::{LineChart, Series, Style};
 use crate::rivals::xxh3;
 use crate::stats::summary as med;
+use crate::table::markdown_table;
 use crate::timing::{interleaved, parallel_cpu_ns};
 use linebloom::{AtomicBloomFilter, Params};
 use serde::{Deserialize, Serialize};

@@ -33,11 +33,13 @@
 //! sbbf-rs-safe filter, `sbbf-rs-safe-control`, is timed like any contender: its ratio
 //! to sbbf-rs-safe is the table's noise floor. The CSV has the median, min and max.
 
-use super::{Experiment, Run, Summary, fill_stream, markdown_table, member_key, non_members};
 use crate::Ctx;
+use crate::experiment::{Experiment, Run, Summary};
+use crate::keys::{fill_stream, member_key, non_members};
 use crate::plot::{LineChart, Series, Style};
 use crate::rivals::{Fastbloom, Filter, Named, Sbbf, Sizing, SplitBlock256, blocked, build};
 use crate::stats::summary as med;
+use crate::table::markdown_table;
 use crate::timing::{MemoryProbe, anon_huge_bytes, ns_per_key};
 use linebloom::Params;
 use rand::{RngExt, SeedableRng, rngs::StdRng};

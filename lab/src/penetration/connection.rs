@@ -2,7 +2,6 @@
 //! Redis Cluster ([`RedisTarget`]), each with a clear error, and whether the server has
 //! the RedisBloom module.
 
-use super::namespace::Namespace;
 use crate::Ctx;
 use linebloom_redis_client::FilterConnection;
 use std::time::Duration;
@@ -81,11 +80,11 @@ pub fn connect_cluster(urls: &[String]) -> anyhow::Result<redis::cluster::Cluste
         })
 }
 
-/// Does the server at `con` have the RedisBloom module? (Asks `BF.INFO` about a key
-/// under `ns` that does not exist: nothing is created.)
-pub fn has_redisbloom(con: &mut dyn redis::ConnectionLike, ns: &Namespace) -> bool {
+/// Does the server at `con` have the RedisBloom module? (Asks `BF.INFO` about
+/// `missing_key`, a key of the run's namespace that does not exist: nothing is created.)
+pub fn has_redisbloom(con: &mut dyn redis::ConnectionLike, missing_key: &str) -> bool {
     redis::cmd("BF.INFO")
-        .arg(ns.key("probe-missing"))
+        .arg(missing_key)
         .query::<redis::Value>(con)
         .map_or_else(
             |e| !e.to_string().to_lowercase().contains("unknown command"),

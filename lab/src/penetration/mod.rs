@@ -46,6 +46,7 @@ pub mod guard;
 pub mod namespace;
 pub mod replay;
 pub mod report;
+pub mod row;
 pub mod scenario;
 pub mod schemes;
 pub mod service;
@@ -53,118 +54,17 @@ pub mod sidebyside;
 pub mod traffic;
 
 pub use connection::{RedisTarget, connect, connect_cluster, has_redisbloom};
+pub use row::{FPR, NAME, Row};
 
 pub use schemes::schemes;
 pub use service::{Answer, Outcome, serve};
 pub use sidebyside::{SideBySide, run as side_by_side};
 
-use crate::experiments::{Experiment, Run, Summary};
+use crate::experiment::{Experiment, Run, Summary};
 use crate::{Ctx, csvio};
 use db::Db;
 use namespace::Namespace;
 use traffic::{drive, sizes};
-
-use serde::{Deserialize, Serialize};
-
-/// Experiment name.
-pub const NAME: &str = "penetration";
-/// Target false-positive rate of every filter in the scenario.
-pub const FPR: f64 = 0.01;
-
-/// One CSV row: one scheme, one second.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Row {
-    /// Scheme.
-    #[serde(alias = "scheme")] // the column's name before every CSV called it `contender`
-    pub contender: String,
-    /// Cache used (lru or redis).
-    pub cache: String,
-    /// Second since the scheme's start.
-    pub second: u32,
-    /// Share of requests for ids that do not exist, during this second.
-    pub attack_share: f64,
-    /// Requests answered.
-    pub requests: u64,
-    /// Database queries.
-    pub db_queries: u64,
-    /// Database queries that found nothing.
-    pub db_empty: u64,
-    /// Cache hits.
-    pub cache_hits: u64,
-    /// Requests the filter answered "absent".
-    pub rejections: u64,
-    /// Requests for absent ids that the filter let through (its false positives).
-    pub false_positives: u64,
-    /// Requests for absent ids that reached the filter.
-    pub absent_checked: u64,
-    /// Requests whose guard or cache could not be checked (treated as "maybe").
-    pub degraded: u64,
-    /// Valid ids the filter called absent: must be 0.
-    pub false_negatives: u64,
-    /// Median latency, µs.
-    pub p50_us: f64,
-    /// 99th-percentile latency, µs.
-    pub p99_us: f64,
-    /// Filter memory in bytes.
-    pub filter_bytes: u64,
-    /// The filter's fill ratio at the end of this second (empty: no filter, or its bits
-    /// are not visible, as in RedisBloom).
-    #[serde(default)]
-    pub fill_ratio: Option<f64>,
-    /// Its estimated count of keys at the end of this second.
-    #[serde(default)]
-    pub estimated_len: Option<f64>,
-    /// The most keys it holds at the target rate ([`FPR`]).
-    #[serde(default)]
-    pub capacity: Option<u64>,
-    /// The rate it gives now, estimated from its bits.
-    #[serde(default)]
-    pub estimated_fpr: Option<f64>,
-    /// Rebuilds from the database during this second (the Redis-held linebloom filter
-    /// is rebuilt at each attack phase change; see [`guard::Guard::rebuild`]).
-    #[serde(default)]
-    pub rebuilds: u64,
-}
-
-impl Row {
-    /// The capacity monitor's sample in this row, where the scheme has one.
-    pub fn capacity(&self) -> Option<guard::Capacity> {
-        Some(guard::Capacity {
-            fill_ratio: self.fill_ratio,
-            estimated_len: self.estimated_len?,
-            capacity: self.capacity?,
-            estimated_fpr: self.estimated_fpr,
-            target_fpr: FPR,
-        })
-    }
-
-    /// A row with no requests yet, for `scheme` over `cache`, second `second`.
-    pub fn empty(scheme: &str, cache: &str, filter_bytes: u64, second: u32) -> Row {
-        Row {
-            contender: scheme.into(),
-            cache: cache.into(),
-            second,
-            attack_share: 0.0,
-            requests: 0,
-            db_queries: 0,
-            db_empty: 0,
-            cache_hits: 0,
-            rejections: 0,
-            false_positives: 0,
-            absent_checked: 0,
-            degraded: 0,
-            false_negatives: 0,
-            p50_us: 0.0,
-            p99_us: 0.0,
-            filter_bytes,
-            fill_ratio: None,
-            estimated_len: None,
-            capacity: None,
-            estimated_fpr: None,
-            rebuilds: 0,
-        }
-    }
-}
 
 /// The `penetration` experiment.
 pub struct Penetration;

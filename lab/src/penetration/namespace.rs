@@ -17,7 +17,7 @@
 //! `CLUSTER SLOTS`), one key per `UNLINK`, since a cluster refuses one command over
 //! keys of several slots.
 
-use super::{RedisTarget, connect};
+use super::connection::{RedisTarget, connect};
 
 /// A claimed key prefix on one Redis server or cluster.
 pub struct Namespace {

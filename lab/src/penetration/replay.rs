@@ -6,8 +6,10 @@
 //! where null caching helps and where it does not. Same seed, database and cache as the
 //! main scenario; no server needed.
 
+use super::db::Db;
+use super::row::{NAME, Row};
 use super::scenario::Scenario;
-use super::{Db, Row, schemes};
+use super::schemes::schemes;
 use crate::scheme;
 use crate::{Ctx, csvio};
 use serde::{Deserialize, Serialize};
@@ -123,7 +125,7 @@ pub fn table(rows: &[ReplayRow], notes: &mut Vec<String>) -> String {
     format!(
         "\nWhen the attack repeats its ids (a {:.0}% attack replaying a list of {POOL} ids, next to one whose ids never repeat; `replay.csv`), null caching answers the repeats from the cache:\n\n{}",
         100.0 * ATTACK_SHARE,
-        crate::experiments::markdown_table(
+        crate::table::markdown_table(
             &[
                 "scheme",
                 "DB queries per 1000 requests, ids never repeat",
@@ -136,7 +138,7 @@ pub fn table(rows: &[ReplayRow], notes: &mut Vec<String>) -> String {
 
 /// Writes `replay.csv` into the experiment's folder.
 pub fn write(ctx: &Ctx, rows: &[ReplayRow]) -> anyhow::Result<()> {
-    csvio::write(&ctx.dir(super::NAME)?.join("replay.csv"), rows)
+    csvio::write(&ctx.dir(NAME)?.join("replay.csv"), rows)
 }
 
 #[cfg(test)]

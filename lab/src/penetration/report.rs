@@ -2,11 +2,14 @@
 //! per second, with the attack phases shaded) and its part of REPORT.md, all read back
 //! from `data.csv` (and `replay.csv`, `sidebyside.csv` where they exist).
 
-use super::{FPR, Row, SideBySide, replay, sidebyside};
+use super::row::{FPR, Row};
+use super::sidebyside::SideBySide;
+use super::{replay, sidebyside};
 use crate::csvio;
-use crate::experiments::{Run, Summary, markdown_table};
+use crate::experiment::{Run, Summary};
 use crate::plot::{LineChart, Series, Style};
 use crate::scheme;
+use crate::table::markdown_table;
 
 /// The run's attack phases from the CSV: the seconds of the first scheme, grouped by
 /// attack share, as shaded spans.

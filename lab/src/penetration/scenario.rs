@@ -16,8 +16,8 @@
 use super::cache::Cache;
 use super::db::Db;
 use super::guard::{Guard, Rebuild};
+use super::row::{FPR, Row};
 use super::service::{Answer, serve};
-use super::{FPR, Row};
 use crate::stats::quantile;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use std::collections::HashSet;

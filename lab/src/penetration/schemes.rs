@@ -3,12 +3,12 @@
 //! linebloom held in Redis, RedisBloom and the classic `SETBIT` filter over a Redis
 //! cache.
 
-use super::FPR;
 use super::cache::{Cache, LocalCache, RedisCache};
 use super::connection::{RedisTarget, has_redisbloom};
 use super::db::Db;
 use super::guard::{Guard, InProcess, InRedis, NoGuard, RedisBloom, RedisClassic};
 use super::namespace::Namespace;
+use super::row::FPR;
 use super::scenario::Scenario;
 use crate::{Ctx, scheme};
 use linebloom_redis_client::{DEFAULT_SHARD_BLOCKS, RedisFilter};
@@ -85,7 +85,7 @@ pub fn schemes(
         fresh_db("inredis")?,
         false,
     ));
-    if has_redisbloom(target.connect()?.single(), ns) {
+    if has_redisbloom(target.connect()?.single(), &ns.key("probe-missing")) {
         let guard = RedisBloom::load(target.connect()?, &ns.key(scheme::REDISBLOOM), n, FPR)?;
         out.push(scenario(
             scheme::REDISBLOOM,

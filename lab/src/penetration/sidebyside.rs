@@ -24,8 +24,9 @@
 //! report prints. The rate counts every "present" among the 1e5 non-members of the last
 //! round.
 
+use super::connection::{connect, has_redisbloom};
 use super::namespace::Namespace;
-use super::{FPR, connect, has_redisbloom};
+use super::row::FPR;
 use crate::Ctx;
 use crate::scheme;
 use linebloom_redis_client::{BatchPath, DEFAULT_SHARD_BLOCKS, RedisFilter};
@@ -145,7 +146,7 @@ fn median_rate(ops: usize, seconds: &mut [f64]) -> f64 {
 /// Without RedisBloom in the server, only linebloom sized for 1% is measured.
 pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<SideBySide>> {
     let keys: Vec<u64> = (0..n).collect();
-    let probes: Vec<u64> = crate::experiments::non_members(ctx, 100_000, 99);
+    let probes: Vec<u64> = crate::keys::non_members(ctx, 100_000, 99);
     let mut contenders: Vec<Entry> = Vec::new();
     let load = |c: &mut Contender| -> anyhow::Result<()> {
         for chunk in keys.chunks(BATCH) {
@@ -153,7 +154,7 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
         }
         Ok(())
     };
-    if has_redisbloom(&mut connect(url)?, ns) {
+    if has_redisbloom(&mut connect(url)?, &ns.key("probe-missing")) {
         let redisbloom = |name: &str, sizing| -> anyhow::Result<Entry> {
             let key = ns.key(name);
             let mut con = connect(url)?;
@@ -319,7 +320,7 @@ pub fn table(rows: &[SideBySide], notes: &mut Vec<String>) -> String {
          in rotating order):\n\n",
         rows.first().map_or(0, |r| r.n)
     );
-    text.push_str(&crate::experiments::markdown_table(
+    text.push_str(&crate::table::markdown_table(
         &[
             "scheme",
             "sized",

@@ -2,7 +2,7 @@
 //! stepping by quarters (0%, 10%, 50%, 90%), and the loop that drives one scheme
 //! through those phases, one second per [`Row`].
 
-use super::Row;
+use super::row::Row;
 use super::scenario::Scenario;
 use crate::Ctx;
 use std::time::{Duration, Instant};

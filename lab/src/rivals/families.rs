@@ -9,7 +9,7 @@
 //! sizing recipe in [`super::build`]: from `(n, p)` where it has one; the cuckoo filter
 //! and the xor filters have a fixed fingerprint and size from `n` alone.
 
-use super::{Filter, same_kind, serde_round_trip_into, xxh3};
+use super::filter::{Filter, same_kind, serde_round_trip_into, xxh3};
 use fastbloom_rs::{Deletable, Membership};
 
 /// `cuckoofilter`: 4 entries of 8-bit fingerprints per bucket, SipHash; its only recipe
@@ -211,57 +211,13 @@ impl<F: xorf::Filter<u64> + serde::Serialize + serde::de::DeserializeOwned + 'st
     }
 }
 
-/// Builds one of this module's families for `n` keys and inserts `keys` (the xor
-/// filters are built from `keys` alone), or `None` for another name.
-pub fn build(
+/// `f` holding every key of `keys`, inserted one at a time: an error where it refused
+/// any (a cuckoo or quotient filter past its capacity at its sizing recipe).
+pub fn holding(
     name: &str,
-    fpr: Option<f64>,
-    n: u64,
+    mut f: Box<dyn Filter>,
     keys: &[u64],
 ) -> anyhow::Result<Option<Box<dyn Filter>>> {
-    let n = n.max(1) as usize;
-    let mut f: Box<dyn Filter> = match (name, fpr) {
-        ("cuckoofilter", Some(_)) => Box::new(Cuckoo(cuckoofilter::CuckooFilter::with_capacity(
-            n * 10 / 9 + 1,
-        ))),
-        ("scalable-cuckoo-filter", Some(p)) => Box::new(ScalableCuckoo(
-            scalable_cuckoo_filter::ScalableCuckooFilter::new((n / 100).max(1), p),
-        )),
-        ("qfilter", Some(p)) => Box::new(Quotient(
-            qfilter::Filter::new(n as u64, p).map_err(|e| anyhow::anyhow!("qfilter: {e:?}"))?,
-        )),
-        ("fastbloom-rs-counting", Some(p)) => Box::new(FastbloomRsCounting(
-            fastbloom_rs::FilterBuilder::new(n as u64, p).build_counting_bloom_filter(),
-        )),
-        ("xorf-xor8", _) => {
-            return Ok(Some(Box::new(Xorf::build(
-                "xorf-xor8",
-                keys,
-                |h| Ok(xorf::Xor8::from(h)),
-                |f| f.fingerprints.len(),
-            )?)));
-        }
-        ("xorf-xor16", _) => {
-            return Ok(Some(Box::new(Xorf::build(
-                "xorf-xor16",
-                keys,
-                |h| Ok(xorf::Xor16::from(h)),
-                |f| 2 * f.fingerprints.len(),
-            )?)));
-        }
-        ("xorf-binaryfuse16", _) => {
-            return Ok(Some(Box::new(Xorf::build(
-                "xorf-binaryfuse16",
-                keys,
-                |h| {
-                    xorf::BinaryFuse16::try_from(h)
-                        .map_err(|e| anyhow::anyhow!("BinaryFuse16: {e}"))
-                },
-                |f| 2 * f.fingerprints.len(),
-            )?)));
-        }
-        _ => return Ok(None),
-    };
     let refused = keys.iter().filter(|&&k| !f.try_insert(k)).count();
     anyhow::ensure!(
         refused == 0,
@@ -269,57 +225,4 @@ pub fn build(
         keys.len()
     );
     Ok(Some(f))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::build;
-
-    /// Every family holds its keys; those that delete keep the rest after deleting half.
-    #[test]
-    fn every_family_holds_its_keys_and_deletes_where_it_can() {
-        let keys: Vec<u64> = (0..2_000u64)
-            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) & !1)
-            .collect();
-        for name in [
-            "cuckoofilter",
-            "scalable-cuckoo-filter",
-            "qfilter",
-            "fastbloom-rs-counting",
-            "xorf-xor8",
-            "xorf-xor16",
-            "xorf-binaryfuse16",
-        ] {
-            let mut f = build(name, Some(0.01), keys.len() as u64, &keys)
-                .unwrap()
-                .unwrap();
-            assert_eq!(f.name(), name);
-            assert!(
-                keys.iter().all(|&k| f.contains(k)),
-                "{name}: a key is missing"
-            );
-            assert!(f.bytes() > 0);
-            let deletes = name.contains("cuckoo") || name == "qfilter" || name.contains("counting");
-            let (gone, kept) = keys.split_at(keys.len() / 2);
-            for &k in gone {
-                assert_eq!(f.remove(k).is_some(), deletes, "{name}");
-            }
-            assert!(
-                kept.iter().all(|&k| f.contains(k)),
-                "{name}: a kept key is missing"
-            );
-            if deletes {
-                let still = gone.iter().filter(|&&k| f.contains(k)).count();
-                assert!(
-                    still < gone.len() / 10,
-                    "{name}: {still} deleted keys still present"
-                );
-            }
-        }
-        assert!(
-            build("no-such-filter", Some(0.01), 1, &keys)
-                .unwrap()
-                .is_none()
-        );
-    }
 }

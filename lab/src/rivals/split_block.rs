@@ -23,7 +23,7 @@
 //! positions ([`split_block_fpr`]), so that it can be sized to linebloom's measured
 //! rate and compared at equal false positives.
 
-use super::Filter;
+use super::filter::Filter;
 use linebloom::IntFold;
 use linebloom::hash::{SALTS, block_index};
 

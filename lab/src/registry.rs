@@ -1,0 +1,38 @@
+//! The registry: every experiment, in report order, the one module that names them all
+//! and drives `lab run`, `lab plot` and `lab report`.
+
+use crate::experiment::{Registered, entry};
+use crate::experiments::{
+    capabilities, churn, footprint, formula, fpr_vs_bits, growth, kernels, latency, sizing,
+    sizing_per_filter, sizing_table, space, threads, throughput,
+};
+
+/// Every experiment, in report order.
+pub const REGISTRY: &[Registered] = &[
+    entry::<fpr_vs_bits::FprVsBits>(),
+    entry::<formula::Formula>(),
+    entry::<sizing::SizingGrid>(),
+    entry::<sizing_per_filter::SizingPerFilter>(),
+    entry::<sizing_table::SizingTable>(),
+    entry::<throughput::Throughput>(),
+    entry::<latency::Latency>(),
+    entry::<space::Space>(),
+    entry::<churn::Churn>(),
+    entry::<growth::Growth>(),
+    entry::<capabilities::Capabilities>(),
+    entry::<threads::Threads>(),
+    entry::<crate::penetration::Penetration>(),
+    entry::<kernels::Kernels>(),
+    entry::<footprint::Footprint>(),
+];
+
+/// The experiment called `name`, or an error listing the valid names.
+pub fn find(name: &str) -> anyhow::Result<&'static Registered> {
+    REGISTRY.iter().find(|e| e.name == name).ok_or_else(|| {
+        let names: Vec<&str> = REGISTRY.iter().map(|e| e.name).collect();
+        anyhow::anyhow!(
+            "no experiment called {name:?}; the experiments are: {}",
+            names.join(", ")
+        )
+    })
+}

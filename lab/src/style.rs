@@ -1,0 +1,46 @@
+//! How a contender looks in every plot and table: its [`Scheme`] (name, family, colour,
+//! marker). The lists of schemes are in `crate::scheme` (and the filters' in
+//! `crate::rivals::contenders`, beside their recipes); this module names none of them.
+
+use plotters::style::RGBColor;
+
+/// The shape of a contender's points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marker {
+    /// A filled circle.
+    Circle,
+    /// A filled square.
+    Square,
+    /// A filled triangle.
+    Triangle,
+    /// A filled diamond.
+    Diamond,
+}
+
+/// One named contender.
+#[derive(Clone, Copy, Debug)]
+pub struct Scheme {
+    /// The name in every CSV, legend and table.
+    pub name: &'static str,
+    /// The filter family, for the filters the lab builds (`""` for the rest).
+    pub family: &'static str,
+    /// Its colour in every plot.
+    pub colour: RGBColor,
+    /// Its marker in every plot.
+    pub marker: Marker,
+}
+
+/// A [`Scheme`] from its name, family, colour as `(r, g, b)` and marker.
+pub const fn scheme(
+    name: &'static str,
+    family: &'static str,
+    rgb: (u8, u8, u8),
+    marker: Marker,
+) -> Scheme {
+    Scheme {
+        name,
+        family,
+        colour: RGBColor(rgb.0, rgb.1, rgb.2),
+        marker,
+    }
+}
