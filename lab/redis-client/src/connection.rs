@@ -16,9 +16,13 @@ pub trait FilterConnection {
 }
 
 impl FilterConnection for redis::Connection {
-    fn run(&mut self, cmds: Vec<redis::Cmd>) -> redis::RedisResult<Vec<redis::Value>> {
-        if cmds.is_empty() {
-            return Ok(Vec::new());
+    fn run(&mut self, mut cmds: Vec<redis::Cmd>) -> redis::RedisResult<Vec<redis::Value>> {
+        match cmds.len() {
+            0 => return Ok(Vec::new()),
+            // A single key's command goes alone, without a pipeline's packing and reply
+            // vector: the same one round trip.
+            1 => return Ok(vec![cmds.pop().expect("one command").query(self)?]),
+            _ => {}
         }
         let mut pipe = redis::pipe();
         for cmd in cmds {

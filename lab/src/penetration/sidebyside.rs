@@ -7,7 +7,9 @@
 //!   batches and `BF.ADD`/`BF.EXISTS` single keys;
 //! * `linebloom-in-redis` at *equal memory*: as many 64-byte blocks as RedisBloom's
 //!   reported size;
-//! * `linebloom-in-redis` *sized for 1%*: linebloom's own sizing (`Params::for_fpr`).
+//! * `linebloom-in-redis` *sized for 1%*: linebloom's own sizing (`Params::for_fpr`);
+//! * [`ROUND_TRIP`], a plain `GET`/`SET` of a short string on its own connection: what
+//!   one round trip costs, the bound on every single-key figure.
 //!
 //! Where the server has the linebloom module (`lab/redis-module`), the linebloom filters
 //! send batches through it (one `LINEBLOOM.MTEST`/`LINEBLOOM.MADD` per shard), and the
@@ -87,6 +89,12 @@ enum Contender {
         filter: RedisFilter,
         con: redis::Connection,
     },
+    /// A plain `GET`/`SET` of one short string: what one round trip costs, the bound on
+    /// every single-key call (no batches, no filter).
+    RoundTrip {
+        key: String,
+        con: redis::Connection,
+    },
 }
 
 impl Contender {
@@ -97,6 +105,7 @@ impl Contender {
                 .arg(keys)
                 .query::<()>(con)?,
             Contender::Linebloom { filter, con } => filter.insert_many(con, keys)?,
+            Contender::RoundTrip { .. } => {}
         }
         Ok(())
     }
@@ -106,6 +115,9 @@ impl Contender {
                 redis::cmd("BF.ADD").arg(&*key).arg(k).query::<()>(con)?
             }
             Contender::Linebloom { filter, con } => filter.insert(con, k)?,
+            Contender::RoundTrip { key, con } => {
+                redis::cmd("SET").arg(&*key).arg(k).query::<()>(con)?
+            }
         }
         Ok(())
     }
@@ -115,6 +127,7 @@ impl Contender {
                 redis::cmd("BF.MEXISTS").arg(&*key).arg(keys).query(con)?
             }
             Contender::Linebloom { filter, con } => filter.contains_many(con, keys)?,
+            Contender::RoundTrip { .. } => Vec::new(),
         })
     }
     fn query_one(&mut self, k: u64) -> anyhow::Result<bool> {
@@ -123,6 +136,10 @@ impl Contender {
                 redis::cmd("BF.EXISTS").arg(&*key).arg(k).query(con)?
             }
             Contender::Linebloom { filter, con } => filter.contains(con, k)?,
+            Contender::RoundTrip { key, con } => redis::cmd("GET")
+                .arg(&*key)
+                .query::<Option<String>>(con)?
+                .is_some(),
         })
     }
 }
@@ -136,11 +153,17 @@ struct Entry {
     contender: Contender,
 }
 
-/// Operations per second of `ops` operations that took `seconds`, median over rounds.
+/// Operations per second of `ops` operations that took `seconds`, median over rounds;
+/// NaN where nothing was measured (the round trip's batches).
 fn median_rate(ops: usize, seconds: &mut [f64]) -> f64 {
     seconds.sort_by(f64::total_cmp);
-    ops as f64 / seconds[seconds.len() / 2]
+    seconds
+        .get(seconds.len() / 2)
+        .map_or(f64::NAN, |&s| ops as f64 / s)
 }
+
+/// The reference row's name: a plain `GET`/`SET`, one round trip.
+pub const ROUND_TRIP: &str = "round trip (GET / SET)";
 
 /// Runs the comparison for `n` keys on the server at `url`, every key under `ns`.
 /// Without RedisBloom in the server, only linebloom sized for 1% is measured.
@@ -236,6 +259,17 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
         contender: c,
     });
 
+    let key = ns.key("sbs:round-trip");
+    let mut con = connect(url)?;
+    redis::cmd("SET").arg(&key).arg(0).query::<()>(&mut con)?;
+    contenders.push(Entry {
+        scheme: ROUND_TRIP,
+        sizing: "—",
+        batches: "—",
+        bytes: 0,
+        contender: Contender::RoundTrip { key, con },
+    });
+
     let m = contenders.len();
     let (mut batched, mut batched_i, mut single_q, mut single_i) = (
         vec![Vec::new(); m],
@@ -249,18 +283,20 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
         for turn in 0..m {
             let i = (round + turn) % m;
             let c = &mut contenders[i].contender;
-            let t = Instant::now();
-            let mut fp = 0;
-            for chunk in probes.chunks(BATCH) {
-                fp += c.query_batch(chunk)?.iter().filter(|&&x| x).count() as u64;
+            if !matches!(c, Contender::RoundTrip { .. }) {
+                let t = Instant::now();
+                let mut fp = 0;
+                for chunk in probes.chunks(BATCH) {
+                    fp += c.query_batch(chunk)?.iter().filter(|&&x| x).count() as u64;
+                }
+                batched[i].push(t.elapsed().as_secs_f64());
+                positives[i] = fp;
+                let t = Instant::now();
+                for chunk in reinserted.chunks(BATCH) {
+                    c.insert_batch(chunk)?;
+                }
+                batched_i[i].push(t.elapsed().as_secs_f64());
             }
-            batched[i].push(t.elapsed().as_secs_f64());
-            positives[i] = fp;
-            let t = Instant::now();
-            for chunk in reinserted.chunks(BATCH) {
-                c.insert_batch(chunk)?;
-            }
-            batched_i[i].push(t.elapsed().as_secs_f64());
             let t = Instant::now();
             for &p in &probes[..SINGLE] {
                 c.query_one(p)?;
@@ -282,7 +318,11 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
             batches: e.batches.into(),
             bytes: e.bytes,
             n,
-            fpr: positives[i] as f64 / probes.len() as f64,
+            fpr: if e.scheme == ROUND_TRIP {
+                f64::NAN
+            } else {
+                positives[i] as f64 / probes.len() as f64
+            },
             probes: probes.len() as u64,
             query_ops_per_s: median_rate(probes.len(), &mut batched[i]),
             insert_ops_per_s: median_rate(reinserted.len(), &mut batched_i[i]),
@@ -301,16 +341,24 @@ pub fn table(rows: &[SideBySide], notes: &mut Vec<String>) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
+            // A figure the row has no measure of (the round trip's batches) is a dash.
+            let or_dash = |v: f64, digits: usize| {
+                if v.is_finite() {
+                    format!("{v:.digits$}")
+                } else {
+                    "—".into()
+                }
+            };
             vec![
                 r.contender.clone(),
                 r.sizing.clone(),
                 r.batches.clone(),
                 format!("{:.2}", r.bytes as f64 / (1 << 20) as f64),
-                format!("{:.5}", r.fpr),
-                format!("{:.0}", r.query_ops_per_s),
-                format!("{:.0}", r.insert_ops_per_s),
-                format!("{:.0}", r.single_query_ops_per_s),
-                format!("{:.0}", r.single_insert_ops_per_s),
+                or_dash(r.fpr, 5),
+                or_dash(r.query_ops_per_s, 0),
+                or_dash(r.insert_ops_per_s, 0),
+                or_dash(r.single_query_ops_per_s, 0),
+                or_dash(r.single_insert_ops_per_s, 0),
             ]
         })
         .collect();
@@ -347,6 +395,14 @@ pub fn table(rows: &[SideBySide], notes: &mut Vec<String>) -> String {
              batched queries and {:.2}x on batched inserts.\n",
             control.query_ops_per_s / rb.query_ops_per_s,
             control.insert_ops_per_s / rb.insert_ops_per_s
+        ));
+    }
+    if let Some(trip) = rows.iter().find(|r| r.contender == ROUND_TRIP) {
+        text.push_str(&format!(
+            "\nEvery single-key call is one round trip: on the same connection a plain `GET` \
+             ran at {:.0} and a `SET` at {:.0} per second, the most any single-key column can \
+             reach here.\n",
+            trip.single_query_ops_per_s, trip.single_insert_ops_per_s
         ));
     }
     if let (Some(lb), Some(rb)) = (equal, rb) {

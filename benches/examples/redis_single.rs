@@ -1,0 +1,177 @@
+//! Single-key calls to a filter held in Redis, one round trip each: linebloom's
+//! `RedisFilter::contains` and `insert` through the module (one guarded
+//! `LINEBLOOM.MTEST`/`MADD`) and through plain commands (a `GETRANGE` or `BITFIELD`,
+//! then a `GET` of the meta, pipelined), against RedisBloom's `BF.EXISTS`/`BF.ADD`, an
+//! identical second RedisBloom filter (the control), and a plain `GET`/`SET` of a short
+//! string (what one round trip costs, the floor under every single-key call).
+//!
+//! ```text
+//! redis-server --port 6400 --save "" --loadmodule target/release/liblinebloom_redis.so \
+//!     --loadmodule "$LINEBLOOM_REDISBLOOM_SO" &
+//! cargo run --release -p linebloom-benches --example redis_single -- redis://127.0.0.1:6400/ [ROUNDS]
+//! ```
+//!
+//! Every contender holds the same 100,000 keys at 1%; each round runs 2,000 calls of
+//! each, queries of non-members then inserts of members, in a start order that rotates
+//! every round. Per call: the median over rounds of the wall time (the server's work and
+//! the round trip are the point) and of this thread's CPU time (the client's share),
+//! and the median of the per-round ratios of RedisBloom's time to each contender's.
+
+use linebloom::Params;
+use linebloom_lab::penetration::namespace::Namespace;
+use linebloom_lab::stats::summary;
+use linebloom_lab::timing::{round_order, thread_cpu_ns};
+use linebloom_redis_client::{BatchPath, DEFAULT_SHARD_BLOCKS, RedisFilter};
+use std::time::Instant;
+
+const KEYS: u64 = 100_000;
+const CALLS: u64 = 2_000;
+
+/// One single-key call on a connection: a query's answer, or an insert's ().
+type Call<'a, T> = Box<dyn FnMut(&mut redis::Connection, u64) -> redis::RedisResult<T> + 'a>;
+
+/// One contender: a name and its single query and insert.
+struct Contender<'a> {
+    name: &'static str,
+    query: Call<'a, bool>,
+    insert: Call<'a, ()>,
+}
+
+fn linebloom<'a>(name: &'static str, filter: RedisFilter) -> Contender<'a> {
+    let filter = std::rc::Rc::new(std::cell::RefCell::new(filter));
+    let second = filter.clone();
+    Contender {
+        name,
+        query: Box::new(move |con, k| filter.borrow_mut().contains(con, k).map_err(to_redis)),
+        insert: Box::new(move |con, k| second.borrow_mut().insert(con, k).map_err(to_redis)),
+    }
+}
+
+fn to_redis(e: linebloom_redis_client::RedisFilterError) -> redis::RedisError {
+    redis::RedisError::from((redis::ErrorKind::ClientError, "linebloom", e.to_string()))
+}
+
+fn redisbloom<'a>(name: &'static str, key: String) -> Contender<'a> {
+    let again = key.clone();
+    Contender {
+        name,
+        query: Box::new(move |con, k| redis::cmd("BF.EXISTS").arg(&key).arg(k).query(con)),
+        insert: Box::new(move |con, k| {
+            redis::cmd("BF.ADD")
+                .arg(&again)
+                .arg(k)
+                .query::<i64>(con)
+                .map(drop)
+        }),
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let url = args
+        .next()
+        .ok_or("usage: redis_single redis://127.0.0.1:PORT/ [ROUNDS]")?;
+    let rounds: usize = args.next().map_or(Ok(15), |s| s.parse())?;
+    let mut con = redis::Client::open(url.as_str())?.get_connection()?;
+    // Every key under one fresh prefix, removed at the end (and on error, by Drop).
+    let mut ns = Namespace::claim_on(&url, &Namespace::default_prefix())?;
+    let members: Vec<u64> = (0..KEYS)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) & !1)
+        .collect();
+    let mut contenders = Vec::new();
+    for (name, key) in [("redisbloom", "bf"), ("redisbloom-control", "bf-control")] {
+        let key = ns.key(key);
+        redis::cmd("BF.RESERVE")
+            .arg(&key)
+            .arg(0.01)
+            .arg(KEYS)
+            .query::<()>(&mut con)?;
+        for chunk in members.chunks(1000) {
+            redis::cmd("BF.MADD")
+                .arg(&key)
+                .arg(chunk)
+                .query::<Vec<i64>>(&mut con)?;
+        }
+        contenders.push(redisbloom(name, key));
+    }
+    for (name, path) in [
+        ("linebloom module", BatchPath::Module),
+        ("linebloom plain commands", BatchPath::Commands),
+    ] {
+        let params = Params::for_fpr(KEYS, 0.01)?;
+        let mut filter =
+            RedisFilter::create(&mut con, &ns.key(name), params, DEFAULT_SHARD_BLOCKS)?;
+        filter.set_batch_path(path);
+        for chunk in members.chunks(1000) {
+            filter.insert_many(&mut con, chunk)?;
+        }
+        contenders.push(linebloom(name, filter));
+    }
+    let plain = ns.key("plain");
+    redis::cmd("SET")
+        .arg(&plain)
+        .arg("x")
+        .query::<()>(&mut con)?;
+    let (get_key, set_key) = (plain.clone(), plain);
+    contenders.push(Contender {
+        name: "GET / SET (round trip)",
+        query: Box::new(move |con, _| {
+            redis::cmd("GET")
+                .arg(&get_key)
+                .query::<Option<String>>(con)
+                .map(|v| v.is_some())
+        }),
+        insert: Box::new(move |con, _| redis::cmd("SET").arg(&set_key).arg("x").query(con)),
+    });
+
+    // samples[op][contender] = (wall µs, CPU µs) per call, one per round.
+    let n = contenders.len();
+    let mut samples = vec![vec![Vec::new(); n]; 2];
+    let mut absent = 0u64;
+    for round in 0..rounds {
+        for i in round_order(round, n) {
+            let c = &mut contenders[i];
+            for (op, samples) in samples.iter_mut().enumerate() {
+                let (wall, cpu) = (Instant::now(), thread_cpu_ns());
+                for j in 0..CALLS {
+                    if op == 0 {
+                        absent +=
+                            u64::from(!(c.query)(&mut con, (round as u64 * CALLS + j) * 2 + 1)?);
+                    } else {
+                        (c.insert)(&mut con, members[(j % KEYS) as usize])?;
+                    }
+                }
+                let per = |t: f64| t / CALLS as f64;
+                samples[i].push((
+                    per(wall.elapsed().as_secs_f64() * 1e6),
+                    per((thread_cpu_ns() - cpu) as f64 / 1e3),
+                ));
+            }
+        }
+    }
+    std::hint::black_box(absent);
+    println!("{rounds} rounds of {CALLS} single-key calls each, rotating order\n");
+    for (op, name) in ["query", "insert"].iter().enumerate() {
+        println!("| {name} | µs a call (wall) | client CPU µs | RedisBloom's time ÷ this one's |");
+        println!("|---|---:|---:|---:|");
+        for (i, c) in contenders.iter().enumerate() {
+            let wall: Vec<f64> = samples[op][i].iter().map(|s| s.0).collect();
+            let cpu: Vec<f64> = samples[op][i].iter().map(|s| s.1).collect();
+            let ratios: Vec<f64> = samples[op][0]
+                .iter()
+                .zip(&samples[op][i])
+                .map(|(b, s)| b.0 / s.0)
+                .collect();
+            let (r, lo, hi) = summary(&ratios);
+            println!(
+                "| {} | {:.1} | {:.1} | {r:.3} ({lo:.3}–{hi:.3}) |",
+                c.name,
+                summary(&wall).0,
+                summary(&cpu).0
+            );
+        }
+        println!();
+    }
+    ns.clear()?;
+    Ok(())
+}
