@@ -180,6 +180,7 @@ pub mod hasher;
 #[cfg(linebloom_huge_pages)]
 mod huge_pages;
 mod params;
+pub mod quotient;
 #[cfg(feature = "alloc")]
 mod scalable;
 #[cfg(any(target_has_atomic = "32", feature = "portable-atomic"))]
@@ -205,9 +206,11 @@ pub use format::{DecodeError, EncodeError};
 pub use hasher::AHash;
 pub use hasher::{Hashed, IntFold, Key, KeyHasher, StableHasher, Xxh3};
 pub use params::{
-    ClassicParams, CountingParams, FAST_K, FAST_SHAPE_ALLOWANCE, MAX_BLOCKS, MAX_BYTES,
-    MAX_CLASSIC_K, Params, ParamsError, SIZING_MARGIN, blocks_for,
+    ClassicParams, CountingParams, FAST_K, FAST_SHAPE_ALLOWANCE, FULL_CHANCE, MAX_BLOCKS,
+    MAX_BYTES, MAX_CLASSIC_K, MAX_LOAD, Params, ParamsError, QuotientParams, SIZING_MARGIN,
+    TAG_BITS, blocks_for,
 };
+pub use quotient::{FilterFull, VectorQuotientFilter};
 #[cfg(feature = "alloc")]
 pub use scalable::{
     DEFAULT_GROWTH, DEFAULT_TIGHTENING, MAX_LAYERS, Mode, ScalableBloomFilter, ScalableError,

@@ -7,7 +7,11 @@
 //! intended, it is a format-version change: bump `format::VERSION` and record why.
 
 use linebloom::arch::Kernel;
-use linebloom::{BloomFilter, CountingParams, IntFold, Key, KeyHasher, Params, StableHasher, Xxh3};
+use linebloom::arch::quotient::QuotientKernel;
+use linebloom::{
+    BloomFilter, CountingParams, IntFold, Key, KeyHasher, Params, QuotientParams, StableHasher,
+    VectorQuotientFilter, Xxh3,
+};
 
 fn golden_filter<H: StableHasher>(
     blocks: u64,
@@ -104,6 +108,96 @@ fn filters_are_pinned() {
     }
 }
 
+/// A vector quotient filter built from fixed keys, with some removed (so both shifts
+/// are in the pinned bytes).
+fn golden_quotient<H: StableHasher>(
+    blocks: u64,
+    tag_bits: u32,
+    seed: u64,
+    kernel: &'static QuotientKernel,
+) -> VectorQuotientFilter<linebloom::Blocks, H> {
+    let params = QuotientParams::new(blocks, tag_bits).unwrap();
+    let mut f = VectorQuotientFilter::with_hasher(params, H::from_seed(seed)).with_kernel(kernel);
+    let keys = params.capacity().min(600);
+    for i in 0..keys {
+        f.insert(&i).unwrap();
+    }
+    f.insert("key").unwrap();
+    for i in (0..keys).step_by(3) {
+        f.remove(&i).unwrap();
+    }
+    f
+}
+
+#[test]
+fn quotient_scheme_is_pinned() {
+    // The scheme of `quotient::location` (FORMAT.md, kind 5), by hand for one hash.
+    let (h, m) = (0x0123_4567_89ab_cdefu64, 1000u64);
+    let first = ((h as u128 * m as u128) >> 64) as u64;
+    let g = linebloom::hash::fmix64(h);
+    let (tag, bucket) = (g & 0xff, ((g >> 32) * 80) >> 32);
+    let spread = ((bucket << 16) | tag)
+        .wrapping_add(1)
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let pair = ((spread as u128 * m as u128) >> 64) as u64;
+    let mut second = (pair + m - first) % m;
+    if second == first {
+        second = (first + m / 2) % m;
+    }
+    let at = linebloom::quotient::location(h, m as usize, 8);
+    assert_eq!(
+        (
+            at.first as u64,
+            at.second as u64,
+            at.bucket as u64,
+            at.tag as u64
+        ),
+        (first, second, bucket, tag)
+    );
+    let got: Vec<(usize, usize, u32, u32)> = [
+        (0u64, 2usize, 8u32),
+        (u64::MAX, 2, 16),
+        (42, 1 << 20, 8),
+        (h, 999_998, 16),
+    ]
+    .iter()
+    .map(|&(h, m, r)| {
+        let at = linebloom::quotient::location(h, m, r);
+        (at.first, at.second, at.bucket, at.tag)
+    })
+    .collect();
+    println!("quotient locations: {got:?}");
+    assert_eq!(got, GOLDEN_QUOTIENT_LOCATIONS);
+}
+
+#[test]
+fn quotient_filters_are_pinned() {
+    let shapes = [
+        (2, 8, 0),
+        (38, 8, 0),
+        (38, 16, 5),
+        (200, 8, 42),
+        (200, 16, 7),
+    ];
+    for kernel in linebloom::arch::quotient::available() {
+        let got: Vec<u64> = shapes
+            .iter()
+            .flat_map(|&(blocks, tag_bits, seed)| {
+                [
+                    xxhash_rust_checksum(
+                        &golden_quotient::<IntFold>(blocks, tag_bits, seed, kernel).to_bytes(),
+                    ),
+                    xxhash_rust_checksum(
+                        &golden_quotient::<Xxh3>(blocks, tag_bits, seed, kernel).to_bytes(),
+                    ),
+                ]
+            })
+            .collect();
+        println!("quotient filters via {}: {got:#018x?}", kernel.name);
+        assert_eq!(got, GOLDEN_QUOTIENT, "kernel {}", kernel.name);
+    }
+}
+
 /// XXH3 via the crate's own stable hasher, so the test needs no extra dependency.
 fn xxhash_rust_checksum(bytes: &[u8]) -> u64 {
     Xxh3::with_seed(0x601d).hash_bytes(bytes)
@@ -137,6 +231,26 @@ const GOLDEN_FILTERS: [u64; 10] = [
     0xf56ccad705bf8ace,
 ];
 
+// Format version 2, kind 5: (IntFold, Xxh3) for each shape of `quotient_filters_are_pinned`.
+const GOLDEN_QUOTIENT: [u64; 10] = [
+    0x2475e16a17b27269,
+    0x5f68c78c0e2fcfde,
+    0x086dd4c2fc7eea99,
+    0x7427e2e397ea4678,
+    0x50ff3365a159f7dc,
+    0xdff01759e45c4de3,
+    0x4031fb08b5a23f88,
+    0xc09dcc857fe4326f,
+    0x6e8bf4abb60801e3,
+    0xaf2ef6e771c4710f,
+];
+const GOLDEN_QUOTIENT_LOCATIONS: [(usize, usize, u32, u32); 4] = [
+    (0, 1, 0, 0),
+    (1, 0, 14, 24353),
+    (0, 751237, 40, 204),
+    (4444, 802638, 19, 11498),
+];
+
 /// Filters of every kind and both stable hashers, built from fixed keys. Their encodings
 /// are committed in `tests/data/` (written on x86_64): every platform must build the
 /// same bytes, and decode the committed ones to the same answers.
@@ -162,12 +276,25 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
     keys().for_each(|k| {
         scalable.insert(&k);
     });
+    let mut quotient = VectorQuotientFilter::new(QuotientParams::new(32, 8).unwrap());
+    let mut quotient16 =
+        VectorQuotientFilter::with_hasher(QuotientParams::new(40, 16).unwrap(), Xxh3::with_seed(4));
+    for k in keys() {
+        quotient.insert(&k).unwrap();
+        quotient16.insert(&k).unwrap();
+    }
+    for k in keys().step_by(5) {
+        quotient.remove(&k).unwrap();
+        quotient16.remove(&k).unwrap();
+    }
     vec![
         ("bloom", bloom.to_bytes()),
         ("bloom-xxh3", bloom_xxh3.to_bytes()),
         ("counting", counting.to_bytes()),
         ("classic", classic.to_bytes()),
         ("scalable", scalable.to_bytes()),
+        ("quotient", quotient.to_bytes()),
+        ("quotient16-xxh3", quotient16.to_bytes()),
     ]
 }
 
@@ -196,10 +323,20 @@ fn fixture_answers(name: &str, bytes: &[u8]) -> usize {
             let f = ScalableBloomFilter::from_bytes(bytes).unwrap();
             Box::new(move |k| f.contains(&k))
         }
+        "quotient" => {
+            let f = VectorQuotientFilter::from_bytes(bytes).unwrap();
+            Box::new(move |k| f.contains(&k))
+        }
+        "quotient16-xxh3" => {
+            let f = VectorQuotientFilter::<Blocks, Xxh3>::from_bytes_with_hasher(bytes).unwrap();
+            Box::new(move |k| f.contains(&k))
+        }
         _ => unreachable!("unknown fixture {name}"),
     };
+    // The quotient fixtures removed every fifth key: the rest must all be there.
+    let held = |i: u64| !name.starts_with("quotient") || !i.is_multiple_of(5);
     assert!(
-        (0..700u64).all(|i| contains(i * 7919)),
+        (0..700u64).filter(|&i| held(i)).all(|i| contains(i * 7919)),
         "{name}: a member is missing"
     );
     (0..50_000u64).filter(|i| contains(i * 7919 + 1)).count()
@@ -235,5 +372,6 @@ fn committed_encodings_decode_alike_on_every_platform() {
 }
 
 /// Positives among the 50,000 non-members of `fixture_answers`, per fixture (bloom,
-/// bloom-xxh3, counting, classic, scalable), as x86_64 decodes the committed bytes.
-const FIXTURE_POSITIVES: [usize; 5] = [277, 290, 387, 489, 162];
+/// bloom-xxh3, counting, classic, scalable, quotient, quotient16-xxh3), as x86_64
+/// decodes the committed bytes.
+const FIXTURE_POSITIVES: [usize; 7] = [277, 290, 387, 489, 162, 80, 0];

@@ -60,18 +60,25 @@ static ACTIVE: AtomicPtr<Kernel> = AtomicPtr::new(core::ptr::null_mut());
 
 /// The best kernel this CPU runs (detected once, then cached).
 pub fn detect() -> &'static Kernel {
-    let cached = ACTIVE.load(Ordering::Relaxed);
-    if !cached.is_null() {
-        // SAFETY: ACTIVE only ever holds null or a pointer made from a `&'static Kernel`
+    cached(&ACTIVE, || {
+        if cfg!(miri) {
+            &scalar::KERNEL
+        } else {
+            available().last().unwrap_or(&scalar::KERNEL)
+        }
+    })
+}
+
+/// The kernel stored in `slot`, or `best()`, stored there for the next call.
+pub(crate) fn cached<T>(slot: &AtomicPtr<T>, best: impl FnOnce() -> &'static T) -> &'static T {
+    let stored = slot.load(Ordering::Relaxed);
+    if !stored.is_null() {
+        // SAFETY: a slot only ever holds null or a pointer made from a `&'static T`
         // below, so a non-null value is a valid shared reference for 'static.
-        return unsafe { &*cached };
+        return unsafe { &*stored };
     }
-    let best = if cfg!(miri) {
-        &scalar::KERNEL
-    } else {
-        available().last().unwrap_or(&scalar::KERNEL)
-    };
-    ACTIVE.store(best as *const Kernel as *mut Kernel, Ordering::Relaxed);
+    let best = best();
+    slot.store(best as *const T as *mut T, Ordering::Relaxed);
     best
 }
 

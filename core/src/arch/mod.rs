@@ -23,6 +23,7 @@
 //! | `prefetch.rs` | prefetch hints |
 //! | `generic.rs` | the probe over any vector of `u64` lanes, and the batch pipeline |
 //! | `scalar.rs`, `portable.rs`, `x86_64/`, `aarch64/` | one backend each |
+//! | `quotient/` | the vector quotient filter's kernels, chosen the same way ([`quotient`]) |
 
 mod detect;
 mod dispatch;
@@ -30,6 +31,7 @@ mod generic;
 mod kernel;
 mod macros;
 mod prefetch;
+pub mod quotient;
 
 #[cfg(linebloom_portable)]
 mod portable;

@@ -1,17 +1,20 @@
 //! The block-array codec: one implementation for every kind whose encoding is its
-//! blocks as they are ([`BloomFilter`], kind 1; [`CountingBloomFilter`], kind 2). The
-//! header holds `k`, the block count and the hasher's seed; the kind-specific words are
-//! zero; the payload is the blocks as little-endian words.
+//! blocks as they are ([`BloomFilter`], kind 1; [`CountingBloomFilter`], kind 2;
+//! [`VectorQuotientFilter`], kind 5). The header holds `k` (the tag bits of kind 5),
+//! the block count and the hasher's seed; the kind-specific words are zero; the payload
+//! is the blocks as little-endian words.
 //!
 //! [`BlockArray`] says what the codec needs of a kind, and [`block_array_codec!`] writes
 //! each kind's public methods as calls into the generic functions here.
 
 use super::header::{Fields, block_array_len, fill_storage, open, seal, write_blocks};
-use super::{CHECKSUM_LEN, DecodeError, EncodeError, HEADER_LEN, KIND_BLOOM, KIND_COUNTING};
+use super::{
+    CHECKSUM_LEN, DecodeError, EncodeError, HEADER_LEN, KIND_BLOOM, KIND_COUNTING, KIND_QUOTIENT,
+};
 use crate::block::Block;
 use crate::hasher::StableHasher;
-use crate::params::ParamsError;
-use crate::{BloomFilter, CountingBloomFilter};
+use crate::params::{Params, ParamsError, QuotientParams};
+use crate::{BloomFilter, CountingBloomFilter, VectorQuotientFilter};
 
 /// What the block-array codec needs of a filter kind.
 pub(crate) trait BlockArray: Sized {
@@ -21,7 +24,11 @@ pub(crate) trait BlockArray: Sized {
     type Hasher: StableHasher;
     /// The kind's tag in the header.
     const KIND: u16;
-    /// The filter over `storage` (the encoded block count), `k`, `hasher`.
+    /// The payload's length in bytes for a header's block count and `k`, after checking
+    /// that they make a valid shape of this kind.
+    fn payload_len(blocks: u64, k: u32) -> Result<u64, ParamsError>;
+    /// The filter over `storage` (the encoded block count), `k`, `hasher`; a kind whose
+    /// blocks have a structure checks every block here.
     fn from_parts(
         storage: Self::Storage,
         k: u32,
@@ -36,16 +43,19 @@ pub(crate) trait BlockArray: Sized {
 }
 
 macro_rules! impl_block_array {
-    ($ty:ident, $kind:expr) => {
+    ($ty:ident, $kind:expr, $shape:ident, $k:ident) => {
         impl<S: AsRef<[Block]>, H: StableHasher> BlockArray for $ty<S, H> {
             type Storage = S;
             type Hasher = H;
             const KIND: u16 = $kind;
+            fn payload_len(blocks: u64, k: u32) -> Result<u64, ParamsError> {
+                $shape::new(blocks, k).map(|p| p.bytes() as u64)
+            }
             fn from_parts(storage: S, k: u32, hasher: H) -> Result<Self, ParamsError> {
                 $ty::from_storage_with_hasher(storage, k, hasher)
             }
             fn k(&self) -> u32 {
-                self.params().k()
+                self.params().$k()
             }
             fn blocks(&self) -> &[Block] {
                 self.as_blocks()
@@ -56,8 +66,14 @@ macro_rules! impl_block_array {
         }
     };
 }
-impl_block_array!(BloomFilter, KIND_BLOOM);
-impl_block_array!(CountingBloomFilter, KIND_COUNTING);
+impl_block_array!(BloomFilter, KIND_BLOOM, Params, k);
+impl_block_array!(CountingBloomFilter, KIND_COUNTING, Params, k);
+impl_block_array!(
+    VectorQuotientFilter,
+    KIND_QUOTIENT,
+    QuotientParams,
+    tag_bits
+);
 
 /// Header, 64 bytes a block, checksum.
 pub(crate) fn encoded_len<F: BlockArray>(filter: &F) -> usize {
@@ -83,7 +99,7 @@ pub(crate) fn encode_into<F: BlockArray>(filter: &F, out: &mut [u8]) -> Result<u
 /// written.
 fn open_block_array<F: BlockArray>(bytes: &[u8]) -> Result<(Fields, &[u8]), DecodeError> {
     open(bytes, F::KIND, <F::Hasher as StableHasher>::ID, |f, _| {
-        block_array_len(f)
+        block_array_len(f, F::payload_len)
     })
 }
 
@@ -122,7 +138,7 @@ pub(crate) fn view<'a, F: BlockArray<Storage = &'a [Block]>>(
 /// The public codec methods of a block-array kind, each a call into the functions
 /// above. `$params` is an expression of the kind's shape for the doc examples.
 macro_rules! block_array_codec {
-    ($ty:ident, $name:literal, $params_ty:literal, $params:literal) => {
+    ($ty:ident, $name:literal, $params_ty:literal, $params:literal, $insert:literal) => {
         impl<S: AsRef<[Block]>, H: StableHasher> $ty<S, H> {
             /// Length of this filter's encoding: header, 64 bytes per block, checksum.
             #[must_use]
@@ -174,7 +190,7 @@ macro_rules! block_array_codec {
             /// ```
             #[doc = concat!("use linebloom::{", $name, ", ", $params_ty, "};")]
             #[doc = concat!("let mut f = ", $name, "::new(", $params, ");")]
-            /// f.insert("k");
+            #[doc = concat!("f.", $insert, ";")]
             #[doc = concat!("let g = ", $name, "::from_bytes(&f.to_bytes())?;")]
             /// assert_eq!(f, g);
             /// assert!(g.contains("k"));
@@ -246,13 +262,13 @@ macro_rules! block_array_codec {
             /// ```
             #[doc = concat!("use linebloom::{Block, ", $name, ", ", $params_ty, ", block::blocks_as_bytes_mut};")]
             #[doc = concat!("let mut f = ", $name, "::new(", $params, ");")]
-            /// f.insert("a");
+            #[doc = concat!("f.", $insert, ";")]
             /// // Encode into 64-byte aligned memory, as a memory map would give it.
             /// let mut aligned = vec![Block::ZERO; f.encoded_len().div_ceil(64)];
             /// let bytes = blocks_as_bytes_mut(&mut aligned);
             /// let n = f.encode_into(bytes)?;
             #[doc = concat!("let view = ", $name, "::<&[Block]>::view(&bytes[..n])?;")]
-            /// assert!(view.contains("a"));
+            /// assert!(view.contains("k"));
             /// # Ok::<(), Box<dyn std::error::Error>>(())
             /// ```
             pub fn view(bytes: &'a [u8]) -> Result<Self, DecodeError> {
@@ -262,10 +278,24 @@ macro_rules! block_array_codec {
     };
 }
 
-block_array_codec!(BloomFilter, "BloomFilter", "Params", "Params::new(4, 8)?");
+block_array_codec!(
+    BloomFilter,
+    "BloomFilter",
+    "Params",
+    "Params::new(4, 8)?",
+    "insert(\"k\")"
+);
 block_array_codec!(
     CountingBloomFilter,
     "CountingBloomFilter",
     "CountingParams",
-    "CountingParams::new(4, 5)?"
+    "CountingParams::new(4, 5)?",
+    "insert(\"k\")"
+);
+block_array_codec!(
+    VectorQuotientFilter,
+    "VectorQuotientFilter",
+    "QuotientParams",
+    "QuotientParams::new(4, 8)?",
+    "insert(\"k\")?"
 );

@@ -74,6 +74,7 @@ fn kind_name(kind: u16) -> &'static str {
         2 => "CountingBloomFilter",
         3 => "ScalableBloomFilter",
         4 => "ClassicBloomFilter",
+        5 => "VectorQuotientFilter",
         _ => "unknown filter kind",
     }
 }

@@ -5,7 +5,7 @@
 
 use super::{CHECKSUM_LEN, DecodeError, EncodeError, HEADER_LEN, MAGIC, VERSION};
 use crate::block::Block;
-use crate::params::{Params, ParamsError};
+use crate::params::ParamsError;
 
 /// The common header fields of every kind of filter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,14 +140,17 @@ pub(crate) fn open(
     Ok((fields, &bytes[HEADER_LEN..body]))
 }
 
-/// `payload_len` for the block-array kinds (Bloom, counting): extra must be zero, the
-/// shape valid, and the payload `64·blocks` bytes.
-pub(crate) fn block_array_len(f: &Fields) -> Result<u64, DecodeError> {
+/// `payload_len` for the block-array kinds (Bloom, counting, quotient): extra must be
+/// zero, and `shape` (the kind's check of its block count and `k`) gives the payload's
+/// length.
+pub(crate) fn block_array_len(
+    f: &Fields,
+    shape: impl FnOnce(u64, u32) -> Result<u64, ParamsError>,
+) -> Result<u64, DecodeError> {
     if f.extra != [0; 4] {
         return Err(DecodeError::ReservedNonZero);
     }
-    let params = Params::new(f.blocks, f.k).map_err(DecodeError::InvalidParams)?;
-    Ok(params.bytes() as u64)
+    shape(f.blocks, f.k).map_err(DecodeError::InvalidParams)
 }
 
 /// Writes blocks as little-endian words.

@@ -15,7 +15,7 @@
 //! |---|---|
 //! | `error.rs` | [`DecodeError`], [`EncodeError`] |
 //! | `header.rs` | the header, the checksum, and the payload helpers every kind shares |
-//! | `blocks.rs` | the one block-array codec of [`crate::BloomFilter`] and [`crate::CountingBloomFilter`] |
+//! | `blocks.rs` | the one block-array codec of [`crate::BloomFilter`], [`crate::CountingBloomFilter`] and [`crate::VectorQuotientFilter`] |
 //! | `classic.rs` | [`crate::ClassicBloomFilter`]'s codec (its bit count and probe scheme) |
 //! | `scalable.rs` | `ScalableBloomFilter`'s codec (its options and layers) |
 //! | `serde.rs` | `Serialize`/`Deserialize` for every kind, through the bytes (feature `serde`) |
@@ -47,3 +47,5 @@ pub const KIND_COUNTING: u16 = 2;
 pub const KIND_SCALABLE: u16 = 3;
 /// Filter-kind tag of [`crate::ClassicBloomFilter`].
 pub const KIND_CLASSIC: u16 = 4;
+/// Filter-kind tag of [`crate::VectorQuotientFilter`].
+pub const KIND_QUOTIENT: u16 = 5;

@@ -4,7 +4,9 @@
 
 use crate::block::Block;
 use crate::hasher::StableHasher;
-use crate::{BloomFilter, ClassicBloomFilter, CountingBloomFilter, ScalableBloomFilter};
+use crate::{
+    BloomFilter, ClassicBloomFilter, CountingBloomFilter, ScalableBloomFilter, VectorQuotientFilter,
+};
 
 /// Reads one byte string, or a sequence of bytes (formats without a byte type, such as
 /// JSON), and decodes it with `decode`.
@@ -66,4 +68,10 @@ serde_through_bytes!(
     [H: StableHasher + Clone],
     ScalableBloomFilter<H>,
     [H: StableHasher + Clone]
+);
+serde_through_bytes!(
+    VectorQuotientFilter<S, H>,
+    [S: AsRef<[Block]>, H: StableHasher],
+    VectorQuotientFilter<crate::Blocks, H>,
+    [H: StableHasher]
 );

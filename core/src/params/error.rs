@@ -37,6 +37,18 @@ pub enum ParamsError {
     },
     /// Growth factor below 1 or tightening ratio outside (0, 1) (scalable filter).
     InvalidGrowth,
+    /// A vector quotient filter's tag width is not 8 or 16 bits.
+    InvalidTagBits(u32),
+    /// A vector quotient filter needs an even number of blocks (each key's second block
+    /// is paired with its first through half the filter).
+    OddBlocks(u64),
+    /// Storage handed to a vector quotient filter holds a block that is not one of its
+    /// blocks (zeroed storage is an empty filter): block `index` has more tags than
+    /// slots, metadata bits past its last bucket, or a tag in an unused slot.
+    MalformedBlock {
+        /// The first malformed block.
+        index: u64,
+    },
     /// The filter would exceed [`MAX_BYTES`] (or overflow `usize`).
     TooLarge {
         /// Bytes the request needs (saturated at `u64::MAX`).
@@ -68,6 +80,20 @@ impl core::fmt::Display for ParamsError {
                 "the growth factor must be a finite number ≥ 1 and the tightening ratio in (0, 1)",
             ),
             ParamsError::ZeroBlocks => f.write_str("a filter needs at least one block"),
+            ParamsError::InvalidTagBits(bits) => {
+                write!(
+                    f,
+                    "tags of {bits} bits: a vector quotient filter has 8- or 16-bit tags"
+                )
+            }
+            ParamsError::OddBlocks(blocks) => write!(
+                f,
+                "{blocks} blocks: a vector quotient filter needs an even number of blocks"
+            ),
+            ParamsError::MalformedBlock { index } => write!(
+                f,
+                "block {index} is not a vector quotient filter block (start from zeroed storage)"
+            ),
             ParamsError::TooLarge { bytes } => {
                 write!(
                     f,

@@ -11,12 +11,14 @@
 mod classic;
 mod counting;
 mod error;
+mod quotient;
 mod search;
 
 pub use classic::{ClassicParams, MAX_CLASSIC_K};
 pub(crate) use classic::{PROBE_SCHEME, for_each_probe};
 pub use counting::CountingParams;
 pub use error::ParamsError;
+pub use quotient::{FULL_CHANCE, MAX_LOAD, QuotientParams, TAG_BITS};
 use search::min_blocks;
 pub(crate) use search::{check_shape, largest_meeting, sizing_goal};
 

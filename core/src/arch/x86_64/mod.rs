@@ -39,3 +39,37 @@ pub(crate) fn has_avx2() -> bool {
 pub(crate) fn has_avx512f() -> bool {
     cpuid_avx512f::get()
 }
+
+/// Does this CPU (and OS) run the AVX2 quotient kernel (AVX2, POPCNT)?
+#[cfg(feature = "std")]
+pub(crate) fn has_quotient_avx2() -> bool {
+    std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt")
+}
+
+/// Does this CPU (and OS) run the AVX-512 quotient kernel (AVX-512BW, BMI1, BMI2,
+/// POPCNT)?
+#[cfg(feature = "std")]
+pub(crate) fn has_quotient_avx512() -> bool {
+    std::is_x86_feature_detected!("avx512bw")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("popcnt")
+}
+
+#[cfg(not(feature = "std"))]
+cpufeatures::new!(cpuid_quotient_avx2, "avx2", "popcnt");
+#[cfg(not(feature = "std"))]
+cpufeatures::new!(cpuid_quotient_avx512, "avx512bw", "bmi1", "bmi2", "popcnt");
+
+/// Does this CPU (and OS) run the AVX2 quotient kernel (AVX2, POPCNT)?
+#[cfg(not(feature = "std"))]
+pub(crate) fn has_quotient_avx2() -> bool {
+    cpuid_quotient_avx2::get()
+}
+
+/// Does this CPU (and OS) run the AVX-512 quotient kernel (AVX-512BW, BMI1, BMI2,
+/// POPCNT)?
+#[cfg(not(feature = "std"))]
+pub(crate) fn has_quotient_avx512() -> bool {
+    cpuid_quotient_avx512::get()
+}

@@ -1,0 +1,169 @@
+//! The vector quotient filter's per-key operations, written once over a backend's
+//! [`TagOps`] (the tag compare and the select) and a tag [`Width`]. Every kernel's entry
+//! points are these functions inlined into its `#[target_feature]` code, so kernels
+//! differ only in how they compare and select, and their blocks stay bit-identical.
+//!
+//! ```text
+//! contains(h):  (first, second, bucket, tag) = locate(h)
+//!               hit(first) or hit(second)
+//! hit(block):   slots [start, end) of the bucket's run (two selects on the metadata)
+//!               any slot in it equal to tag (one vector compare of the block)
+//! insert(h):    the emptier of first and second (first on a tie); both full: Full
+//!               metadata: a 1 at select₀(bucket); tags: shift in at select₀(bucket) − bucket
+//! remove(h):    the first slot of the run that holds tag, in first, else in second
+//!               metadata: delete bit slot + bucket; tags: shift out
+//! ```
+
+use super::TagOps;
+use crate::arch::prefetch_read;
+use crate::block::Block;
+use crate::quotient::scheme::{
+    Width, load, locate, metadata_insert, metadata_remove, shift_in, shift_out,
+};
+
+/// What an insert did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Insertion {
+    /// Both blocks were full: nothing changed.
+    Full,
+    /// Stored; the key was absent before (or the insert did not look).
+    New,
+    /// Stored; a matching fingerprint was already there.
+    Again,
+}
+
+/// Position of metadata zero number `rank` (from 0): the end of bucket `rank`.
+#[inline(always)]
+unsafe fn select_zero<O: TagOps>(metadata: u128, rank: u32) -> u32 {
+    let low = !(metadata as u64);
+    let zeros_low = low.count_ones();
+    if rank < zeros_low {
+        // SAFETY: the caller's CPU has O's features (this function's contract).
+        unsafe { O::select(low, rank) }
+    } else {
+        let high = !((metadata >> 64) as u64);
+        // SAFETY: as above.
+        64 + unsafe { O::select(high, rank - zeros_low) }
+    }
+}
+
+/// The run of `bucket` as slots `[start, end)`.
+#[inline(always)]
+unsafe fn run<W: Width, O: TagOps>(block: &Block, bucket: u32) -> (u32, u32) {
+    let metadata = W::metadata(block);
+    // SAFETY: the caller's CPU has O's features.
+    let end = unsafe { select_zero::<O>(metadata, bucket) }.saturating_sub(bucket);
+    let start = if bucket == 0 {
+        0
+    } else {
+        // SAFETY: as above.
+        (unsafe { select_zero::<O>(metadata, bucket - 1) } + 1).saturating_sub(bucket)
+    };
+    (start, end.max(start))
+}
+
+/// The lanes of the run's slots whose tag equals `tag`, as bits of the backend's lane
+/// mask (lane `FIRST_LANE + s` is slot `s`).
+#[inline(always)]
+unsafe fn matches<W: Width, O: TagOps>(block: &Block, bucket: u32, tag: u32) -> u64 {
+    // SAFETY: the caller's CPU has O's features.
+    let (start, end) = unsafe { run::<W, O>(block, bucket) };
+    if start == end {
+        return 0;
+    }
+    let lanes = if W::TAG_BITS == 8 {
+        // SAFETY: as above.
+        unsafe { O::lanes8(block, tag as u8) }
+    } else {
+        // SAFETY: as above.
+        unsafe { O::lanes16(block, tag as u16) as u64 }
+    };
+    let len = end - start;
+    let run_mask = (u64::MAX >> (64 - len.min(64))).wrapping_shl(W::FIRST_LANE + start);
+    lanes & run_mask
+}
+
+/// Is the key with this hash's fingerprint in either of its blocks?
+///
+/// # Safety
+///
+/// Only on a CPU with `O`'s features; `blocks.len()` even and at least 2.
+#[inline(always)]
+pub(crate) unsafe fn contains<W: Width, O: TagOps>(blocks: &[Block], h: u64) -> bool {
+    let at = locate::<W>(h, blocks.len());
+    let (first, second) = (&blocks[at.first], &blocks[at.second]);
+    prefetch_read(second);
+    // SAFETY: the caller's CPU has O's features (this function's contract).
+    unsafe {
+        matches::<W, O>(first, at.bucket, at.tag) != 0
+            || matches::<W, O>(second, at.bucket, at.tag) != 0
+    }
+}
+
+/// Stores the key's fingerprint in the emptier of its blocks; with `check`, first looks
+/// whether it was there already.
+///
+/// # Safety
+///
+/// As for [`contains`]; every block well formed.
+#[inline(always)]
+pub(crate) unsafe fn insert<W: Width, O: TagOps>(
+    blocks: &mut [Block],
+    h: u64,
+    check: bool,
+) -> Insertion {
+    let at = locate::<W>(h, blocks.len());
+    prefetch_read(&blocks[at.second]);
+    let (first, second) = (&blocks[at.first], &blocks[at.second]);
+    // SAFETY: the caller's CPU has O's features (this function's contract).
+    let again = check
+        && unsafe {
+            matches::<W, O>(first, at.bucket, at.tag) != 0
+                || matches::<W, O>(second, at.bucket, at.tag) != 0
+        };
+    let (load_first, load_second) = (load::<W>(first), load::<W>(second));
+    if load_first.min(load_second) >= W::SLOTS {
+        return Insertion::Full;
+    }
+    let target = if load_first <= load_second {
+        at.first
+    } else {
+        at.second
+    };
+    let block = &mut blocks[target];
+    let metadata = W::metadata(block);
+    // SAFETY: as above.
+    let position = unsafe { select_zero::<O>(metadata, at.bucket) };
+    W::set_metadata(block, metadata_insert(metadata, position));
+    shift_in::<W>(block, position.saturating_sub(at.bucket), at.tag);
+    if again {
+        Insertion::Again
+    } else {
+        Insertion::New
+    }
+}
+
+/// Deletes one matching fingerprint from the key's first block, else its second; false
+/// when neither holds one (nothing changes).
+///
+/// # Safety
+///
+/// As for [`insert`].
+#[inline(always)]
+pub(crate) unsafe fn remove<W: Width, O: TagOps>(blocks: &mut [Block], h: u64) -> bool {
+    let at = locate::<W>(h, blocks.len());
+    prefetch_read(&blocks[at.second]);
+    for index in [at.first, at.second] {
+        let block = &mut blocks[index];
+        // SAFETY: the caller's CPU has O's features (this function's contract).
+        let found = unsafe { matches::<W, O>(block, at.bucket, at.tag) };
+        if found != 0 {
+            let slot = found.trailing_zeros().saturating_sub(W::FIRST_LANE);
+            let metadata = W::metadata(block);
+            W::set_metadata(block, metadata_remove(metadata, slot + at.bucket));
+            shift_out::<W>(block, slot);
+            return true;
+        }
+    }
+    false
+}

@@ -1,0 +1,84 @@
+//! Select without `pdep`: the position of a word's set bit number `r`, from byte
+//! population counts and their prefix sums (a broadword select, after Vigna, "Broadword
+//! Implementation of Rank/Select Queries", 2008), then a short loop inside one byte.
+//! Plain integer code: the select of every kernel but `avx512`, and of every target
+//! without BMI2 (Cortex-M0 has no population count either, so the sums are by hand).
+
+/// `0x01` in every byte.
+const ONES: u64 = 0x0101_0101_0101_0101;
+/// `0x80` in every byte.
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Position of set bit number `rank` (from 0) of `word`; 64 when there is none.
+///
+/// ```text
+/// bytes  = population count of each byte of word           (SWAR)
+/// prefix = bytes · 0x0101…01: byte i holds the count of bytes 0..=i
+/// byte   = how many prefixes are ≤ rank                    (SWAR compare, summed)
+/// then clear the byte's low set bits until rank is reached
+/// ```
+#[inline(always)]
+#[must_use]
+pub(crate) fn broadword(word: u64, rank: u32) -> u32 {
+    if rank >= 64 {
+        return 64;
+    }
+    let mut counts = word - ((word >> 1) & 0x5555_5555_5555_5555);
+    counts = (counts & 0x3333_3333_3333_3333) + ((counts >> 2) & 0x3333_3333_3333_3333);
+    counts = (counts + (counts >> 4)) & 0x0f0f_0f0f_0f0f_0f0f;
+    let prefix = counts.wrapping_mul(ONES);
+    // High bit of byte i set where prefix_i ≤ rank (both below 128, so no borrow
+    // crosses a byte): the bytes wholly before the one that holds the bit.
+    let at_most = ((rank as u64 * ONES) | HIGHS).wrapping_sub(prefix) & HIGHS;
+    let byte = ((at_most >> 7).wrapping_mul(ONES) >> 56) as u32;
+    if byte >= 8 {
+        return 64;
+    }
+    let before = if byte == 0 {
+        0
+    } else {
+        ((prefix >> (8 * byte - 8)) & 0xff) as u32
+    };
+    let mut bits = (word >> (8 * byte)) & 0xff;
+    for _ in 0..rank - before {
+        bits &= bits.wrapping_sub(1);
+    }
+    8 * byte + (bits.trailing_zeros()).min(8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::broadword;
+
+    /// The definition: clear `rank` lowest set bits, then the lowest remaining one.
+    fn naive(mut word: u64, rank: u32) -> u32 {
+        for _ in 0..rank {
+            if word == 0 {
+                return 64;
+            }
+            word &= word - 1;
+        }
+        word.trailing_zeros()
+    }
+
+    #[test]
+    fn broadword_select_matches_the_definition() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let words = (0..3000).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Sparse and dense words as well as uniform ones.
+            match x % 3 {
+                0 => x,
+                1 => x & (x >> 1) & (x >> 2),
+                _ => x | (x >> 3) | (x << 5),
+            }
+        });
+        for word in words.chain([0, u64::MAX, 1, 1 << 63, 0xff00]) {
+            for rank in 0..=64 {
+                assert_eq!(broadword(word, rank), naive(word, rank), "{word:#x} {rank}");
+            }
+        }
+    }
+}

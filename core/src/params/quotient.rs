@@ -1,0 +1,413 @@
+//! [`QuotientParams`]: the shape of a [`crate::VectorQuotientFilter`] (its block count
+//! and tag width), sized for a capacity and a target rate, with the two numbers it
+//! promises: the chance that its capacity of inserts ever finds a full pair of blocks,
+//! and its false-positive rate.
+//!
+//! # Capacity: how full before an insert can fail
+//!
+//! An insert fails only when both of the key's blocks are full. With two choices per
+//! key the loads stay close together, and how close is known exactly in the limit of
+//! many blocks: the fraction `s_i(t)` of blocks holding at least `i` tags after `t·m`
+//! inserts follows `ds_i/dt = s_{i−1}² − s_i²` (Mitzenmacher, "The Power of Two Choices
+//! in Randomized Load Balancing", 2001). A filter that never refused could only hold
+//! `SLOTS + 1` tags in a block where this one refuses, so the chance of a refusal within
+//! `n` inserts is at most the expected number of such blocks, `m · s_{SLOTS+1}(n/m)`.
+//! [`QuotientParams::capacity`] is the most keys for which that is at most
+//! [`FULL_CHANCE`] (1e-9), from the table [`MAX_LOAD`] of the equations' solution
+//! (rebuilt by the test `the_load_table_solves_the_fluid_limit`), taken at the next
+//! power of two of the block count, which is the more conservative end: 8-bit tags
+//! reach 92.5% of their slots at a million blocks, 16-bit tags 87.2%.
+//!
+//! The lab's `quotient_fill` experiment fills filters past their capacity until the
+//! first refusal, and reports where that happened against this bound.
+//!
+//! # The false-positive rate
+//!
+//! A non-member matches a block when one of the tags in its bucket there equals its
+//! tag. A block holding `L` tags has a given bucket-and-tag pair with probability at
+//! most `L / (BUCKETS · 2^r)`, and over a random non-member the two blocks hold `2n/m`
+//! tags on average whatever the loads, so every filter with `n` tags has a rate of at
+//! most [`fpr_bound`](QuotientParams::fpr_bound) `= 2n / (m · BUCKETS · 2^r)`, not only
+//! on average. The rate at even loads is
+//! [`expected_fpr`](QuotientParams::expected_fpr) `= 1 − (1 − 1/(BUCKETS · 2^r))^(2n/m)`,
+//! a little below the bound; the filter's `estimated_fpr` computes it from each block's
+//! own load.
+
+use super::search::{largest_meeting, sizing_goal};
+use super::{MAX_BLOCKS, MAX_BYTES, ParamsError};
+use crate::block::Block;
+
+/// The chance, at most, that a filter sized by [`QuotientParams::for_capacity`] or
+/// [`QuotientParams::for_fpr`] refuses one of its first `capacity` inserts.
+pub const FULL_CHANCE: f64 = 1e-9;
+
+/// The tag widths a vector quotient filter has.
+pub const TAG_BITS: [u32; 2] = [8, 16];
+
+/// The largest load (tags per slot, in units of 1e-4) at which `m · s_{SLOTS+1} ≤`
+/// [`FULL_CHANCE`], for `m = 2^j` blocks (row `j − 1`, `j = 1..=34`): column 0 for
+/// 8-bit tags (48 slots), column 1 for 16-bit tags (28 slots). From the fluid limit of
+/// two-choice insertion, solved with RK4 at steps of 0.005 keys per block.
+pub const MAX_LOAD: [[u16; 2]; 34] = [
+    [9380, 8937],
+    [9371, 8923],
+    [9364, 8910],
+    [9356, 8896],
+    [9348, 8883],
+    [9340, 8869],
+    [9333, 8857],
+    [9327, 8846],
+    [9319, 8833],
+    [9312, 8821],
+    [9306, 8810],
+    [9300, 8799],
+    [9293, 8789],
+    [9287, 8778],
+    [9281, 8767],
+    [9275, 8757],
+    [9269, 8748],
+    [9263, 8737],
+    [9258, 8728],
+    [9253, 8719],
+    [9246, 8708],
+    [9241, 8699],
+    [9236, 8691],
+    [9231, 8682],
+    [9227, 8674],
+    [9221, 8666],
+    [9216, 8657],
+    [9212, 8649],
+    [9207, 8641],
+    [9203, 8633],
+    [9197, 8624],
+    [9193, 8617],
+    [9189, 8610],
+    [9185, 8603],
+];
+
+/// Shape of a [`crate::VectorQuotientFilter`]: an even number of 64-byte blocks (at
+/// least 2) and the tag width, 8 or 16 bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct QuotientParams {
+    blocks: usize,
+    tag_bits: u32,
+}
+
+impl QuotientParams {
+    /// Raw shape: `blocks` blocks of `tag_bits`-bit tags.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamsError::InvalidTagBits`] unless `tag_bits` is 8 or 16,
+    /// [`ParamsError::ZeroBlocks`] for zero blocks, [`ParamsError::OddBlocks`] for an
+    /// odd count, [`ParamsError::TooLarge`] past [`MAX_BLOCKS`].
+    ///
+    /// ```
+    /// use linebloom::QuotientParams;
+    /// let p = QuotientParams::new(16, 8)?;
+    /// assert_eq!((p.blocks(), p.tag_bits(), p.slots(), p.bytes()), (16, 8, 768, 1024));
+    /// assert!(QuotientParams::new(15, 8).is_err());
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    pub fn new(blocks: u64, tag_bits: u32) -> Result<Self, ParamsError> {
+        if !TAG_BITS.contains(&tag_bits) {
+            return Err(ParamsError::InvalidTagBits(tag_bits));
+        }
+        if blocks == 0 {
+            return Err(ParamsError::ZeroBlocks);
+        }
+        if blocks > MAX_BLOCKS || blocks > usize::MAX as u64 / Block::BYTES as u64 {
+            return Err(ParamsError::TooLarge {
+                bytes: blocks.saturating_mul(Block::BYTES as u64),
+            });
+        }
+        if !blocks.is_multiple_of(2) {
+            return Err(ParamsError::OddBlocks(blocks));
+        }
+        Ok(QuotientParams {
+            blocks: blocks as usize,
+            tag_bits,
+        })
+    }
+
+    /// The smallest filter of `tag_bits`-bit tags whose chance of refusing one of its
+    /// first `capacity` inserts is at most [`FULL_CHANCE`] (see the module docs).
+    ///
+    /// # Errors
+    ///
+    /// [`ParamsError::ZeroCapacity`], [`ParamsError::InvalidTagBits`] or
+    /// [`ParamsError::TooLarge`].
+    ///
+    /// ```
+    /// use linebloom::QuotientParams;
+    /// let p = QuotientParams::for_capacity(1_000_000, 8)?;
+    /// assert!(p.capacity() >= 1_000_000);
+    /// assert!(p.bits_per_key(1_000_000) < 11.6);
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    pub fn for_capacity(capacity: u64, tag_bits: u32) -> Result<Self, ParamsError> {
+        if capacity == 0 {
+            return Err(ParamsError::ZeroCapacity);
+        }
+        let column = column(tag_bits)?;
+        let slots = slots_per_block(tag_bits) as u128;
+        for (row, loads) in MAX_LOAD.iter().enumerate() {
+            // Blocks at this row's load, rounded up to even; the first row whose
+            // power of two holds them is the smallest filter (loads fall row by row).
+            let per_block = slots * loads[column] as u128;
+            let blocks = (capacity as u128 * 10_000).div_ceil(per_block);
+            let blocks = blocks.max(2).next_multiple_of(2);
+            if blocks <= 1u128 << (row + 1) {
+                return QuotientParams::new(blocks as u64, tag_bits);
+            }
+        }
+        Err(ParamsError::TooLarge {
+            bytes: MAX_BYTES.saturating_add(1),
+        })
+    }
+
+    /// The smallest filter for `capacity` keys at false-positive rate `fpr`: for each
+    /// tag width, enough blocks for the capacity ([`for_capacity`](Self::for_capacity))
+    /// and for [`fpr_bound`](Self::fpr_bound) to stay at or below
+    /// [`crate::SIZING_MARGIN`]` · fpr`; then the width that needs fewer blocks.
+    ///
+    /// Every filter then keeps its rate at or below `0.95 · fpr` up to `capacity` keys
+    /// (the bound holds for each filter, not only on average). 8-bit tags serve rates
+    /// from about 0.24% up (11.6 bits per key at 0.45% and above), 16-bit tags those
+    /// below (about 20 bits per key down to 0.002%, more below).
+    ///
+    /// # Errors
+    ///
+    /// [`ParamsError::InvalidFpr`], [`ParamsError::ZeroCapacity`],
+    /// [`ParamsError::FprBelowHashFloor`] or [`ParamsError::TooLarge`].
+    ///
+    /// ```
+    /// use linebloom::QuotientParams;
+    /// let p = QuotientParams::for_fpr(1_000_000, 0.01)?;
+    /// assert_eq!(p.tag_bits(), 8);
+    /// assert!(p.fpr_bound(1_000_000) <= 0.0095);
+    /// assert_eq!(QuotientParams::for_fpr(1_000_000, 0.0001)?.tag_bits(), 16);
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    pub fn for_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
+        let goal = sizing_goal(capacity, fpr)?;
+        let mut best: Option<QuotientParams> = None;
+        for tag_bits in TAG_BITS {
+            let for_load = QuotientParams::for_capacity(capacity, tag_bits);
+            // fpr_bound(n) = 2n / (m · BUCKETS · 2^r) ≤ goal.
+            let tag_space = buckets_per_block(tag_bits) as f64 * (1u64 << tag_bits) as f64;
+            let for_rate = libm::ceil(2.0 * capacity as f64 / (tag_space * goal));
+            let candidate = for_load.and_then(|p| {
+                if for_rate > MAX_BLOCKS as f64 {
+                    return Err(ParamsError::TooLarge {
+                        bytes: MAX_BYTES.saturating_add(1),
+                    });
+                }
+                let blocks = (p.blocks as u64).max((for_rate as u64).next_multiple_of(2));
+                QuotientParams::new(blocks, tag_bits)
+            });
+            match (candidate, best) {
+                (Ok(c), Some(b)) if c.blocks >= b.blocks => {}
+                (Ok(c), _) => best = Some(c),
+                (Err(e), None) if tag_bits == TAG_BITS[1] => return Err(e),
+                (Err(_), _) => {}
+            }
+        }
+        best.ok_or(ParamsError::TooLarge {
+            bytes: MAX_BYTES.saturating_add(1),
+        })
+    }
+
+    /// Number of 64-byte blocks.
+    #[must_use]
+    pub fn blocks(&self) -> usize {
+        self.blocks
+    }
+
+    /// Bits per tag: 8 or 16.
+    #[must_use]
+    pub fn tag_bits(&self) -> u32 {
+        self.tag_bits
+    }
+
+    /// Tag slots per block: 48 (8-bit tags) or 28 (16-bit).
+    #[must_use]
+    pub fn slots_per_block(&self) -> u32 {
+        slots_per_block(self.tag_bits)
+    }
+
+    /// Buckets per block: 80 (8-bit tags) or 36 (16-bit).
+    #[must_use]
+    pub fn buckets_per_block(&self) -> u32 {
+        buckets_per_block(self.tag_bits)
+    }
+
+    /// Tag slots in the whole filter: the most tags it can ever hold.
+    #[must_use]
+    pub fn slots(&self) -> u64 {
+        self.blocks as u64 * self.slots_per_block() as u64
+    }
+
+    /// Size in bytes.
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        self.blocks * Block::BYTES
+    }
+
+    /// Size in bits.
+    #[must_use]
+    pub fn bits(&self) -> u64 {
+        self.bytes() as u64 * 8
+    }
+
+    /// Bits of memory per key at `n` keys.
+    #[must_use]
+    pub fn bits_per_key(&self, n: u64) -> f64 {
+        self.bits() as f64 / n as f64
+    }
+
+    /// The most keys for which the chance that an insert finds both of its blocks full
+    /// is at most [`FULL_CHANCE`] (see the module docs).
+    ///
+    /// ```
+    /// use linebloom::QuotientParams;
+    /// let p = QuotientParams::new(1 << 20, 8)?;
+    /// assert_eq!(p.capacity(), (48 << 20) * 9253 / 10_000);
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    #[must_use]
+    pub fn capacity(&self) -> u64 {
+        let row = (64 - (self.blocks as u64 - 1).leading_zeros()).max(1) as usize - 1;
+        let column = usize::from(self.tag_bits == 16);
+        let load = MAX_LOAD[row.min(MAX_LOAD.len() - 1)][column] as u128;
+        (self.slots() as u128 * load / 10_000) as u64
+    }
+
+    /// The false-positive rate at `n` keys spread as evenly over the blocks as whole
+    /// tags allow: `1 − (1 − ε)^(2n/m)` with `ε = 1/(BUCKETS · 2^r)` where `n/m` is a
+    /// whole number, interpolated between blocks of `⌊n/m⌋` and `⌈n/m⌉` tags otherwise
+    /// (see the module docs).
+    ///
+    /// ```
+    /// use linebloom::QuotientParams;
+    /// let p = QuotientParams::new(1000, 8)?;
+    /// let at_94 = p.expected_fpr((0.94 * p.slots() as f64) as u64);
+    /// assert!((at_94 - 0.0044).abs() < 0.0001); // ≈ 2 · (48/80) · 0.94 · 2⁻⁸
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    #[must_use]
+    pub fn expected_fpr(&self, n: u64) -> f64 {
+        // A block of L tags matches with x(L) = 1 − (1 − ε)^L, written −expm1(L·log1p(−ε))
+        // so that nothing cancels. Loads as even as whole tags allow: a fraction f of
+        // the blocks holds ⌈n/m⌉, the rest ⌊n/m⌋; two distinct blocks miss with
+        // (1 − x̄)², x̄ their average.
+        let log_miss = libm::log1p(-1.0 / self.tag_space());
+        let x = |tags: f64| -libm::expm1(tags * log_miss);
+        let m = self.blocks as u64;
+        let (whole, f) = (n / m, (n % m) as f64 / m as f64);
+        let mean = (1.0 - f) * x(whole as f64) + f * x(whole as f64 + 1.0);
+        2.0 * mean - mean * mean
+    }
+
+    /// The rate no filter of this shape holding `n` tags exceeds, whatever its loads:
+    /// `2n / (m · BUCKETS · 2^r)`, capped at 1 (see the module docs).
+    #[must_use]
+    pub fn fpr_bound(&self, n: u64) -> f64 {
+        (2.0 * n as f64 / (self.blocks as f64 * self.tag_space())).min(1.0)
+    }
+
+    /// The most keys this shape holds with [`expected_fpr`](Self::expected_fpr) at most
+    /// `fpr`, and at most [`capacity`](Self::capacity).
+    ///
+    /// ```
+    /// use linebloom::QuotientParams;
+    /// let p = QuotientParams::for_fpr(10_000, 0.01)?;
+    /// assert!(p.capacity_at(0.01) >= 10_000);
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    #[must_use]
+    pub fn capacity_at(&self, fpr: f64) -> u64 {
+        largest_meeting(|n| self.expected_fpr(n) <= fpr).min(self.capacity())
+    }
+
+    /// Bucket-and-tag pairs a block can tell apart: `BUCKETS · 2^r`.
+    fn tag_space(&self) -> f64 {
+        self.buckets_per_block() as f64 * (1u64 << self.tag_bits) as f64
+    }
+}
+
+/// The column of [`MAX_LOAD`] for a tag width.
+fn column(tag_bits: u32) -> Result<usize, ParamsError> {
+    match tag_bits {
+        8 => Ok(0),
+        16 => Ok(1),
+        _ => Err(ParamsError::InvalidTagBits(tag_bits)),
+    }
+}
+
+fn slots_per_block(tag_bits: u32) -> u32 {
+    if tag_bits == 8 { 48 } else { 28 }
+}
+
+fn buckets_per_block(tag_bits: u32) -> u32 {
+    if tag_bits == 8 { 80 } else { 36 }
+}
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::*;
+
+    /// `s_{SLOTS+1}` along the fluid limit, by RK4 at the table's step.
+    fn tail_levels(slots: usize, until: f64) -> impl Iterator<Item = (f64, f64)> {
+        let levels = slots + 3;
+        let mut s = [0.0f64; 64];
+        s[0] = 1.0;
+        let step = 0.005;
+        let derivative = move |s: &[f64; 64]| {
+            let mut d = [0.0; 64];
+            for i in 1..levels {
+                d[i] = s[i - 1] * s[i - 1] - s[i] * s[i];
+            }
+            d
+        };
+        let mut t = 0.0;
+        core::iter::from_fn(move || {
+            if t >= until {
+                return None;
+            }
+            let k1 = derivative(&s);
+            let k2 = derivative(&core::array::from_fn(|i| s[i] + step / 2.0 * k1[i]));
+            let k3 = derivative(&core::array::from_fn(|i| s[i] + step / 2.0 * k2[i]));
+            let k4 = derivative(&core::array::from_fn(|i| s[i] + step * k3[i]));
+            for i in 0..64 {
+                s[i] += step / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+            }
+            t += step;
+            Some((t, s[slots + 1]))
+        })
+    }
+
+    #[test]
+    fn the_load_table_solves_the_fluid_limit() {
+        for (column, slots) in [(0, 48usize), (1, 28)] {
+            let path: alloc::vec::Vec<(f64, f64)> =
+                tail_levels(slots, 0.97 * slots as f64).collect();
+            for (row, loads) in MAX_LOAD.iter().enumerate() {
+                let blocks = (1u64 << (row + 1)) as f64;
+                let limit = FULL_CHANCE / blocks;
+                let last_ok = path
+                    .iter()
+                    .take_while(|&&(_, tail)| tail <= limit)
+                    .last()
+                    .map_or(0.0, |&(t, _)| t);
+                let table = loads[column] as f64 / 10_000.0 * slots as f64;
+                // The table is what the solution gives, rounded down to 1e-4 of a load.
+                assert!(table <= last_ok + 1e-9, "row {row} column {column}");
+                assert!(
+                    last_ok - table < 0.0051 + 1e-4 * slots as f64,
+                    "row {row} column {column}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,428 @@
+//! [`VectorQuotientFilter`]: the filter type over owned or borrowed blocks, its
+//! operations, and its monitoring numbers. The scheme is in [`super::scheme`], the
+//! sizing in [`QuotientParams`], the kernels in [`crate::arch::quotient`].
+
+use super::scheme::{Eight, Sixteen, is_well_formed, load};
+use crate::arch::quotient::{Insertion, QuotientKernel, QuotientProbe};
+use crate::block::Block;
+use crate::counting::RemoveError;
+use crate::hasher::{IntFold, Key, KeyHasher};
+use crate::params::{ParamsError, QuotientParams};
+
+/// Why an insert changed nothing: both of the key's blocks are full.
+///
+/// No key was dropped or moved. The filter holds more than its
+/// [`capacity`](QuotientParams::capacity) (below it this happens with probability at
+/// most [`crate::FULL_CHANCE`]); rebuild it larger, or remove keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FilterFull;
+
+impl core::fmt::Display for FilterFull {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            "both of the key's blocks are full; nothing was inserted (the filter holds more \
+             than its capacity: rebuild it larger)",
+        )
+    }
+}
+
+impl core::error::Error for FilterFull {}
+
+/// A vector quotient filter: each 64-byte block a small quotient filter of 8- or 16-bit
+/// tags, each key in the emptier of two blocks (see the [module docs](crate::quotient)).
+///
+/// Deletes, unlike a Bloom filter, at a quarter of a counting filter's memory. A key
+/// inserted twice is held twice; each [`remove`](Self::remove) undoes one insert.
+/// **Remove only keys you inserted**: removing a key that was never inserted may delete
+/// another key's matching fingerprint, and that key then answers `false`, as in every
+/// quotient or cuckoo filter.
+#[derive(Clone)]
+pub struct VectorQuotientFilter<S = crate::Blocks, H = IntFold> {
+    blocks: S,
+    params: QuotientParams,
+    hasher: H,
+    len: u64,
+    kernel: &'static QuotientKernel,
+    probe: QuotientProbe,
+}
+
+#[cfg(feature = "alloc")]
+impl VectorQuotientFilter {
+    /// An empty filter for `capacity` keys at false-positive rate `fpr`
+    /// ([`QuotientParams::for_fpr`]), with the default stable hasher.
+    ///
+    /// # Errors
+    ///
+    /// As for [`QuotientParams::for_fpr`].
+    ///
+    /// ```
+    /// use linebloom::VectorQuotientFilter;
+    /// let mut f = VectorQuotientFilter::for_fpr(10_000, 0.01)?;
+    /// assert_eq!(f.insert("session-1"), Ok(true));
+    /// assert!(f.contains("session-1"));
+    /// f.remove("session-1")?;
+    /// assert!(!f.contains("session-1"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn for_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
+        Ok(VectorQuotientFilter::new(QuotientParams::for_fpr(
+            capacity, fpr,
+        )?))
+    }
+
+    /// An empty filter of this shape with the default stable hasher.
+    ///
+    /// ```
+    /// use linebloom::{QuotientParams, VectorQuotientFilter};
+    /// let f = VectorQuotientFilter::new(QuotientParams::for_capacity(1000, 16)?);
+    /// assert_eq!((f.len(), f.params().tag_bits()), (0, 16));
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    #[must_use]
+    pub fn new(params: QuotientParams) -> Self {
+        VectorQuotientFilter::with_hasher(params, IntFold::default())
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<H: KeyHasher> VectorQuotientFilter<crate::Blocks, H> {
+    /// An empty filter with the given hasher.
+    ///
+    /// ```
+    /// use linebloom::{QuotientParams, VectorQuotientFilter, Xxh3};
+    /// let f = VectorQuotientFilter::with_hasher(QuotientParams::new(4, 8)?, Xxh3::with_seed(3));
+    /// assert_eq!(f.params().blocks(), 4);
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    #[must_use]
+    pub fn with_hasher(params: QuotientParams, hasher: H) -> Self {
+        VectorQuotientFilter::assemble(crate::Blocks::zeroed(params.blocks()), params, hasher, 0)
+    }
+}
+
+impl<S: AsRef<[Block]>> VectorQuotientFilter<S, IntFold> {
+    /// A filter over existing blocks (zeroed for an empty filter) with `tag_bits`-bit
+    /// tags and the default hasher. Every block is checked: this is how firmware keeps
+    /// a filter in a `static` without an allocator.
+    ///
+    /// # Errors
+    ///
+    /// As for [`QuotientParams::new`] with the storage's block count, and
+    /// [`ParamsError::MalformedBlock`] for a block this filter could not have written.
+    ///
+    /// ```
+    /// use linebloom::{Block, VectorQuotientFilter};
+    /// let mut storage = [Block::ZERO; 8];
+    /// let mut f = VectorQuotientFilter::from_storage(&mut storage[..], 8)?;
+    /// f.insert(&7u32)?;
+    /// assert!(f.contains(&7u32));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_storage(blocks: S, tag_bits: u32) -> Result<Self, ParamsError> {
+        VectorQuotientFilter::from_storage_with_hasher(blocks, tag_bits, IntFold::default())
+    }
+}
+
+impl<S: AsRef<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H> {
+    /// Like [`from_storage`](VectorQuotientFilter::from_storage), with the given hasher.
+    ///
+    /// # Errors
+    ///
+    /// As for [`from_storage`](VectorQuotientFilter::from_storage).
+    pub fn from_storage_with_hasher(
+        blocks: S,
+        tag_bits: u32,
+        hasher: H,
+    ) -> Result<Self, ParamsError> {
+        let params = QuotientParams::new(blocks.as_ref().len() as u64, tag_bits)?;
+        let len = checked_len(blocks.as_ref(), tag_bits)?;
+        Ok(VectorQuotientFilter::assemble(blocks, params, hasher, len))
+    }
+
+    fn assemble(blocks: S, params: QuotientParams, hasher: H, len: u64) -> Self {
+        let kernel = crate::arch::quotient::detect();
+        VectorQuotientFilter {
+            blocks,
+            params,
+            hasher,
+            len,
+            kernel,
+            probe: kernel.probe(params.tag_bits()),
+        }
+    }
+
+    /// Use `kernel` for every operation (tests and benchmarks force kernels this way).
+    ///
+    /// Safe: a `&'static QuotientKernel` can only be obtained from
+    /// [`crate::arch::quotient::available`], [`by_name`](crate::arch::quotient::by_name)
+    /// or [`detect`](crate::arch::quotient::detect), which return only kernels this CPU
+    /// runs.
+    ///
+    /// ```
+    /// use linebloom::{QuotientParams, VectorQuotientFilter};
+    /// let scalar = linebloom::arch::quotient::by_name("scalar").unwrap();
+    /// let f = VectorQuotientFilter::new(QuotientParams::new(4, 8)?).with_kernel(scalar);
+    /// assert_eq!(f.kernel_name(), "scalar");
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    #[must_use]
+    pub fn with_kernel(mut self, kernel: &'static QuotientKernel) -> Self {
+        self.kernel = kernel;
+        self.probe = kernel.probe(self.params.tag_bits());
+        self
+    }
+
+    /// Name of the kernel that runs this filter's operations (`scalar`, …).
+    #[must_use]
+    pub fn kernel_name(&self) -> &'static str {
+        self.kernel.name
+    }
+
+    /// Is `key` possibly in the set? `false` means certainly not (or removed as often
+    /// as inserted).
+    #[inline]
+    pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
+        self.contains_hash(self.hash(key))
+    }
+
+    /// [`contains`](Self::contains) for a caller's hash.
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        // SAFETY: the probe is of a kernel this CPU runs (it came from `detect` or a
+        // caller's `&'static QuotientKernel`, which only `available` hands out); the
+        // block count is even and at least 2 (`QuotientParams::new`).
+        unsafe { (self.probe.contains)(self.blocks.as_ref(), hash) }
+    }
+
+    /// Tags held: every insert not yet removed. Exact.
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Does the filter hold nothing?
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Fraction of the tag slots in use: [`len`](Self::len) over
+    /// [`QuotientParams::slots`].
+    #[must_use]
+    pub fn load_factor(&self) -> f64 {
+        self.len as f64 / self.params.slots() as f64
+    }
+
+    /// The family's name for [`load_factor`](Self::load_factor).
+    #[must_use]
+    pub fn fill_ratio(&self) -> f64 {
+        self.load_factor()
+    }
+
+    /// [`len`](Self::len) as the family's estimate (here it is exact).
+    #[must_use]
+    pub fn estimated_len(&self) -> f64 {
+        self.len as f64
+    }
+
+    /// The false-positive rate of this filter as it is now, for a random non-member,
+    /// from each block's load: a block with `L` tags misses a random bucket-and-tag
+    /// pair with probability `y = (1 − 1/(BUCKETS · 2^r))^L`, and a non-member's two
+    /// blocks are a random pair of distinct blocks, so the rate is
+    /// `1 − (Σy² − Σy_i²) / (m(m − 1))`.
+    ///
+    /// ```
+    /// use linebloom::VectorQuotientFilter;
+    /// let mut f = VectorQuotientFilter::for_fpr(10_000, 0.01)?;
+    /// for k in 0..10_000u64 {
+    ///     f.insert(&k)?;
+    /// }
+    /// let rate = f.estimated_fpr();
+    /// assert!((rate / f.expected_fpr(10_000) - 1.0).abs() < 0.01);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn estimated_fpr(&self) -> f64 {
+        let tag_space =
+            self.params.buckets_per_block() as f64 * (1u64 << self.params.tag_bits()) as f64;
+        let log_miss = libm::log1p(-1.0 / tag_space);
+        // With y = 1 − x per block: 1 − ((Σy)² − Σy²)/(m(m−1)) in terms of the small x
+        // (a block's chance of a match), so nothing cancels:
+        // = (2(m−1)Σx − (Σx)² + Σx²) / (m(m−1)).
+        let (sum, squares) = self.blocks.as_ref().iter().fold((0.0, 0.0), |(s, q), b| {
+            let x = -libm::expm1(self.block_load(b) as f64 * log_miss);
+            (s + x, q + x * x)
+        });
+        let m = self.params.blocks() as f64;
+        ((2.0 * (m - 1.0) * sum - sum * sum + squares) / (m * (m - 1.0))).clamp(0.0, 1.0)
+    }
+
+    /// The predicted false-positive rate at `n` keys ([`QuotientParams::expected_fpr`]).
+    #[must_use]
+    pub fn expected_fpr(&self, n: u64) -> f64 {
+        self.params.expected_fpr(n)
+    }
+
+    /// The most keys this filter holds with a predicted rate at most `fpr`, and within
+    /// its capacity ([`QuotientParams::capacity_at`]).
+    #[must_use]
+    pub fn capacity_at(&self, fpr: f64) -> u64 {
+        self.params.capacity_at(fpr)
+    }
+
+    /// Tags in each block, in block order: how evenly two choices spread the keys.
+    pub fn block_loads(&self) -> impl Iterator<Item = u32> + '_ {
+        self.blocks.as_ref().iter().map(|b| self.block_load(b))
+    }
+
+    fn block_load(&self, block: &Block) -> u32 {
+        if self.params.tag_bits() == 8 {
+            load::<Eight>(block)
+        } else {
+            load::<Sixteen>(block)
+        }
+    }
+}
+
+impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H> {
+    /// Stores `key`'s fingerprint; `Ok(true)` when the key was certainly absent before,
+    /// `Ok(false)` when a matching fingerprint was there already (a key inserted again
+    /// is held again, and needs one more `remove`).
+    ///
+    /// # Errors
+    ///
+    /// [`FilterFull`] when both of the key's blocks are full; nothing changes.
+    pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> Result<bool, FilterFull> {
+        self.insert_hash(self.hash(key))
+    }
+
+    /// [`insert`](Self::insert) for a caller's hash.
+    ///
+    /// # Errors
+    ///
+    /// As for [`insert`](Self::insert).
+    pub fn insert_hash(&mut self, hash: u64) -> Result<bool, FilterFull> {
+        self.store(hash, true).map(|new| new == Insertion::New)
+    }
+
+    /// Stores `key`'s fingerprint without first looking for it: the form for loading a
+    /// filter.
+    ///
+    /// # Errors
+    ///
+    /// As for [`insert`](Self::insert).
+    pub fn add<K: Key + ?Sized>(&mut self, key: &K) -> Result<(), FilterFull> {
+        self.add_hash(self.hash(key))
+    }
+
+    /// [`add`](Self::add) for a caller's hash.
+    ///
+    /// # Errors
+    ///
+    /// As for [`insert`](Self::insert).
+    pub fn add_hash(&mut self, hash: u64) -> Result<(), FilterFull> {
+        self.store(hash, false).map(|_| ())
+    }
+
+    fn store(&mut self, hash: u64, check: bool) -> Result<Insertion, FilterFull> {
+        // SAFETY: as in `contains_hash`; every block is well formed (zeroed, checked by
+        // `from_storage` or the decoder, and since changed only by the kernels).
+        let done = unsafe { (self.probe.insert)(self.blocks.as_mut(), hash, check) };
+        if done == Insertion::Full {
+            return Err(FilterFull);
+        }
+        self.len += 1;
+        Ok(done)
+    }
+
+    /// Removes one insertion of `key`: one fingerprint that matches it, from the first
+    /// of its two blocks that holds one.
+    ///
+    /// Remove only keys you inserted. A key that was never inserted but matches a
+    /// fingerprint (a false positive) removes that fingerprint, and the key that put it
+    /// there then answers `false`.
+    ///
+    /// # Errors
+    ///
+    /// [`RemoveError::NotPresent`] when neither block holds a matching fingerprint (the
+    /// key is certainly absent); nothing changes.
+    ///
+    /// ```
+    /// use linebloom::{RemoveError, VectorQuotientFilter};
+    /// let mut f = VectorQuotientFilter::for_fpr(1000, 0.01)?;
+    /// f.insert("a")?;
+    /// f.insert("a")?;
+    /// f.remove("a")?;
+    /// assert!(f.contains("a")); // inserted twice, removed once
+    /// f.remove("a")?;
+    /// assert_eq!(f.remove("a"), Err(RemoveError::NotPresent));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn remove<K: Key + ?Sized>(&mut self, key: &K) -> Result<(), RemoveError> {
+        self.remove_hash(self.hash(key))
+    }
+
+    /// [`remove`](Self::remove) for a caller's hash.
+    ///
+    /// # Errors
+    ///
+    /// As for [`remove`](Self::remove).
+    pub fn remove_hash(&mut self, hash: u64) -> Result<(), RemoveError> {
+        // SAFETY: as in `store`.
+        if unsafe { (self.probe.remove)(self.blocks.as_mut(), hash) } {
+            self.len -= 1;
+            Ok(())
+        } else {
+            Err(RemoveError::NotPresent)
+        }
+    }
+
+    /// Removes every key.
+    pub fn clear(&mut self) {
+        self.blocks.as_mut().fill(Block::ZERO);
+        self.len = 0;
+    }
+}
+
+/// The tags in `blocks`, after checking that each is well formed.
+fn checked_len(blocks: &[Block], tag_bits: u32) -> Result<u64, ParamsError> {
+    let check: fn(&Block) -> bool = if tag_bits == 8 {
+        is_well_formed::<Eight>
+    } else {
+        is_well_formed::<Sixteen>
+    };
+    let load: fn(&Block) -> u32 = if tag_bits == 8 {
+        load::<Eight>
+    } else {
+        load::<Sixteen>
+    };
+    let mut len = 0;
+    for (index, block) in blocks.iter().enumerate() {
+        if !check(block) {
+            return Err(ParamsError::MalformedBlock {
+                index: index as u64,
+            });
+        }
+        len += load(block) as u64;
+    }
+    Ok(len)
+}
+
+crate::filter::block_storage_accessors!(VectorQuotientFilter, QuotientParams);
+crate::filter::family_traits!(
+    VectorQuotientFilter<S, H>, [S, H: KeyHasher], hasher: H,
+    read: [S: AsRef<[Block]>], write: [S: AsRef<[Block]> + AsMut<[Block]>],
+    memory: |f| f.params.bytes(),
+);
+
+impl<S: AsRef<[Block]>, H: core::fmt::Debug> core::fmt::Debug for VectorQuotientFilter<S, H> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("VectorQuotientFilter")
+            .field("blocks", &self.params.blocks())
+            .field("tag_bits", &self.params.tag_bits())
+            .field("len", &self.len)
+            .field("kernel", &self.kernel.name)
+            .field("hasher", &self.hasher)
+            .finish()
+    }
+}

@@ -1,0 +1,307 @@
+//! The vector quotient filter against a model (a multiset of hashes), through every
+//! kernel this CPU runs: no false negatives, exact counts, `len`, refusals that change
+//! nothing, bit-identical blocks and answers across kernels, blocks that stay well
+//! formed (a decoder would take them back), and the sizing promises.
+
+use linebloom::arch::quotient::{self, QuotientKernel};
+use linebloom::{
+    Block, FilterFull, ParamsError, QuotientParams, RemoveError, VectorQuotientFilter,
+};
+use proptest::prelude::*;
+use rand::{RngExt, SeedableRng, rngs::StdRng};
+use std::collections::HashMap;
+
+fn kernels() -> Vec<&'static QuotientKernel> {
+    quotient::available().collect()
+}
+
+#[test]
+fn print_quotient_kernels() {
+    let ran: Vec<&str> = kernels().iter().map(|k| k.name).collect();
+    println!("quotient kernels compiled: {:?}", quotient::compiled());
+    println!("quotient kernels this CPU runs (tested here): {ran:?}");
+    for name in quotient::compiled() {
+        if !ran.contains(name) {
+            println!("SKIPPED quotient kernel {name}: this CPU lacks its instruction set");
+        }
+    }
+    assert_eq!(ran[0], "scalar");
+    assert_eq!(quotient::detect().name, *ran.last().unwrap());
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::is_x86_feature_detected as has;
+        assert_eq!(ran.contains(&"avx2"), has!("avx2") && has!("popcnt"));
+        assert_eq!(
+            ran.contains(&"avx512"),
+            has!("avx512bw") && has!("bmi1") && has!("bmi2") && has!("popcnt")
+        );
+    }
+    #[cfg(target_arch = "aarch64")]
+    assert!(ran.contains(&"neon"));
+}
+
+/// One operation of a property run; keys are indexes into a small pool, so that
+/// repeats, removals of held keys and lookups of absent ones all happen.
+#[derive(Clone, Debug)]
+enum Op {
+    Insert(u8),
+    Add(u8),
+    Remove(u8),
+    Contains(u8),
+}
+
+fn ops() -> impl Strategy<Value = Vec<Op>> {
+    prop::collection::vec(
+        prop_oneof![
+            3 => any::<u8>().prop_map(Op::Insert),
+            1 => any::<u8>().prop_map(Op::Add),
+            2 => any::<u8>().prop_map(Op::Remove),
+            2 => any::<u8>().prop_map(Op::Contains),
+        ],
+        0..400,
+    )
+}
+
+/// Runs `ops` on one filter per kernel, checking each against the model and all of
+/// them against each other after every step.
+fn run(blocks: u64, tag_bits: u32, seed: u64, ops: &[Op]) {
+    let params = QuotientParams::new(blocks, tag_bits).unwrap();
+    let mut filters: Vec<VectorQuotientFilter> = kernels()
+        .into_iter()
+        .map(|k| VectorQuotientFilter::new(params).with_kernel(k))
+        .collect();
+    let key = |i: u8| linebloom::hash::fmix64(seed ^ i as u64);
+    let mut model: HashMap<u64, u64> = HashMap::new();
+    for op in ops {
+        match *op {
+            Op::Insert(i) | Op::Add(i) => {
+                let h = key(i);
+                let present = filters[0].contains_hash(h);
+                let results: Vec<Result<bool, FilterFull>> = filters
+                    .iter_mut()
+                    .map(|f| match op {
+                        Op::Insert(_) => f.insert_hash(h),
+                        _ => f.add_hash(h).map(|()| !present),
+                    })
+                    .collect();
+                assert!(results.windows(2).all(|w| w[0] == w[1]), "{results:?}");
+                if let Ok(new) = results[0] {
+                    assert_eq!(new, !present);
+                    *model.entry(h).or_default() += 1;
+                }
+            }
+            Op::Remove(i) => {
+                let h = key(i);
+                if model.get(&h).copied().unwrap_or(0) == 0 {
+                    continue; // remove only what was inserted
+                }
+                for f in &mut filters {
+                    assert_eq!(f.remove_hash(h), Ok(()), "kernel {}", f.kernel_name());
+                }
+                *model.get_mut(&h).unwrap() -= 1;
+            }
+            Op::Contains(i) => {
+                let h = key(i);
+                let answers: Vec<bool> = filters.iter().map(|f| f.contains_hash(h)).collect();
+                assert!(answers.windows(2).all(|w| w[0] == w[1]));
+            }
+        }
+        for f in &filters[1..] {
+            assert!(
+                f.as_blocks() == filters[0].as_blocks(),
+                "kernel {} differs from scalar",
+                f.kernel_name()
+            );
+        }
+        let held: u64 = model.values().sum();
+        for (&h, &count) in &model {
+            if count > 0 {
+                assert!(filters.iter().all(|f| f.contains_hash(h)), "false negative");
+            }
+        }
+        assert!(filters.iter().all(|f| f.len() == held));
+    }
+    // The blocks are well formed: storage built from them is accepted.
+    let copy: Vec<Block> = filters[0].as_blocks().to_vec();
+    let back = VectorQuotientFilter::from_storage(copy, tag_bits).unwrap();
+    assert_eq!(back.len(), filters[0].len());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Tiny filters fill up, so refusals and full blocks are exercised; larger ones
+    /// hold every key.
+    #[test]
+    fn kernels_match_the_model(
+        blocks in prop_oneof![Just(2u64), Just(4), 2u64..40],
+        tag_bits in prop_oneof![Just(8u32), Just(16)],
+        seed in any::<u64>(),
+        ops in ops(),
+    ) {
+        let blocks = blocks + blocks % 2;
+        run(blocks, tag_bits, seed, &ops);
+    }
+}
+
+/// With a 2-tag-bit-free pool of 4 keys in 2 blocks, the same key inserted until the
+/// filter is full, then removed one by one: counts and refusals, per kernel.
+#[test]
+fn full_filter_refuses_and_counts() {
+    for kernel in kernels() {
+        for tag_bits in [8, 16] {
+            let params = QuotientParams::new(2, tag_bits).unwrap();
+            let mut f = VectorQuotientFilter::new(params).with_kernel(kernel);
+            let slots = params.slots();
+            for i in 0..slots {
+                assert_eq!(f.insert(&7u64), Ok(i == 0));
+            }
+            let before = f.as_blocks().to_vec();
+            assert_eq!(f.insert(&7u64), Err(FilterFull));
+            assert_eq!(f.insert(&8u64), Err(FilterFull));
+            assert!(f.as_blocks() == &before[..], "a refusal changed nothing");
+            assert_eq!(f.len(), slots);
+            assert!((f.load_factor() - 1.0).abs() < 1e-12);
+            for _ in 0..slots {
+                assert!(f.contains(&7u64));
+                f.remove(&7u64).unwrap();
+            }
+            assert_eq!(f.remove(&7u64), Err(RemoveError::NotPresent));
+            assert!(f.is_empty() && f.as_blocks().iter().all(|b| *b == Block::ZERO));
+        }
+    }
+}
+
+/// Long churn at high load on a filter big enough for every kernel's path: every held
+/// key found after every step; the deleted keys were all inserted (the model holds
+/// them); the blocks of every kernel identical at the end.
+#[test]
+fn churn_at_high_load_has_no_false_negatives() {
+    for tag_bits in [8, 16] {
+        let params = QuotientParams::for_capacity(20_000, tag_bits).unwrap();
+        let mut filters: Vec<VectorQuotientFilter> = kernels()
+            .into_iter()
+            .map(|k| VectorQuotientFilter::new(params).with_kernel(k))
+            .collect();
+        let mut rng = StdRng::seed_from_u64(37 + tag_bits as u64);
+        let mut held: Vec<u64> = Vec::new();
+        for step in 0..200_000u32 {
+            let grow = held.len() < 20_000 && (held.len() < 15_000 || rng.random::<bool>());
+            if grow {
+                let h: u64 = rng.random();
+                for f in &mut filters {
+                    f.add_hash(h).expect("below capacity");
+                }
+                held.push(h);
+            } else {
+                let i = rng.random_range(0..held.len());
+                let h = held.swap_remove(i);
+                for f in &mut filters {
+                    assert_eq!(f.remove_hash(h), Ok(()), "step {step}");
+                }
+            }
+            if step % 20_000 == 0 {
+                assert!(
+                    held.iter()
+                        .all(|&h| filters.iter().all(|f| f.contains_hash(h)))
+                );
+            }
+        }
+        assert!(
+            held.iter()
+                .all(|&h| filters.iter().all(|f| f.contains_hash(h)))
+        );
+        for f in &filters[1..] {
+            assert!(
+                f.as_blocks() == filters[0].as_blocks(),
+                "{}",
+                f.kernel_name()
+            );
+        }
+    }
+}
+
+#[test]
+fn sizing_meets_capacity_and_rate() {
+    for tag_bits in [8, 16] {
+        for n in [1u64, 2, 10, 47, 48, 49, 1000, 123_457, 10_000_000] {
+            let p = QuotientParams::for_capacity(n, tag_bits).unwrap();
+            assert!(p.capacity() >= n, "{n} {tag_bits}");
+            assert!(p.blocks().is_multiple_of(2));
+            if p.blocks() > 2 {
+                let smaller = QuotientParams::new(p.blocks() as u64 - 2, tag_bits).unwrap();
+                assert!(smaller.capacity() < n, "{n} {tag_bits}: not the smallest");
+            }
+        }
+    }
+    for fpr in [0.05, 0.01, 0.005, 0.003, 0.001, 1e-4, 1e-5, 1e-7] {
+        for n in [100u64, 10_000, 1_000_000] {
+            let p = QuotientParams::for_fpr(n, fpr).unwrap();
+            assert!(p.fpr_bound(n) <= 0.95 * fpr * (1.0 + 1e-12), "{n} {fpr}");
+            assert!(p.expected_fpr(n) <= p.fpr_bound(n));
+            assert!(p.capacity() >= n);
+            assert!(p.capacity_at(fpr) >= n);
+            // The other width would not be smaller.
+            let other = if p.tag_bits() == 8 { 16 } else { 8 };
+            if let Ok(q) = QuotientParams::for_capacity(n, other) {
+                let q_rate = 2.0 * n as f64
+                    / (0.95 * fpr * q.buckets_per_block() as f64 * (1u64 << other) as f64);
+                assert!(
+                    q.blocks().max(q_rate.ceil() as usize) + 1 >= p.blocks(),
+                    "{n} {fpr}"
+                );
+            }
+        }
+    }
+    // 8-bit tags at 1%: under 12 bits per key at a million keys.
+    let p = QuotientParams::for_fpr(1_000_000, 0.01).unwrap();
+    assert_eq!(p.tag_bits(), 8);
+    assert!(
+        p.bits_per_key(1_000_000) < 11.6,
+        "{}",
+        p.bits_per_key(1_000_000)
+    );
+    assert_eq!(QuotientParams::new(3, 8), Err(ParamsError::OddBlocks(3)));
+    assert_eq!(
+        QuotientParams::new(4, 12),
+        Err(ParamsError::InvalidTagBits(12))
+    );
+    assert_eq!(QuotientParams::new(0, 8), Err(ParamsError::ZeroBlocks));
+    assert!(QuotientParams::for_fpr(0, 0.01).is_err());
+    assert!(QuotientParams::for_fpr(10, 1.5).is_err());
+}
+
+#[test]
+fn malformed_storage_is_refused() {
+    let mut blocks = vec![Block::ZERO; 4];
+    blocks[2].0[7] = 5; // a tag in an empty block's last slot
+    assert_eq!(
+        VectorQuotientFilter::from_storage(&blocks[..], 8).err(),
+        Some(ParamsError::MalformedBlock { index: 2 })
+    );
+    assert_eq!(
+        VectorQuotientFilter::from_storage(&blocks[..3], 8).err(),
+        Some(ParamsError::OddBlocks(3))
+    );
+    blocks[2] = Block([u64::MAX; 8]);
+    assert!(VectorQuotientFilter::from_storage(&blocks[..], 16).is_err());
+}
+
+/// Filling to the sized capacity never hits a full pair: 300 filters of each width at
+/// three small sizes (where the fluid limit is least accurate), every insert accepted.
+#[test]
+fn sized_capacity_is_never_refused() {
+    for tag_bits in [8, 16] {
+        for n in [100u64, 1000, 20_000] {
+            let params = QuotientParams::for_capacity(n, tag_bits).unwrap();
+            let rounds = if n == 20_000 { 30 } else { 300 };
+            for seed in 0..rounds {
+                let mut rng = StdRng::seed_from_u64(seed);
+                let mut f = VectorQuotientFilter::new(params);
+                for _ in 0..params.capacity() {
+                    f.add_hash(rng.random()).expect("refused below capacity");
+                }
+            }
+        }
+    }
+}
