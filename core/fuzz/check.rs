@@ -8,7 +8,7 @@
 
 use linebloom::{
     Block, Blocks, BloomFilter, ClassicBloomFilter, CountingBloomFilter, IntFold, KeyHasher,
-    ScalableBloomFilter, Xxh3,
+    ScalableBloomFilter, VectorQuotientFilter, Xxh3,
 };
 
 /// Keys inserted into a copy of every accepted filter.
@@ -87,8 +87,26 @@ fn decode_once(bytes: &[u8]) {
     check_decoded!(ScalableBloomFilter<Xxh3>, bytes, |g, k| g
         .try_insert(&k)
         .is_ok());
+    // A quotient filter may be full; what it took, it gives back once per insert.
+    check_decoded!(VectorQuotientFilter<Blocks, IntFold>, bytes, |g, k| quotient_round_trip(&mut g, k));
+    check_decoded!(VectorQuotientFilter<Blocks, Xxh3>, bytes, |g, k| quotient_round_trip(&mut g, k));
     view(bytes);
     into_storage(bytes);
+}
+
+/// Inserts `key` into a decoded quotient filter twice; if both went in, removes it once
+/// (it must still be found) and inserts it back. True when the key is held.
+fn quotient_round_trip<H: KeyHasher>(g: &mut VectorQuotientFilter<Blocks, H>, key: u64) -> bool {
+    let len = g.len();
+    if g.insert(&key).is_err() {
+        assert_eq!(g.len(), len, "a refused insert changed the count");
+        return false;
+    }
+    if g.insert(&key).is_ok() {
+        g.remove(&key).expect("an inserted key is removable");
+        assert!(g.contains(&key), "removing one of two copies lost the key");
+    }
+    true
 }
 
 /// `from_bytes_into_with_hasher` a caller's storage (here a `Vec`) accepts exactly what `from_bytes_with_hasher` accepts,
@@ -142,6 +160,19 @@ fn view(bytes: &[u8]) {
             assert_eq!(v.as_blocks(), d.as_blocks());
             for key in PROBE_KEYS {
                 assert_eq!(v.count_estimate(&key), d.count_estimate(&key));
+            }
+        }
+        let viewed = VectorQuotientFilter::<&[Block], IntFold>::view(copy);
+        let decoded = VectorQuotientFilter::<Blocks, IntFold>::from_bytes_with_hasher(bytes);
+        assert_eq!(
+            viewed.is_ok(),
+            decoded.is_ok(),
+            "quotient view and decode disagree"
+        );
+        if let (Ok(v), Ok(d)) = (viewed, decoded) {
+            assert_eq!((v.as_blocks(), v.len()), (d.as_blocks(), d.len()));
+            for key in PROBE_KEYS {
+                assert_eq!(v.contains(&key), d.contains(&key));
             }
         }
         let viewed = ClassicBloomFilter::<&[Block], IntFold>::view(copy);

@@ -331,12 +331,19 @@ fn serde_round_trips_every_kind_with_a_format() {
     let mut scalable = ScalableBloomFilter::new(10, 0.01).unwrap();
     scalable.extend(0..100u32);
     assert!(scalable.layers() > 1);
+    let mut quotient = linebloom::VectorQuotientFilter::for_fpr(100, 0.01).unwrap();
+    for k in 0..100u32 {
+        quotient.insert(&k).unwrap();
+    }
     let jsons = [
         round_trip(&bloom),
         round_trip(&counting),
         round_trip(&classic),
         round_trip(&scalable),
+        round_trip(&quotient),
     ];
+    let err = serde_json::from_str::<linebloom::VectorQuotientFilter>(&jsons[1]).unwrap_err();
+    assert!(err.to_string().contains("VectorQuotientFilter"), "{err}");
     let err = serde_json::from_str::<CountingBloomFilter>(&jsons[0]).unwrap_err();
     assert!(err.to_string().contains("CountingBloomFilter"), "{err}");
     let err = serde_json::from_str::<BloomFilter>(&jsons[3]).unwrap_err();
@@ -596,4 +603,68 @@ fn decode_into_a_callers_storage_at_any_alignment() {
         Err(DecodeError::BadChecksum { .. })
     ));
     assert_eq!(storage, [Block::ZERO; 3]);
+}
+
+/// The vector quotient filter's encoding (kind 5): it round-trips through every decoder,
+/// and a block it could not have written is refused by index even under a valid
+/// checksum, before the caller's storage is touched.
+#[test]
+fn quotient_blocks_are_checked_after_the_checksum() {
+    use linebloom::{QuotientParams, VectorQuotientFilter};
+    let mut f = VectorQuotientFilter::new(QuotientParams::new(4, 8).unwrap());
+    for k in 0..100u64 {
+        f.insert(&k).unwrap();
+    }
+    let bytes = f.to_bytes();
+    let back = VectorQuotientFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(back, f);
+    assert_eq!(back.len(), 100);
+    let mut storage = [Block::ZERO; 4];
+    let into = VectorQuotientFilter::from_bytes_into(&bytes, &mut storage[..]).unwrap();
+    assert_eq!(into.len(), 100);
+    // Another kind's bytes are refused by name.
+    assert!(matches!(
+        VectorQuotientFilter::from_bytes(&sample()),
+        Err(DecodeError::WrongKind {
+            expected: 5,
+            found: 1
+        })
+    ));
+    // Tag bits 12 and an odd block count are refused as parameters.
+    for (at, value) in [(12, 12u8), (16, 3)] {
+        let mut bad = bytes.clone();
+        bad[at] = value;
+        reseal(&mut bad);
+        assert!(matches!(
+            VectorQuotientFilter::from_bytes(&bad),
+            Err(DecodeError::InvalidParams(_))
+        ));
+    }
+    // A tag in block 3's last slot, beyond its load: malformed, checksum resealed.
+    let mut bad = bytes.clone();
+    bad[HEADER_LEN + 3 * 64 + 63] = 0x5a;
+    reseal(&mut bad);
+    let malformed = DecodeError::InvalidParams(ParamsError::MalformedBlock { index: 3 });
+    assert_eq!(
+        VectorQuotientFilter::from_bytes(&bad).unwrap_err(),
+        malformed
+    );
+    let mut storage = [Block::ZERO; 4];
+    assert_eq!(
+        VectorQuotientFilter::from_bytes_into(&bad, &mut storage[..]).unwrap_err(),
+        malformed
+    );
+    assert_eq!(storage, [Block::ZERO; 4], "the storage was not written");
+    // Every single-byte mutation of the payload is refused (checksum) or, resealed,
+    // either refused as malformed or decoded into a filter whose blocks are well formed.
+    for at in HEADER_LEN..HEADER_LEN + 4 * 64 {
+        let mut edited = bytes.clone();
+        edited[at] ^= 0x81;
+        assert!(VectorQuotientFilter::from_bytes(&edited).is_err());
+        reseal(&mut edited);
+        if let Ok(g) = VectorQuotientFilter::from_bytes(&edited) {
+            let copy = g.as_blocks().to_vec();
+            assert!(VectorQuotientFilter::from_storage(copy, 8).is_ok());
+        }
+    }
 }

@@ -179,10 +179,17 @@ fn quotient_filters_are_pinned() {
         (200, 8, 42),
         (200, 16, 7),
     ];
+    // Under Miri, one shape of each width (all of them take minutes there).
+    let checked = |i: &usize| !cfg!(miri) || [0, 2].contains(i);
+    let golden: Vec<u64> = (0..shapes.len())
+        .filter(checked)
+        .flat_map(|i| [GOLDEN_QUOTIENT[2 * i], GOLDEN_QUOTIENT[2 * i + 1]])
+        .collect();
     for kernel in linebloom::arch::quotient::available() {
-        let got: Vec<u64> = shapes
-            .iter()
-            .flat_map(|&(blocks, tag_bits, seed)| {
+        let got: Vec<u64> = (0..shapes.len())
+            .filter(checked)
+            .map(|i| shapes[i])
+            .flat_map(|(blocks, tag_bits, seed)| {
                 [
                     xxhash_rust_checksum(
                         &golden_quotient::<IntFold>(blocks, tag_bits, seed, kernel).to_bytes(),
@@ -194,7 +201,7 @@ fn quotient_filters_are_pinned() {
             })
             .collect();
         println!("quotient filters via {}: {got:#018x?}", kernel.name);
-        assert_eq!(got, GOLDEN_QUOTIENT, "kernel {}", kernel.name);
+        assert_eq!(got, golden, "kernel {}", kernel.name);
     }
 }
 

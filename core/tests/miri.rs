@@ -220,3 +220,47 @@ fn the_static_atomic_filter_matches_the_plain_one() {
     F.write_blocks(&mut snapshot);
     assert_eq!(&snapshot[..], plain.as_blocks());
 }
+
+#[test]
+fn quotient_filters_agree_with_a_multiset_through_every_kernel() {
+    // The quotient kernels' entry points (unsafe fn pointers), their block reads and the
+    // slot shifts, on two shapes small enough to fill: inserts until the filter refuses,
+    // removals of what went in, lookups; then the bytes through every decoder.
+    use linebloom::{FilterFull, QuotientParams, VectorQuotientFilter};
+    for kernel in linebloom::arch::quotient::available() {
+        for tag_bits in [8, 16] {
+            let params = QuotientParams::new(2, tag_bits).unwrap();
+            let mut f = VectorQuotientFilter::new(params).with_kernel(kernel);
+            let mut held = Vec::new();
+            for h in hashes(tag_bits as u64, 120) {
+                match f.add_hash(h) {
+                    Ok(()) => held.push(h),
+                    Err(FilterFull) => assert_eq!(f.len(), params.slots()),
+                }
+            }
+            assert!(held.iter().all(|&h| f.contains_hash(h)), "{}", kernel.name);
+            for &h in held.iter().step_by(2) {
+                f.remove_hash(h).unwrap();
+            }
+            assert!(held.iter().skip(1).step_by(2).all(|&h| f.contains_hash(h)));
+            let bytes = f.to_bytes();
+            assert_eq!(VectorQuotientFilter::from_bytes(&bytes).unwrap(), f);
+            let mut storage = [Block::ZERO; 2];
+            let into = VectorQuotientFilter::from_bytes_into(&bytes, &mut storage[..]).unwrap();
+            assert_eq!(into.len(), f.len());
+            #[cfg(target_endian = "little")]
+            {
+                let mut aligned = vec![Block::ZERO; bytes.len().div_ceil(64)];
+                blocks_as_bytes_mut(&mut aligned)[..bytes.len()].copy_from_slice(&bytes);
+                let copy = &blocks_as_bytes(&aligned)[..bytes.len()];
+                let view = VectorQuotientFilter::<&[Block]>::view(copy).unwrap();
+                assert!(
+                    held.iter()
+                        .skip(1)
+                        .step_by(2)
+                        .all(|&h| view.contains_hash(h))
+                );
+            }
+        }
+    }
+}

@@ -27,8 +27,13 @@ pub(crate) trait BlockArray: Sized {
     /// The payload's length in bytes for a header's block count and `k`, after checking
     /// that they make a valid shape of this kind.
     fn payload_len(blocks: u64, k: u32) -> Result<u64, ParamsError>;
+    /// Checks the payload's blocks (as little-endian bytes) for a kind whose blocks have
+    /// a structure, before anything is allocated or written; `Ok` for plain bits.
+    fn check_payload(_payload: &[u8], _k: u32) -> Result<(), ParamsError> {
+        Ok(())
+    }
     /// The filter over `storage` (the encoded block count), `k`, `hasher`; a kind whose
-    /// blocks have a structure checks every block here.
+    /// blocks have a structure checks every block here too.
     fn from_parts(
         storage: Self::Storage,
         k: u32,
@@ -43,7 +48,7 @@ pub(crate) trait BlockArray: Sized {
 }
 
 macro_rules! impl_block_array {
-    ($ty:ident, $kind:expr, $shape:ident, $k:ident) => {
+    ($ty:ident, $kind:expr, $shape:ident, $k:ident $(, $check:ident)?) => {
         impl<S: AsRef<[Block]>, H: StableHasher> BlockArray for $ty<S, H> {
             type Storage = S;
             type Hasher = H;
@@ -51,6 +56,11 @@ macro_rules! impl_block_array {
             fn payload_len(blocks: u64, k: u32) -> Result<u64, ParamsError> {
                 $shape::new(blocks, k).map(|p| p.bytes() as u64)
             }
+            $(
+                fn check_payload(payload: &[u8], k: u32) -> Result<(), ParamsError> {
+                    crate::quotient::$check(payload, k)
+                }
+            )?
             fn from_parts(storage: S, k: u32, hasher: H) -> Result<Self, ParamsError> {
                 $ty::from_storage_with_hasher(storage, k, hasher)
             }
@@ -72,7 +82,8 @@ impl_block_array!(
     VectorQuotientFilter,
     KIND_QUOTIENT,
     QuotientParams,
-    tag_bits
+    tag_bits,
+    check_payload
 );
 
 /// Header, 64 bytes a block, checksum.
@@ -98,9 +109,11 @@ pub(crate) fn encode_into<F: BlockArray>(filter: &F, out: &mut [u8]) -> Result<u
 /// Every check of the encoding, checksum included, before anything is allocated or
 /// written.
 fn open_block_array<F: BlockArray>(bytes: &[u8]) -> Result<(Fields, &[u8]), DecodeError> {
-    open(bytes, F::KIND, <F::Hasher as StableHasher>::ID, |f, _| {
+    let (fields, payload) = open(bytes, F::KIND, <F::Hasher as StableHasher>::ID, |f, _| {
         block_array_len(f, F::payload_len)
-    })
+    })?;
+    F::check_payload(payload, fields.k).map_err(DecodeError::InvalidParams)?;
+    Ok((fields, payload))
 }
 
 #[cfg(feature = "alloc")]

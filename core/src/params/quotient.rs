@@ -388,6 +388,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "integrates the fluid limit: seconds natively, too slow under Miri"
+    )]
     fn the_load_table_solves_the_fluid_limit() {
         for (column, slots) in [(0, 48usize), (1, 28)] {
             let path: alloc::vec::Vec<(f64, f64)> =

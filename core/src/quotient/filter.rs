@@ -408,6 +408,26 @@ fn checked_len(blocks: &[Block], tag_bits: u32) -> Result<u64, ParamsError> {
     Ok(len)
 }
 
+/// The decoder's check of an encoded payload (blocks as little-endian bytes, its length
+/// already checked): [`ParamsError::MalformedBlock`] for the first block this filter
+/// could not have written.
+pub(crate) fn check_payload(payload: &[u8], tag_bits: u32) -> Result<(), ParamsError> {
+    let check: fn(&Block) -> bool = if tag_bits == 8 {
+        is_well_formed::<Eight>
+    } else {
+        is_well_formed::<Sixteen>
+    };
+    for (index, chunk) in payload.chunks_exact(Block::BYTES).enumerate() {
+        let block = Block::from_le_bytes(chunk.try_into().expect("64-byte chunk"));
+        if !check(&block) {
+            return Err(ParamsError::MalformedBlock {
+                index: index as u64,
+            });
+        }
+    }
+    Ok(())
+}
+
 crate::filter::block_storage_accessors!(VectorQuotientFilter, QuotientParams);
 crate::filter::family_traits!(
     VectorQuotientFilter<S, H>, [S, H: KeyHasher], hasher: H,

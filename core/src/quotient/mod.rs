@@ -61,5 +61,6 @@
 mod filter;
 pub(crate) mod scheme;
 
+pub(crate) use filter::check_payload;
 pub use filter::{FilterFull, VectorQuotientFilter};
 pub use scheme::{Location, SCHEME, location};
