@@ -26,6 +26,10 @@
 //!
 //! * [`BloomFilter`]: the blocked filter, SIMD kernels, batch operations;
 //! * [`CountingBloomFilter`]: 4-bit counters, `remove`, `to_bloom`;
+//! * [`VectorQuotientFilter`]: 8- or 16-bit fingerprints in 64-byte blocks, `remove`,
+//!   an exact `len`, a quarter of the counting filter's memory; its `insert` can
+//!   refuse when full ([`FilterFull`]), so it implements [`Filter`] but not
+//!   [`InsertFilter`];
 //! * `ScalableBloomFilter` (`alloc`): grows in layers, compounded rate ≤ target;
 //! * `AtomicBloomFilter` (`alloc`, 64-bit atomics): concurrent inserts through `&self`;
 //! * [`ClassicBloomFilter`]: the unblocked textbook baseline;
@@ -52,7 +56,8 @@
 //! |---|---|---|
 //! | dedup of crawled URLs, a known crawl size | [`BloomFilter`] | `url_dedup` |
 //! | a blacklist in front of an exact store | [`BloomFilter`] + re-check on "maybe" | `blacklist` |
-//! | keys that are also deleted (sessions) | [`CountingBloomFilter`] (4× the memory) | `counting_delete` |
+//! | keys that are also deleted (sessions) | [`VectorQuotientFilter`] (about 12 bits per key at 0.45%) | `quotient_delete` |
+//! | deletes, and inserts that must never fail | [`CountingBloomFilter`] (4× the memory of a Bloom filter) | `counting_delete` |
 //! | an unknown final count | `ScalableBloomFilter` | `scalable_growth` |
 //! | many threads inserting into one filter | `AtomicBloomFilter` | `threads` |
 //! | an interrupt handler and a main loop sharing one filter, no allocator | `StaticAtomicBloomFilter` | `core/firmware` |
@@ -134,8 +139,9 @@
 //!
 //! * [`hash`]: the key → (block, bit pattern) scheme, specified;
 //! * [`fpr`]: theoretical false-positive rates (classic and blocked);
-//! * [`Params`], [`CountingParams`], [`ClassicParams`]: each kind's shape, sized from a
-//!   target rate, bits per key, or raw;
+//! * [`Params`], [`CountingParams`], [`ClassicParams`], [`QuotientParams`]: each kind's
+//!   shape, sized from a target rate, bits per key (tag width), or raw;
+//! * [`quotient`]: the vector quotient filter, its promises and its scheme;
 //! * [`hasher`]: portable keys ([`Key`]) and hashers ([`IntFold`], the default; [`Xxh3`]; the optional `AHash`);
 //! * [`format`]: the binary format and its errors;
 //! * [`arch`]: the probing kernels and run-time selection.

@@ -145,26 +145,49 @@ fn deletes(ctx: &Ctx) -> Choice {
             .collect();
         crate::stats::summary(&v).0
     };
-    let ours = last("linebloom-counting");
+    let standing = |lib: &str| {
+        last(lib).map(|r| {
+            format!(
+                "{lib} {:.1} bits per live key, {:.2}%, {:.1} ms per round{}",
+                bpk(r),
+                100.0 * r.fpr,
+                median_update(lib),
+                if clean(lib) {
+                    ""
+                } else {
+                    " (false negatives!)"
+                }
+            )
+        })
+    };
+    let mut linebloom: Vec<String> = ["linebloom-quotient", "linebloom-counting"]
+        .iter()
+        .filter_map(|lib| standing(lib))
+        .collect();
+    if rows.iter().any(|r| r.contender == "linebloom") {
+        linebloom.push(format!(
+            "or a plain linebloom rebuilt each round: {:.1} ms",
+            median_update("linebloom")
+        ));
+    }
     Choice {
         job,
-        best: best.map_or("— (no deleting filter held 1% cleanly)".into(), |(lib, r)| {
-            format!(
-                "{lib} ({:.1} bits per live key, {:.2}%, {:.1} ms per round of updates)",
-                bpk(r),
-                100.0 * r.fpr,
-                median_update(lib)
-            )
-        }),
-        linebloom: ours.map_or("—".into(), |r| {
-            format!(
-                "linebloom-counting {:.1} bits per live key, {:.2}%, {:.1} ms per round; or a plain linebloom rebuilt each round: {:.1} ms",
-                bpk(r),
-                100.0 * r.fpr,
-                median_update("linebloom-counting"),
-                median_update("linebloom")
-            )
-        }),
+        best: best.map_or(
+            "— (no deleting filter held 1% cleanly)".into(),
+            |(lib, r)| {
+                format!(
+                    "{lib} ({:.1} bits per live key, {:.2}%, {:.1} ms per round of updates)",
+                    bpk(r),
+                    100.0 * r.fpr,
+                    median_update(lib)
+                )
+            },
+        ),
+        linebloom: if linebloom.is_empty() {
+            "—".into()
+        } else {
+            linebloom.join("; ")
+        },
         from,
     }
 }

@@ -29,6 +29,37 @@ pub fn false_positives(f: &dyn crate::rivals::Filter, probes: &[u64]) -> u64 {
     hits
 }
 
+/// Counts false positives of `f` over keys `key(i)` for `i` in `range`, generated in
+/// chunks, so that a billion probes need no list in memory.
+pub fn count_positives(
+    f: &dyn crate::rivals::Filter,
+    range: std::ops::Range<u64>,
+    key: impl Fn(u64) -> u64,
+) -> u64 {
+    const CHUNK: u64 = 1 << 16;
+    let (mut keys, mut out) = (
+        Vec::with_capacity(CHUNK as usize),
+        vec![false; CHUNK as usize],
+    );
+    let mut hits = 0;
+    let mut i = range.start;
+    while i < range.end {
+        let end = range.end.min(i + CHUNK);
+        keys.clear();
+        keys.extend((i..end).map(&key));
+        f.contains_batch(&keys, &mut out[..keys.len()]);
+        hits += out[..keys.len()].iter().filter(|&&x| x).count() as u64;
+        i = end;
+    }
+    hits
+}
+
+/// Random non-member number `i`: odd, from a SplitMix64 stream of its index and the
+/// run's seed (for [`count_positives`]).
+pub fn random_probe(ctx: &Ctx, i: u64) -> u64 {
+    member_key(ctx, i ^ 0x5bd1_e995_0000_0000) | 1
+}
+
 /// Member key number `i` of this run's keyed stream (even), for filters too large to
 /// hold their key set in memory: [`keyed_member`] with the run's seed.
 #[inline]

@@ -3,8 +3,8 @@
 
 use crate::experiment::{Registered, entry};
 use crate::experiments::{
-    capabilities, churn, footprint, formula, fpr_vs_bits, growth, kernels, latency, sizing,
-    sizing_per_filter, sizing_table, space, threads, throughput,
+    capabilities, churn, footprint, formula, fpr_vs_bits, growth, kernels, latency, quotient_load,
+    sizing, sizing_per_filter, sizing_table, space, threads, throughput,
 };
 
 /// Every experiment, in report order.
@@ -18,6 +18,7 @@ pub const REGISTRY: &[Registered] = &[
     entry::<latency::Latency>(),
     entry::<space::Space>(),
     entry::<churn::Churn>(),
+    entry::<quotient_load::QuotientLoad>(),
     entry::<growth::Growth>(),
     entry::<capabilities::Capabilities>(),
     entry::<threads::Threads>(),

@@ -7,6 +7,7 @@
 //! `bloomfilter` and `growable-bloom-filter` only accept `Hash` values and hash with
 //! their own SipHash; xorf's BinaryFuse8 takes the XXH3 hash as its key. The other
 //! families (cuckoo, quotient, xor, another counting filter) are in [`families`];
+//! linebloom's vector quotient filter, whose insert can refuse, in [`vector_quotient`];
 //! [`split_block`] is a 256-bit split-block filter on linebloom's own hash, the
 //! reference for linebloom's single-key probe.
 
@@ -14,10 +15,12 @@ pub mod contenders;
 pub mod families;
 pub mod filter;
 pub mod split_block;
+pub mod vector_quotient;
 
 pub use contenders::{CONTENDERS, Contender, Sizing, build, build_sized, contender, names};
 pub use filter::{Filter, same_kind, serde_round_trip, serde_round_trip_into, spawn_inserts, xxh3};
 pub use split_block::SplitBlock256;
+pub use vector_quotient::LinebloomQuotient;
 
 use linebloom::arch::Kernel;
 use linebloom::{
@@ -177,6 +180,22 @@ pub struct Named<F>(pub &'static str, pub F);
 impl<F: Filter> Filter for Named<F> {
     fn name(&self) -> String {
         self.0.into()
+    }
+    // The loops forward too, so that a named box runs its filter's own loops.
+    fn count_each(&self, keys: &[u64]) -> u64 {
+        self.1.count_each(keys)
+    }
+    fn insert_each(&mut self, keys: &[u64]) {
+        self.1.insert_each(keys)
+    }
+    fn dedup_each(&mut self, keys: &[u64]) -> u64 {
+        self.1.dedup_each(keys)
+    }
+    fn remove_each(&mut self, keys: &[u64]) -> u64 {
+        self.1.remove_each(keys)
+    }
+    fn try_insert_each(&mut self, keys: &[u64]) -> u64 {
+        self.1.try_insert_each(keys)
     }
     #[inline]
     fn insert(&mut self, key: u64) {

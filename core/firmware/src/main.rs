@@ -4,7 +4,11 @@
 //! formula's 99th percentile over filters, and `encode_into` round trips through `view`
 //! and through `from_bytes_into` (unaligned bytes, static storage) that answer alike, as
 //! does the same filter built with 32-bit atomics in a `static`
-//! (`StaticAtomicBloomFilter`; on the M0, portable-atomic's). The exit status (through
+//! (`StaticAtomicBloomFilter`; on the M0, portable-atomic's). Then a
+//! `VectorQuotientFilter` in a `static` (8-bit tags, the scalar kernel's broadword
+//! select: no BMI2 here) holds the same keys, deletes half of them with no false
+//! negative among the rest, answers within its rate's 99% interval, and round trips
+//! through `encode_into`, `view` and `from_bytes_into`. The exit status (through
 //! semihosting) is the test's verdict.
 #![no_std]
 #![no_main]
@@ -12,7 +16,7 @@
 use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hprintln};
 use linebloom::block::{blocks_as_bytes, blocks_as_bytes_mut};
-use linebloom::{Block, BloomFilter, StaticAtomicBloomFilter, StaticBlocks};
+use linebloom::{Block, BloomFilter, StaticAtomicBloomFilter, StaticBlocks, VectorQuotientFilter};
 
 /// 20 blocks (1280 bytes): about 10 bits per key for 1000 keys.
 static STORAGE: StaticBlocks<20> = StaticBlocks::new();
@@ -23,6 +27,12 @@ static DECODED: StaticBlocks<20> = StaticBlocks::new();
 /// The same filter shared through `&self`, on 32-bit atomics (an interrupt handler and
 /// the main loop could both insert).
 static SHARED: StaticAtomicBloomFilter<20> = StaticAtomicBloomFilter::new(8);
+/// 24 blocks of 48 one-byte tags (1536 bytes): 1000 keys fill 87% of the slots.
+static QUOTIENT: StaticBlocks<24> = StaticBlocks::new();
+/// The quotient filter's encoding (header, 24 blocks, checksum).
+static QUOTIENT_ENCODED: StaticBlocks<26> = StaticBlocks::new();
+/// Where the quotient filter's no-alloc decode copies it.
+static QUOTIENT_DECODED: StaticBlocks<24> = StaticBlocks::new();
 
 const KEYS: u32 = 1000;
 const PROBES: u32 = 100_000;
@@ -93,13 +103,99 @@ fn main() -> ! {
         && decode_agrees
         && atomic_agrees
         && within_99
-        && exact <= quantile_99;
+        && exact <= quantile_99
+        && quotient_checks();
     debug::exit(if ok {
         debug::EXIT_SUCCESS
     } else {
         debug::EXIT_FAILURE
     });
     loop {}
+}
+
+/// Whether |count − N·q| lies within the two-sided 99% interval of Binomial(N, q),
+/// compared squared (no square root in no_std).
+fn within_99(count: u32, trials: u32, q: f64) -> bool {
+    let expected = trials as f64 * q;
+    let deviation = count as f64 - expected;
+    deviation * deviation <= 2.576 * 2.576 * expected * (1.0 - q)
+}
+
+/// The quotient filter's run: insert, delete half, probe, round trip. Prints what it
+/// saw and returns whether every check passed.
+fn quotient_checks() -> bool {
+    let Ok(mut filter) = VectorQuotientFilter::from_storage(QUOTIENT.take().unwrap(), 8) else {
+        hprintln!("quotient: the storage was refused");
+        return false;
+    };
+    let refused = (0..KEYS)
+        .filter(|i| filter.insert(&(i * 2)).is_err())
+        .count();
+    let missing = (0..KEYS).filter(|i| !filter.contains(&(i * 2))).count();
+    // Delete the first half; each delete must find its key, and the second half must
+    // all still answer present.
+    let not_found = (0..KEYS / 2)
+        .filter(|i| filter.remove(&(i * 2)).is_err())
+        .count();
+    let missing_after = (KEYS / 2..KEYS)
+        .filter(|i| !filter.contains(&(i * 2)))
+        .count();
+    let false_positives = (0..PROBES)
+        .filter(|i| filter.contains(&(i * 2 + 1)))
+        .count() as u32;
+    // This filter's rate from its block loads, and the count's 99% interval around it.
+    let exact = filter.estimated_fpr();
+    let within = within_99(false_positives, PROBES, exact);
+
+    let mut buffer = QUOTIENT_ENCODED.take().unwrap();
+    let Ok(len) = filter.encode_into(blocks_as_bytes_mut(buffer.as_mut())) else {
+        hprintln!("quotient: encode_into refused its buffer");
+        return false;
+    };
+    let view_agrees =
+        match VectorQuotientFilter::<&[Block]>::view(&blocks_as_bytes(buffer.as_ref())[..len]) {
+            Ok(view) => (0..PROBES).all(|i| view.contains(&i) == filter.contains(&i)),
+            Err(_) => false,
+        };
+    let decode_agrees = match VectorQuotientFilter::from_bytes_into(
+        &blocks_as_bytes(buffer.as_ref())[..len],
+        QUOTIENT_DECODED.take().unwrap(),
+    ) {
+        Ok(decoded) => {
+            decoded.len() == filter.len()
+                && (0..PROBES).all(|i| decoded.contains(&i) == filter.contains(&i))
+        }
+        Err(_) => false,
+    };
+    hprintln!(
+        "vector quotient filter (kernel {}, 8-bit tags, {} blocks): {} keys, {} refused, \
+         {} missing; deleted {} ({} not found), {} of the rest missing; {} false \
+         positives in {} probes at {} keys (this filter's rate {} ppm, within its 99% \
+         interval: {}), view agrees: {}, decode agrees: {}",
+        filter.kernel_name(),
+        filter.params().blocks(),
+        KEYS,
+        refused,
+        missing,
+        KEYS / 2,
+        not_found,
+        missing_after,
+        false_positives,
+        PROBES,
+        filter.len(),
+        (exact * 1e6) as u64,
+        within,
+        view_agrees,
+        decode_agrees
+    );
+    refused == 0
+        && missing == 0
+        && not_found == 0
+        && missing_after == 0
+        && filter.len() == u64::from(KEYS - KEYS / 2)
+        && within
+        && view_agrees
+        && decode_agrees
 }
 
 #[panic_handler]

@@ -13,8 +13,13 @@
 /// Blocks of 64 bytes the filter holds (1280 bytes: about 10 bits per key for 1000 keys).
 const BLOCKS: usize = 20;
 
-#[cfg(not(any(feature = "dummy", feature = "linebloom", feature = "sbbf")))]
-compile_error!("pick one filter: --features dummy, linebloom, format, sizing or sbbf");
+#[cfg(not(any(
+    feature = "dummy",
+    feature = "linebloom",
+    feature = "quotient",
+    feature = "sbbf"
+)))]
+compile_error!("pick one filter: --features dummy, linebloom, format, sizing, quotient or sbbf");
 
 /// Inserts keys `0..keys`, then returns how many of `keys..2·keys` the filter reports
 /// present (plus what the format and sizing variants read back).
@@ -79,6 +84,23 @@ mod subject {
             Ok(params) => params.k() + (params.expected_fpr(keys) * 1e6) as u32,
             Err(_) => u32::MAX,
         }
+    }
+}
+
+#[cfg(all(feature = "quotient", not(feature = "linebloom")))]
+mod subject {
+    use linebloom::{Block, VectorQuotientFilter};
+
+    /// The vector quotient filter with 8-bit tags over the same 20 blocks (960 slots:
+    /// the inserts past its capacity are refused, which is part of what is measured).
+    pub fn run(keys: u64) -> u32 {
+        let mut storage = [Block::ZERO; super::BLOCKS];
+        let Ok(mut filter) = VectorQuotientFilter::from_storage(&mut storage[..], 8) else {
+            return u32::MAX;
+        };
+        let refused = (0..keys).filter(|key| filter.insert(key).is_err()).count() as u32;
+        let hits = (keys..2 * keys).filter(|key| filter.contains(key)).count() as u32;
+        hits + refused
     }
 }
 

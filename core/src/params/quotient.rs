@@ -18,7 +18,7 @@
 //! power of two of the block count, which is the more conservative end: 8-bit tags
 //! reach 92.5% of their slots at a million blocks, 16-bit tags 87.2%.
 //!
-//! The lab's `quotient_fill` experiment fills filters past their capacity until the
+//! The lab's `quotient_load` experiment fills filters past their capacity until the
 //! first refusal, and reports where that happened against this bound.
 //!
 //! # The false-positive rate

@@ -29,14 +29,17 @@
 //! With `h` the key's 64-bit hash, `m` the (even) block count and `r` the tag bits:
 //!
 //! ```text
-//! first  = (h · m) >> 64                                  (128-bit product)
-//! g      = fmix64(h)                                       (MurmurHash3's finalizer)
-//! tag    = g mod 2^r
-//! bucket = ((g >> 32) · BUCKETS) >> 32
+//! first  = (h · m) >> 64                                  (128-bit product: the high half)
+//! bucket = (((h · m) mod 2^64) · BUCKETS) >> 64            (its low half, scaled)
+//! tag    = h mod 2^r
 //! f      = bucket · 2^16 + tag                             (the fingerprint)
 //! pair   = (((f + 1) · 0x9e3779b97f4a7c15 mod 2^64) · m) >> 64
 //! second = (pair − first) mod m, or (first + m/2) mod m where that is first
 //! ```
+//!
+//! One product gives both the block and the bucket: for a uniform `h`, the low half of
+//! `h · m` is uniform whatever the high half is, so the bucket is independent of the
+//! block; the tag is `h`'s low bits, which the bucket's top bits do not depend on.
 //!
 //! The second block depends only on the first and the fingerprint, and the map from one
 //! to the other is its own inverse: every key whose fingerprint sits in a block has the
@@ -46,7 +49,6 @@
 //! stays found through the copy that remains.
 
 use crate::block::Block;
-use crate::hash::fmix64;
 
 /// The scheme's name, for stores that keep blocks outside the binary format.
 pub const SCHEME: &str = "linebloom-vqf-v1";
@@ -97,10 +99,10 @@ pub fn location(hash: u64, blocks: usize, tag_bits: u32) -> Location {
 #[inline(always)]
 pub(crate) fn locate<W: Width>(hash: u64, blocks: usize) -> Location {
     let m = blocks as u64;
-    let first = ((hash as u128 * m as u128) >> 64) as u64;
-    let g = fmix64(hash);
-    let tag = (g as u32) & W::TAG_MASK;
-    let bucket = (((g >> 32) * W::BUCKETS as u64) >> 32) as u32;
+    let product = hash as u128 * m as u128;
+    let first = (product >> 64) as u64;
+    let tag = (hash as u32) & W::TAG_MASK;
+    let bucket = (((product as u64) as u128 * W::BUCKETS as u128) >> 64) as u32;
     let fingerprint = ((bucket as u64) << 16) | tag as u64;
     let spread = fingerprint.wrapping_add(1).wrapping_mul(PAIR_MULTIPLIER);
     let pair = ((spread as u128 * m as u128) >> 64) as u64;
@@ -200,39 +202,54 @@ pub(crate) fn tag_at<W: Width>(block: &Block, slot: u32) -> u32 {
     ((block.0[W::TAG_WORD + (bit / 64) as usize] >> (bit % 64)) as u32) & W::TAG_MASK
 }
 
+/// Where slot `slot` starts: its word and the bit offset in it.
+#[inline(always)]
+fn slot_bits<W: Width>(slot: u32) -> (usize, u32) {
+    let bit = slot.min(W::SLOTS - 1) * W::TAG_BITS;
+    (W::TAG_WORD + (bit / 64) as usize, bit % 64)
+}
+
+/// The part of word `i` below slot `(at, offset)` (all of it below `at`, none above).
+#[inline(always)]
+fn below(i: usize, at: usize, offset: u32) -> u64 {
+    if i < at {
+        u64::MAX
+    } else if i == at {
+        (1u64 << offset) - 1
+    } else {
+        0
+    }
+}
+
 /// Moves the tags from `slot` up by one slot (the last slot, empty in a block that is
 /// not full, drops out) and writes `tag` into `slot`. Word shifts with carries, the
 /// same on every endianness and for every kernel.
 #[inline(always)]
 pub(crate) fn shift_in<W: Width>(block: &mut Block, slot: u32, tag: u32) {
     let width = W::TAG_BITS;
-    let bit = slot.min(W::SLOTS - 1) * width;
-    let at = W::TAG_WORD + (bit / 64) as usize;
-    let offset = bit % 64;
+    let (at, offset) = slot_bits::<W>(slot);
     let words = &mut block.0;
     for i in (at + 1..8).rev() {
         words[i] = (words[i] << width) | (words[i - 1] >> (64 - width));
     }
     let word = words[at];
-    let below = (1u64 << offset) - 1;
-    words[at] = (word & below) | ((tag as u64) << offset) | ((word & !below) << width);
+    let keep = below(at, at, offset);
+    words[at] = (word & keep) | ((tag as u64) << offset) | ((word & !keep) << width);
 }
 
 /// Removes the tag in `slot`: the tags above move down by one slot and the last slot
-/// becomes zero.
+/// becomes zero. Every word is computed, with no branch on where the slot is (a loop
+/// from the slot up mispredicts its length: measured 10% slower deletes).
 #[inline(always)]
 pub(crate) fn shift_out<W: Width>(block: &mut Block, slot: u32) {
     let width = W::TAG_BITS;
-    let bit = slot.min(W::SLOTS - 1) * width;
-    let at = W::TAG_WORD + (bit / 64) as usize;
-    let offset = bit % 64;
-    let words = &mut block.0;
-    let word = words[at];
-    let below = (1u64 << offset) - 1;
-    let carry = |above: Option<&u64>| above.map_or(0, |w| w << (64 - width));
-    words[at] = (word & below) | ((word >> width) & !below) | carry(words.get(at + 1));
-    for i in at + 1..8 {
-        words[i] = (words[i] >> width) | carry(words.get(i + 1));
+    let (at, offset) = slot_bits::<W>(slot);
+    let old = block.0;
+    for i in W::TAG_WORD..8 {
+        let carry = if i < 7 { old[i + 1] << (64 - width) } else { 0 };
+        let shifted = (old[i] >> width) | carry;
+        let keep = below(i, at, offset);
+        block.0[i] = (old[i] & keep) | (shifted & !keep);
     }
 }
 
@@ -281,6 +298,7 @@ pub(crate) fn is_well_formed<W: Width>(block: &Block) -> bool {
 #[cfg(all(test, feature = "alloc"))]
 mod tests {
     use super::*;
+    use crate::hash::fmix64;
     use alloc::vec::Vec;
 
     /// Slots as a vector, for comparing with a model.

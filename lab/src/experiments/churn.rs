@@ -27,6 +27,7 @@ pub const NAME: &str = "churn";
 /// The families that can delete, linebloom's first.
 pub const LIBRARIES: &[&str] = &[
     "linebloom-counting",
+    "linebloom-quotient",
     "cuckoofilter",
     "scalable-cuckoo-filter",
     "qfilter",

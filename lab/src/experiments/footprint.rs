@@ -11,6 +11,7 @@
 //! | `linebloom` | `BloomFilter::from_storage`, `insert`, `contains` (default features off) |
 //! | `linebloom+format` | …and `encode_into` and a zero-copy `view` |
 //! | `linebloom+sizing` | …and `Params::for_fpr` and `expected_fpr` (f64) |
+//! | `linebloom-quotient` | `VectorQuotientFilter::from_storage` (8-bit tags), `insert`, `contains` |
 //! | `sbbf-rs` | sbbf-rs 0.2.8 `insert` and `contains`, keys hashed with XXH3-64 |
 //!
 //! It reads the sizes with the `object` crate: `text` is the code (ELF sections of kind
@@ -48,6 +49,7 @@ const VARIANTS: &[(&str, &str)] = &[
     ("linebloom", "linebloom"),
     ("linebloom+format", "format"),
     ("linebloom+sizing", "sizing"),
+    ("linebloom-quotient", "quotient"),
     ("sbbf-rs", "sbbf"),
 ];
 
@@ -308,6 +310,7 @@ impl Experiment for Footprint {
                 for contender in [
                     "linebloom",
                     "sbbf-rs",
+                    "linebloom-quotient",
                     "linebloom+format",
                     "linebloom+sizing",
                 ] {

@@ -17,6 +17,7 @@
 
 use crate::Ctx;
 use crate::experiment::{Experiment, Run, Summary};
+use crate::keys::{count_positives, random_probe};
 use crate::plot::{LineChart, Series, Style};
 use crate::rivals::{Filter, blocked};
 use crate::stats::{Z99, wilson};
@@ -91,26 +92,6 @@ fn family_key(family: &str, i: u64) -> u64 {
     }
 }
 
-/// Counts false positives of `f` over keys `key(i)` for `i` in `range`, in chunks.
-fn count_positives(f: &dyn Filter, range: std::ops::Range<u64>, key: impl Fn(u64) -> u64) -> u64 {
-    const CHUNK: u64 = 1 << 16;
-    let (mut keys, mut out) = (
-        Vec::with_capacity(CHUNK as usize),
-        vec![false; CHUNK as usize],
-    );
-    let mut hits = 0;
-    let mut i = range.start;
-    while i < range.end {
-        let end = range.end.min(i + CHUNK);
-        keys.clear();
-        keys.extend((i..end).map(&key));
-        f.contains_batch(&keys, &mut out[..keys.len()]);
-        hits += out[..keys.len()].iter().filter(|&&x| x).count() as u64;
-        i = end;
-    }
-    hits
-}
-
 fn row(keys: &str, target: f64, params: Params, n: u64, probes: u64, fp: u64) -> Row {
     let predicted = params.expected_fpr(n);
     let (lo, hi) = wilson(fp, probes, Z99);
@@ -129,11 +110,6 @@ fn row(keys: &str, target: f64, params: Params, n: u64, probes: u64, fp: u64) ->
         ratio_lo: lo / predicted,
         ratio_hi: hi / predicted,
     }
-}
-
-/// A random non-member: odd, from a SplitMix64 stream of its index and the run's seed.
-fn random_probe(ctx: &Ctx, i: u64) -> u64 {
-    crate::keys::member_key(ctx, i ^ 0x5bd1_e995_0000_0000) | 1
 }
 
 /// The `formula` experiment.

@@ -9,6 +9,7 @@ pub mod fpr_vs_bits;
 pub mod growth;
 pub mod kernels;
 pub mod latency;
+pub mod quotient_load;
 pub mod sizing;
 pub mod sizing_per_filter;
 pub mod sizing_table;

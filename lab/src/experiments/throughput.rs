@@ -59,13 +59,32 @@ pub const FAMILIES: &[&str] = &[
     "fastbloom-rs-counting",
     "cuckoofilter",
     "qfilter",
+    "linebloom-quotient",
     "xorf-binaryfuse8",
     "xorf-xor8",
 ];
 
 /// Families whose inserts are not timed: they refuse keys past their capacity (the
-/// insert workload adds keys past `n`), or cannot insert after they are built.
-const UNTIMED_INSERTS: &[&str] = &["cuckoofilter", "qfilter", "xorf-binaryfuse8", "xorf-xor8"];
+/// insert workload adds keys past `n`), or cannot insert after they are built. Those
+/// that delete have their inserts timed by `reinsert` instead.
+const UNTIMED_INSERTS: &[&str] = &[
+    "cuckoofilter",
+    "qfilter",
+    "linebloom-quotient",
+    "xorf-binaryfuse8",
+    "xorf-xor8",
+];
+
+/// Families that delete: each round deletes a quarter of their keys (`delete`) and
+/// inserts the same keys back (`reinsert`), so the load stays between 75% and 100%
+/// of `n`, where a full filter's inserts and deletes work hardest.
+pub const DELETES: &[&str] = &[
+    "linebloom-counting",
+    "fastbloom-rs-counting",
+    "cuckoofilter",
+    "qfilter",
+    "linebloom-quotient",
+];
 
 /// One CSV row.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -134,6 +153,10 @@ impl Experiment for Throughput {
                 .collect();
             let misses = non_members(ctx, probes, size);
             let inserts: Vec<u64> = (0..probes as u64).map(|i| member_key(ctx, n + i)).collect();
+            // Held keys to delete and insert back: a quarter of the members.
+            let churn: Vec<u64> = (0..(n / 4).min(probes as u64).max(1))
+                .map(|i| member_key(ctx, i))
+                .collect();
 
             let mut contenders: Vec<Box<dyn Filter>> = Vec::new();
             let kernels: Vec<_> = if size > rival_max {
@@ -170,6 +193,7 @@ impl Experiment for Throughput {
             let huge = anon_huge_bytes();
             let probe = MemoryProbe::new(params.bytes(), ctx.seed);
 
+            // `delete` before `reinsert`: a round deletes keys, then puts them back.
             let workloads = [
                 "hit",
                 "miss",
@@ -177,6 +201,8 @@ impl Experiment for Throughput {
                 "miss-batched",
                 "insert",
                 "add",
+                "delete",
+                "reinsert",
             ];
             let mut samples: Vec<Vec<Vec<f64>>> =
                 vec![vec![Vec::new(); workloads.len()]; contenders.len()];
@@ -196,14 +222,29 @@ impl Experiment for Throughput {
                         if inserts_keys && UNTIMED_INSERTS.contains(&c.name().as_str()) {
                             continue;
                         }
+                        let churns = *w == "delete" || *w == "reinsert";
+                        if churns && !DELETES.contains(&c.name().as_str()) {
+                            continue;
+                        }
                         let keys = if w.starts_with("hit") {
                             &hits
                         } else if w.starts_with("miss") {
                             &misses
+                        } else if churns {
+                            &churn
                         } else {
                             &inserts
                         };
+                        let mut done = 0;
                         let t = match (*w, batched) {
+                            ("delete", _) => ns_per_key(keys, |k| {
+                                done = c.remove_each(k);
+                                done
+                            }),
+                            ("reinsert", _) => ns_per_key(keys, |k| {
+                                done = c.try_insert_each(k);
+                                done
+                            }),
                             // One dynamic call per pass: the loops are the filter's
                             // own (`count_each`, `dedup_each`, `insert_each`), so each
                             // probe inlines. `insert` uses every answer (a dedup loop),
@@ -219,6 +260,18 @@ impl Experiment for Throughput {
                             }),
                             _ => ns_per_key(keys, |k| c.count_each(k)),
                         };
+                        if churns && done != keys.len() as u64 {
+                            // linebloom's own filters must take back every key they
+                            // held; a rival that refuses is reported, and measured on.
+                            let what = format!(
+                                "{}: {w} took {done} of {} held keys at {} KiB",
+                                c.name(),
+                                keys.len(),
+                                size >> 10
+                            );
+                            anyhow::ensure!(!c.name().starts_with("linebloom"), "{what}");
+                            bar.suspend(|| eprintln!("   note: {what}"));
+                        }
                         samples[ci][wi].push(t);
                     }
                 }
@@ -283,6 +336,12 @@ impl Experiment for Throughput {
                 "add",
                 "insert",
                 "Insert: CPU ns/op vs size (solid: answer used; dashed: add; memory limits)",
+            ),
+            (
+                "delete",
+                "reinsert",
+                "delete",
+                "Filters that delete, at 75-100% of n: CPU ns per delete (solid) and insert back (dashed)",
             ),
         ] {
             let frame = LineChart::new(title, "filter size", "CPU ns per operation (median)")
@@ -380,9 +439,10 @@ impl Experiment for Throughput {
             .collect();
         let header: Vec<&str> = header.iter().map(String::as_str).collect();
         let every_table = markdown_table(&header, &every);
+        let deleting = deletion_table(rows, &family_sizes);
         Ok(Summary {
             table: format!(
-                "{}\nEvery contender, every family, at the sizes where all of them ran (median CPU ns per negative / positive lookup):\n\n{every_table}",
+                "{}\nEvery contender, every family, at the sizes where all of them ran (median CPU ns per negative / positive lookup):\n\n{every_table}\nThe filters that delete, at 75–100% of the keys they were sized for (median CPU ns per delete / insert back, each round deleting a quarter of the keys and inserting them again; [`delete.svg`](throughput/delete.svg)), and the vector quotient filter's speed-up over qfilter and cuckoofilter (their time over its own: above 1 is faster):\n\n{deleting}",
                 markdown_table(
                     &[
                         "size",
@@ -453,6 +513,46 @@ fn op_series(rows: &[Row], op: &str, dashed: &str) -> Vec<Series> {
             }
         })
         .collect()
+}
+
+/// The deleting families' delete and reinsert times per size, and linebloom-quotient's
+/// speed-up over qfilter and cuckoofilter in every operation both measured.
+fn deletion_table(rows: &[Row], sizes: &[u64]) -> String {
+    let get = |c: &str, w: &str, s: u64| {
+        rows.iter()
+            .find(|r| r.contender == c && r.workload == w && r.size_bytes == s)
+            .map(|r| r.median_ns)
+    };
+    let mut header = vec!["contender (delete / insert back ns)".to_string()];
+    header.extend(sizes.iter().map(|s| format!("{} KiB", s >> 10)));
+    let mut lines: Vec<Vec<String>> = DELETES
+        .iter()
+        .map(|c| {
+            let mut line = vec![c.to_string()];
+            line.extend(sizes.iter().map(|&s| {
+                match (get(c, "delete", s), get(c, "reinsert", s)) {
+                    (Some(d), Some(i)) => format!("{d:.1} / {i:.1}"),
+                    _ => "—".into(),
+                }
+            }));
+            line
+        })
+        .collect();
+    for rival in ["qfilter", "cuckoofilter"] {
+        let mut line = vec![format!(
+            "speed-up over {rival} (miss / hit / delete / insert back)"
+        )];
+        line.extend(sizes.iter().map(|&s| {
+            let ratio = |w: &str| match (get(rival, w, s), get("linebloom-quotient", w, s)) {
+                (Some(theirs), Some(ours)) => format!("{:.1}", theirs / ours),
+                _ => "—".into(),
+            };
+            ["miss", "hit", "delete", "reinsert"].map(ratio).join(" / ")
+        }));
+        lines.push(line);
+    }
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    markdown_table(&header, &lines)
 }
 
 /// The sizes, ascending, at which the other families ([`FAMILIES`]) ran too.

@@ -6,6 +6,7 @@
 use super::families::{Cuckoo, FastbloomRsCounting, Quotient, ScalableCuckoo, Xorf, holding};
 use super::filter::Filter;
 use super::split_block::SplitBlock256;
+use super::vector_quotient::LinebloomQuotient;
 use super::{
     BLOOMFILTER_SEED, Bloomfilter, Fastbloom, FastbloomAtomic, Fuse8, Growable, Linebloom, Sbbf,
     blocked,
@@ -17,7 +18,7 @@ use crate::style::{
 use linebloom::arch::Kernel;
 use linebloom::{
     AtomicBloomFilter, ClassicBloomFilter, ClassicParams, CountingBloomFilter, CountingParams,
-    Params, ScalableBloomFilter,
+    Params, QuotientParams, ScalableBloomFilter,
 };
 
 /// Which filter, sized how: the lab's single factory.
@@ -90,6 +91,29 @@ pub const CONTENDERS: &[Contender] = &[
             };
             filled(
                 Box::new(Linebloom(CountingBloomFilter::new(params))),
+                members,
+            )
+        },
+    },
+    Contender {
+        scheme: scheme(
+            super::vector_quotient::NAME,
+            "quotient",
+            (120, 20, 20),
+            Triangle,
+        ),
+        make: |sizing, n, members, _| {
+            let params = match sizing {
+                Sizing::Fpr(p) => QuotientParams::for_fpr(n, p)?,
+                Sizing::BitsPerKey(b) => match LinebloomQuotient::params_for_bits(n, b) {
+                    Some(params) => params,
+                    None => return Ok(None),
+                },
+            };
+            let kernel = linebloom::arch::quotient::detect();
+            holding(
+                super::vector_quotient::NAME,
+                Box::new(LinebloomQuotient::new(params, kernel)),
                 members,
             )
         },
@@ -431,6 +455,7 @@ mod tests {
             "cuckoofilter",
             "scalable-cuckoo-filter",
             "qfilter",
+            "linebloom-quotient",
             "fastbloom-rs-counting",
             "xorf-xor8",
             "xorf-xor16",
@@ -445,7 +470,10 @@ mod tests {
                 "{name}: a key is missing"
             );
             assert!(f.bytes() > 0);
-            let deletes = name.contains("cuckoo") || name == "qfilter" || name.contains("counting");
+            let deletes = name.contains("cuckoo")
+                || name.contains("quotient")
+                || name == "qfilter"
+                || name.contains("counting");
             let (gone, kept) = keys.split_at(keys.len() / 2);
             for &k in gone {
                 assert_eq!(f.remove(k).is_some(), deletes, "{name}");

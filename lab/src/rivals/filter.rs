@@ -82,6 +82,24 @@ pub trait Filter: Any {
     fn remove(&mut self, _key: u64) -> Option<bool> {
         None
     }
+    /// Removes `keys` (all held) one at a time and counts the removals that succeeded,
+    /// in one loop compiled per filter type, like [`count_each`](Filter::count_each).
+    fn remove_each(&mut self, keys: &[u64]) -> u64 {
+        let mut removed = 0;
+        for &k in keys {
+            removed += u64::from(self.remove(std::hint::black_box(k)) == Some(true));
+        }
+        removed
+    }
+    /// Adds `keys` one at a time by [`try_insert`](Filter::try_insert) and counts the
+    /// inserts the filter took, in one loop compiled per filter type.
+    fn try_insert_each(&mut self, keys: &[u64]) -> u64 {
+        let mut taken = 0;
+        for &k in keys {
+            taken += u64::from(self.try_insert(std::hint::black_box(k)));
+        }
+        taken
+    }
     /// The filter's false-positive rate for a uniform non-member, computed from its bits
     /// (linebloom's `estimated_fpr`: exact for the blocked kinds given an ideal hash;
     /// `fill^k` for the classic filter), where the library can say; `None` where only
@@ -152,4 +170,67 @@ where
 #[inline(always)]
 pub fn xxh3(key: u64) -> u64 {
     xxhash_rust::xxh3::xxh3_64(&key.to_le_bytes())
+}
+
+/// A boxed filter is a filter: every method forwards, the loops included, so that a
+/// pass runs the inner filter's own loop (one dynamic call per pass, as for the box
+/// itself), and wrappers such as [`super::Named`] can hold a filter built by name.
+impl Filter for Box<dyn Filter> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn insert(&mut self, key: u64) {
+        (**self).insert(key)
+    }
+    fn contains(&self, key: u64) -> bool {
+        (**self).contains(key)
+    }
+    fn bytes(&self) -> usize {
+        (**self).bytes()
+    }
+    fn count_each(&self, keys: &[u64]) -> u64 {
+        (**self).count_each(keys)
+    }
+    fn insert_each(&mut self, keys: &[u64]) {
+        (**self).insert_each(keys)
+    }
+    fn insert_reporting(&mut self, key: u64) -> bool {
+        (**self).insert_reporting(key)
+    }
+    fn dedup_each(&mut self, keys: &[u64]) -> u64 {
+        (**self).dedup_each(keys)
+    }
+    fn contains_batch(&self, keys: &[u64], out: &mut [bool]) {
+        (**self).contains_batch(keys, out)
+    }
+    fn insert_batch(&mut self, keys: &[u64]) {
+        (**self).insert_batch(keys)
+    }
+    fn has_batch(&self) -> bool {
+        (**self).has_batch()
+    }
+    fn try_insert(&mut self, key: u64) -> bool {
+        (**self).try_insert(key)
+    }
+    fn remove(&mut self, key: u64) -> Option<bool> {
+        (**self).remove(key)
+    }
+    fn remove_each(&mut self, keys: &[u64]) -> u64 {
+        (**self).remove_each(keys)
+    }
+    fn try_insert_each(&mut self, keys: &[u64]) -> u64 {
+        (**self).try_insert_each(keys)
+    }
+    fn exact_fpr(&self) -> Option<f64> {
+        (**self).exact_fpr()
+    }
+    fn merge(&mut self, other: &dyn Filter) -> Option<anyhow::Result<()>> {
+        (**self).merge(other)
+    }
+    fn insert_concurrently(&self, keys: &[u64], threads: usize) -> Option<()> {
+        (**self).insert_concurrently(keys, threads)
+    }
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+        (**self).round_trip()
+    }
 }

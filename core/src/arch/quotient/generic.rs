@@ -32,52 +32,65 @@ pub(crate) enum Insertion {
     Again,
 }
 
-/// Position of metadata zero number `rank` (from 0): the end of bucket `rank`.
+/// Position of metadata zero number `rank` (from 0): the end of bucket `rank`. Both
+/// words are searched and the answer picked without a branch (which word holds a
+/// bucket's end is a coin toss for the branch predictor); 16-bit tags have one word.
 #[inline(always)]
-unsafe fn select_zero<O: TagOps>(metadata: u128, rank: u32) -> u32 {
+unsafe fn select_zero<W: Width, O: TagOps>(metadata: u128, rank: u32) -> u32 {
     let low = !(metadata as u64);
-    let zeros_low = low.count_ones();
-    if rank < zeros_low {
-        // SAFETY: the caller's CPU has O's features (this function's contract).
-        unsafe { O::select(low, rank) }
-    } else {
-        let high = !((metadata >> 64) as u64);
-        // SAFETY: as above.
-        64 + unsafe { O::select(high, rank - zeros_low) }
+    // SAFETY: the caller's CPU has O's features (this function's contract).
+    let in_low = unsafe { O::select(low, rank) };
+    if W::TAG_WORD == 1 {
+        return in_low;
     }
+    let high = !((metadata >> 64) as u64);
+    // A rank past the low word's zeros wraps to a huge one: `select` then answers 64
+    // or another position, which is not picked.
+    let zeros_low = low.count_ones();
+    // SAFETY: as above.
+    let in_high = 64 + unsafe { O::select(high, rank.wrapping_sub(zeros_low)) };
+    core::hint::select_unpredictable(rank < zeros_low, in_low, in_high)
 }
 
-/// The run of `bucket` as slots `[start, end)`.
+/// The run of `bucket` as slots `[start, end)`: its end is the bucket's closing zero
+/// (one select), its start just above the highest zero below that (a leading-zero
+/// count; none for bucket 0, so the start is 0).
 #[inline(always)]
 unsafe fn run<W: Width, O: TagOps>(block: &Block, bucket: u32) -> (u32, u32) {
     let metadata = W::metadata(block);
     // SAFETY: the caller's CPU has O's features.
-    let end = unsafe { select_zero::<O>(metadata, bucket) }.saturating_sub(bucket);
-    let start = if bucket == 0 {
-        0
-    } else {
-        // SAFETY: as above.
-        (unsafe { select_zero::<O>(metadata, bucket - 1) } + 1).saturating_sub(bucket)
-    };
-    (start, end.max(start))
+    let end = unsafe { select_zero::<W, O>(metadata, bucket) }.min(127);
+    let zeros_below = !metadata & ((1u128 << end) - 1);
+    let start = 128 - zeros_below.leading_zeros();
+    (
+        start.saturating_sub(bucket),
+        end.saturating_sub(bucket).max(start.saturating_sub(bucket)),
+    )
 }
 
 /// The lanes of the run's slots whose tag equals `tag`, as bits of the backend's lane
 /// mask (lane `FIRST_LANE + s` is slot `s`).
+///
+/// The compare comes first: most blocks hold no slot with the tag at all (at 94% load
+/// with 8-bit tags, 84% of them), and those need no select.
 #[inline(always)]
 unsafe fn matches<W: Width, O: TagOps>(block: &Block, bucket: u32, tag: u32) -> u64 {
-    // SAFETY: the caller's CPU has O's features.
-    let (start, end) = unsafe { run::<W, O>(block, bucket) };
-    if start == end {
-        return 0;
-    }
     let lanes = if W::TAG_BITS == 8 {
-        // SAFETY: as above.
+        // SAFETY: the caller's CPU has O's features.
         unsafe { O::lanes8(block, tag as u8) }
     } else {
         // SAFETY: as above.
         unsafe { O::lanes16(block, tag as u16) as u64 }
     };
+    let slot_lanes = (u64::MAX >> (64 - W::SLOTS)) << W::FIRST_LANE;
+    if lanes & slot_lanes == 0 {
+        return 0;
+    }
+    // SAFETY: as above.
+    let (start, end) = unsafe { run::<W, O>(block, bucket) };
+    if start == end {
+        return 0;
+    }
     let len = end - start;
     let run_mask = (u64::MAX >> (64 - len.min(64))).wrapping_shl(W::FIRST_LANE + start);
     lanes & run_mask
@@ -133,7 +146,7 @@ pub(crate) unsafe fn insert<W: Width, O: TagOps>(
     let block = &mut blocks[target];
     let metadata = W::metadata(block);
     // SAFETY: as above.
-    let position = unsafe { select_zero::<O>(metadata, at.bucket) };
+    let position = unsafe { select_zero::<W, O>(metadata, at.bucket) };
     W::set_metadata(block, metadata_insert(metadata, position));
     shift_in::<W>(block, position.saturating_sub(at.bucket), at.tag);
     if again {

@@ -1,6 +1,6 @@
 //! Select without `pdep`: the position of a word's set bit number `r`, from byte
 //! population counts and their prefix sums (a broadword select, after Vigna, "Broadword
-//! Implementation of Rank/Select Queries", 2008), then a short loop inside one byte.
+//! Implementation of Rank/Select Queries", 2008), then a table inside one byte.
 //! Plain integer code: the select of every kernel but `avx512`, and of every target
 //! without BMI2 (Cortex-M0 has no population count either, so the sums are by hand).
 
@@ -15,7 +15,7 @@ const HIGHS: u64 = 0x8080_8080_8080_8080;
 /// bytes  = population count of each byte of word           (SWAR)
 /// prefix = bytes · 0x0101…01: byte i holds the count of bytes 0..=i
 /// byte   = how many prefixes are ≤ rank                    (SWAR compare, summed)
-/// then clear the byte's low set bits until rank is reached
+/// then IN_BYTE[that byte][rank − the prefix before it]
 /// ```
 #[inline(always)]
 #[must_use]
@@ -39,12 +39,29 @@ pub(crate) fn broadword(word: u64, rank: u32) -> u32 {
     } else {
         ((prefix >> (8 * byte - 8)) & 0xff) as u32
     };
-    let mut bits = (word >> (8 * byte)) & 0xff;
-    for _ in 0..rank - before {
-        bits &= bits.wrapping_sub(1);
-    }
-    8 * byte + (bits.trailing_zeros()).min(8)
+    let bits = ((word >> (8 * byte)) & 0xff) as usize;
+    8 * byte + IN_BYTE[bits][((rank - before) & 7) as usize] as u32
 }
+
+/// `IN_BYTE[b][r]`: the position of set bit number `r` of the byte `b` (8 where there
+/// is none): the last step of [`broadword`], a 2 KiB table instead of a loop whose
+/// trip count the branch predictor cannot guess.
+static IN_BYTE: [[u8; 8]; 256] = {
+    let mut table = [[8u8; 8]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let (mut bit, mut rank) = (0, 0);
+        while bit < 8 {
+            if byte >> bit & 1 == 1 {
+                table[byte][rank] = bit as u8;
+                rank += 1;
+            }
+            bit += 1;
+        }
+        byte += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {
