@@ -431,6 +431,43 @@ fn classic_filters_with_the_old_probe_scheme_are_refused() {
 }
 
 #[test]
+fn quotient_filters_with_another_location_scheme_are_refused() {
+    // The vector quotient filter's bucket and tag moved from fmix64(h) (scheme 0: bytes
+    // 32..40 were zero) to the low half of h·m and h's low bits (scheme 2). The same
+    // blocks answer differently under the two, so other schemes are refused by name:
+    // first the bytes a scheme-0 build committed, then edited headers.
+    use linebloom::VectorQuotientFilter;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let old = std::fs::read(dir.join("quotient-scheme0.lbf")).unwrap();
+    assert_eq!(
+        VectorQuotientFilter::from_bytes(&old).unwrap_err(),
+        DecodeError::UnsupportedQuotientScheme(0)
+    );
+    let mut f = VectorQuotientFilter::for_fpr(100, 0.01).unwrap();
+    f.insert("a").unwrap();
+    let mut b = f.to_bytes();
+    assert_eq!(b[32..40], 2u64.to_le_bytes(), "scheme 2 is written");
+    assert_eq!(linebloom::quotient::SCHEME_ID, 2);
+    for scheme in [0u64, 1, 3, u64::MAX] {
+        b[32..40].copy_from_slice(&scheme.to_le_bytes());
+        reseal(&mut b);
+        let err = VectorQuotientFilter::<_, linebloom::IntFold>::from_bytes(&b).unwrap_err();
+        assert_eq!(err, DecodeError::UnsupportedQuotientScheme(scheme));
+        assert!(err.to_string().contains("rebuild"), "{err}");
+        let view = VectorQuotientFilter::<&[linebloom::Block]>::view(&b);
+        assert!(view.is_err());
+    }
+    // The words after the scheme are reserved.
+    b[32..40].copy_from_slice(&2u64.to_le_bytes());
+    b[48..56].copy_from_slice(&1u64.to_le_bytes());
+    reseal(&mut b);
+    assert_eq!(
+        VectorQuotientFilter::<_, linebloom::IntFold>::from_bytes(&b).unwrap_err(),
+        DecodeError::ReservedNonZero
+    );
+}
+
+#[test]
 fn every_scalable_filter_the_library_builds_decodes() {
     // Regression: growth 1.0 made more than 128 layers (options (1, 0.5,
     // 1.0, 0.9) and 200 inserts gave 187), which the decoder refused. The builder now

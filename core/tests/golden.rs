@@ -240,16 +240,16 @@ const GOLDEN_FILTERS: [u64; 10] = [
 
 // Format version 2, kind 5: (IntFold, Xxh3) for each shape of `quotient_filters_are_pinned`.
 const GOLDEN_QUOTIENT: [u64; 10] = [
-    0xb1c6ac3bb887ee65,
-    0x9c298e7a18ffd2f6,
-    0x0bf1d676eab0ad6f,
-    0x476626be17305512,
-    0xea12bca690b8269d,
-    0x04cd6bada088e280,
-    0x261bd227db76e55b,
-    0xb9be383833ef4886,
-    0x87b8f4e45546c7b4,
-    0x97b74d011c98a534,
+    0x6ec7666a11a70e1c,
+    0x8bdcbf7289290378,
+    0xc5af873369a6e1fa,
+    0xb00f0db51b6dc3f9,
+    0x904b664eabaf3e1d,
+    0xd3b4fbbc2b377efd,
+    0x5f28008e00ec0b75,
+    0xe6d93650fd94cf53,
+    0x45e5a2307e0bec2d,
+    0x70f38fe9bdaa37e1,
 ];
 const GOLDEN_QUOTIENT_LOCATIONS: [(usize, usize, u32, u32); 4] = [
     (0, 1, 0, 0),

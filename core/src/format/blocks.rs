@@ -1,8 +1,9 @@
 //! The block-array codec: one implementation for every kind whose encoding is its
 //! blocks as they are ([`BloomFilter`], kind 1; [`CountingBloomFilter`], kind 2;
 //! [`VectorQuotientFilter`], kind 5). The header holds `k` (the tag bits of kind 5),
-//! the block count and the hasher's seed; the kind-specific words are zero; the payload
-//! is the blocks as little-endian words.
+//! the block count and the hasher's seed; the kind-specific words are zero, except the
+//! first of kind 5, its location scheme; the payload is the blocks as little-endian
+//! words.
 //!
 //! [`BlockArray`] says what the codec needs of a kind, and [`block_array_codec!`] writes
 //! each kind's public methods as calls into the generic functions here.
@@ -24,6 +25,8 @@ pub(crate) trait BlockArray: Sized {
     type Hasher: StableHasher;
     /// The kind's tag in the header.
     const KIND: u16;
+    /// The kind-specific header words it writes, and the only ones it reads.
+    const EXTRA: [u64; 4] = [0; 4];
     /// The payload's length in bytes for a header's block count and `k`, after checking
     /// that they make a valid shape of this kind.
     fn payload_len(blocks: u64, k: u32) -> Result<u64, ParamsError>;
@@ -48,11 +51,12 @@ pub(crate) trait BlockArray: Sized {
 }
 
 macro_rules! impl_block_array {
-    ($ty:ident, $kind:expr, $shape:ident, $k:ident $(, $check:ident)?) => {
+    ($ty:ident, $kind:expr, $shape:ident, $k:ident $(, $check:ident, $extra:expr)?) => {
         impl<S: AsRef<[Block]>, H: StableHasher> BlockArray for $ty<S, H> {
             type Storage = S;
             type Hasher = H;
             const KIND: u16 = $kind;
+            $(const EXTRA: [u64; 4] = $extra;)?
             fn payload_len(blocks: u64, k: u32) -> Result<u64, ParamsError> {
                 $shape::new(blocks, k).map(|p| p.bytes() as u64)
             }
@@ -83,7 +87,8 @@ impl_block_array!(
     KIND_QUOTIENT,
     QuotientParams,
     tag_bits,
-    check_payload
+    check_payload,
+    [crate::quotient::SCHEME_ID, 0, 0, 0]
 );
 
 /// Header, 64 bytes a block, checksum.
@@ -99,7 +104,7 @@ pub(crate) fn encode_into<F: BlockArray>(filter: &F, out: &mut [u8]) -> Result<u
         k: filter.k(),
         blocks: blocks.len() as u64,
         seed: filter.hasher().seed(),
-        extra: [0; 4],
+        extra: F::EXTRA,
     };
     seal(out, &fields, blocks.len() * Block::BYTES, |payload| {
         write_blocks(payload, blocks)
@@ -110,7 +115,7 @@ pub(crate) fn encode_into<F: BlockArray>(filter: &F, out: &mut [u8]) -> Result<u
 /// written.
 fn open_block_array<F: BlockArray>(bytes: &[u8]) -> Result<(Fields, &[u8]), DecodeError> {
     let (fields, payload) = open(bytes, F::KIND, <F::Hasher as StableHasher>::ID, |f, _| {
-        block_array_len(f, F::payload_len)
+        block_array_len(f, F::KIND, F::EXTRA, F::payload_len)
     })?;
     F::check_payload(payload, fields.k).map_err(DecodeError::InvalidParams)?;
     Ok((fields, payload))

@@ -49,6 +49,11 @@ pub enum DecodeError {
     /// is the enhanced double hashing of the first version-2 builds, whose patterns
     /// repeat too often at small sizes (see the classic filter's docs): rebuild it.
     UnsupportedProbeScheme(u64),
+    /// A vector quotient filter whose location scheme (bytes 32..40) this build does not
+    /// read ([`crate::quotient::SCHEME_ID`] is the one it does). `0` is the first
+    /// builds' scheme, under which the same blocks answer differently: rebuild the
+    /// filter from its keys.
+    UnsupportedQuotientScheme(u64),
     /// More bytes than the header says the filter has.
     TrailingBytes {
         /// Bytes expected.
@@ -127,6 +132,12 @@ impl core::fmt::Display for DecodeError {
                 "classic filter with probe scheme {id}, which this build does not read \
                  (it reads scheme {}): rebuild the filter",
                 crate::params::PROBE_SCHEME
+            ),
+            DecodeError::UnsupportedQuotientScheme(id) => write!(
+                f,
+                "vector quotient filter with location scheme {id}, which this build does not \
+                 read (it reads scheme {}): rebuild the filter from its keys",
+                crate::quotient::SCHEME_ID
             ),
             DecodeError::Inconsistent => f.write_str("stored fields contradict each other"),
             DecodeError::TrailingBytes { expected, got } => {

@@ -141,13 +141,18 @@ pub(crate) fn open(
 }
 
 /// `payload_len` for the block-array kinds (Bloom, counting, quotient): extra must be
-/// zero, and `shape` (the kind's check of its block count and `k`) gives the payload's
-/// length.
+/// what the kind writes (`expected`: zero, but for the quotient filter's scheme), and
+/// `shape` (the kind's check of its block count and `k`) gives the payload's length.
 pub(crate) fn block_array_len(
     f: &Fields,
+    kind: u16,
+    expected: [u64; 4],
     shape: impl FnOnce(u64, u32) -> Result<u64, ParamsError>,
 ) -> Result<u64, DecodeError> {
-    if f.extra != [0; 4] {
+    if kind == super::KIND_QUOTIENT && f.extra[0] != expected[0] {
+        return Err(DecodeError::UnsupportedQuotientScheme(f.extra[0]));
+    }
+    if f.extra != expected {
         return Err(DecodeError::ReservedNonZero);
     }
     shape(f.blocks, f.k).map_err(DecodeError::InvalidParams)

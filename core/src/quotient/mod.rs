@@ -63,4 +63,4 @@ pub(crate) mod scheme;
 
 pub(crate) use filter::check_payload;
 pub use filter::{FilterFull, VectorQuotientFilter};
-pub use scheme::{Location, SCHEME, location};
+pub use scheme::{Location, SCHEME, SCHEME_ID, location};

@@ -51,7 +51,12 @@
 use crate::block::Block;
 
 /// The scheme's name, for stores that keep blocks outside the binary format.
-pub const SCHEME: &str = "linebloom-vqf-v1";
+pub const SCHEME: &str = "linebloom-vqf-v2";
+
+/// The scheme's number in the format's header (bytes 32..40 of kind 5). `0` is the
+/// first builds' scheme (bucket and tag from `fmix64(h)`), which decoders refuse:
+/// under this one the same blocks would answer differently.
+pub const SCHEME_ID: u64 = 2;
 
 /// The golden-ratio multiplier that spreads a fingerprint over the blocks.
 const PAIR_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
