@@ -341,7 +341,7 @@ impl Experiment for Throughput {
                 "delete",
                 "reinsert",
                 "delete",
-                "Filters that delete, at 75-100% of n: CPU ns per delete (solid) and insert back (dashed)",
+                "Deletes (solid) and inserts back (dashed) at 75-100% of n",
             ),
         ] {
             let frame = LineChart::new(title, "filter size", "CPU ns per operation (median)")

@@ -84,6 +84,8 @@ pub struct QuotientKernel {
     pub name: &'static str,
     pub(crate) eight: QuotientProbe,
     pub(crate) sixteen: QuotientProbe,
+    /// The backend's select over many words, for [`QuotientKernel::select_sum`].
+    pub(crate) select_sum: unsafe fn(&[u64]) -> u64,
 }
 
 impl QuotientKernel {
@@ -94,6 +96,18 @@ impl QuotientKernel {
         } else {
             self.sixteen
         }
+    }
+
+    /// Σ `select(word, rank)` over `words`, each with rank
+    /// `(popcount · (word >> 59)) >> 5` (a set bit the select finds, varying per word),
+    /// through this kernel's select alone: what `benches`' `quotient_select` times to
+    /// compare `pdep` with the broadword select. Not a filter operation.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn select_sum(&self, words: &[u64]) -> u64 {
+        // SAFETY: a `&QuotientKernel` comes only from `available`, `by_name` or
+        // `detect` (the struct has private fields), which return kernels this CPU runs.
+        unsafe { (self.select_sum)(words) }
     }
 }
 
@@ -127,7 +141,25 @@ macro_rules! quotient_kernel {
                     insert: insert::<$crate::quotient::scheme::Sixteen>,
                     remove: remove::<$crate::quotient::scheme::Sixteen>,
                 },
+                select_sum,
             };
+
+        /// # Safety
+        ///
+        /// Only on a CPU with this backend's features.
+        $(#[$attr])*
+        unsafe fn select_sum(words: &[u64]) -> u64 {
+            words
+                .iter()
+                .map(|&word| {
+                    let rank = (word.count_ones() * (word >> 59) as u32) >> 5;
+                    // SAFETY: this function runs with the backend's features.
+                    u64::from(unsafe {
+                        <$ops as $crate::arch::quotient::TagOps>::select(word, rank)
+                    })
+                })
+                .sum()
+        }
 
         /// # Safety
         ///
