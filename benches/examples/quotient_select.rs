@@ -15,10 +15,10 @@
 
 use linebloom_lab::keys::keyed_member;
 use linebloom_lab::stats::summary;
-use linebloom_lab::timing::{interleaved, ns_per_key, paired_speedup};
+use linebloom_lab::timing::{interleaved_boxed, ns_per_key, paired_speedup};
 
 fn main() -> anyhow::Result<()> {
-    let rounds: usize = std::env::args().nth(1).map_or(Ok(31), |a| a.parse())?;
+    let rounds = linebloom_benches::rounds_arg(31);
     let detected = linebloom::arch::quotient::detect();
     println!(
         "quotient kernel detected: {}; CPU: {}",
@@ -44,11 +44,7 @@ fn main() -> anyhow::Result<()> {
             Box::new(move || ns_per_key(words, |w| kernel.select_sum(w))) as Box<dyn FnMut() -> f64>
         })
         .collect();
-    let mut refs: Vec<&mut dyn FnMut() -> f64> = passes
-        .iter_mut()
-        .map(|p| p.as_mut() as &mut dyn FnMut() -> f64)
-        .collect();
-    let samples = interleaved(rounds, &mut refs);
+    let samples = interleaved_boxed(rounds, &mut passes);
     let base = kernels
         .iter()
         .position(|(name, _)| name == detected.name)

@@ -210,18 +210,16 @@ pub fn rounds_arg(default: usize) -> usize {
 }
 
 /// Times [`Filter::count_each`] over `keys` for every filter, interleaved for `rounds`
-/// rounds with a rotating start order (`linebloom_lab::timing::interleaved`), each pass
+/// rounds with a rotating start order (`linebloom_lab::timing::interleaved_boxed`), each pass
 /// in CPU ns per key: one dynamic call per pass, so each filter runs its own loop.
 /// Returns one sample list per filter, in order.
 pub fn interleaved_lookups(filters: &[&dyn Filter], keys: &[u64], rounds: usize) -> Vec<Vec<f64>> {
-    use linebloom_lab::timing::{interleaved, ns_per_key};
+    use linebloom_lab::timing::{interleaved_boxed, ns_per_key};
     let mut closures: Vec<Box<dyn FnMut() -> f64 + '_>> = filters
         .iter()
         .map(|f| Box::new(move || ns_per_key(keys, |k| f.count_each(k))) as Box<dyn FnMut() -> f64>)
         .collect();
-    let mut refs: Vec<&mut dyn FnMut() -> f64> =
-        closures.iter_mut().map(|c| &mut **c as _).collect();
-    interleaved(rounds, &mut refs)
+    interleaved_boxed(rounds, &mut closures)
 }
 
 #[cfg(test)]

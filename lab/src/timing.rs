@@ -130,6 +130,16 @@ pub fn interleaved(rounds: usize, contenders: &mut [&mut dyn FnMut() -> f64]) ->
     samples
 }
 
+/// [`interleaved`] for contenders built in a loop, one boxed closure each.
+pub fn interleaved_boxed(
+    rounds: usize,
+    contenders: &mut [Box<dyn FnMut() -> f64 + '_>],
+) -> Vec<Vec<f64>> {
+    let mut refs: Vec<&mut dyn FnMut() -> f64> =
+        contenders.iter_mut().map(|c| &mut **c as _).collect();
+    interleaved(rounds, &mut refs)
+}
+
 /// Runs `op` over `keys` split into `threads` slices on scoped threads, each timing its
 /// own slice in its CPU time; returns the threads' summed CPU nanoseconds. `op` is a
 /// type parameter, so each contender's loop is compiled for it and its operation

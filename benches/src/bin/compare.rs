@@ -45,7 +45,9 @@ use linebloom::{AtomicBloomFilter, Params};
 use linebloom_benches::*;
 use linebloom_lab::rivals::{SplitBlock256, blocked_xxh3, xxh3};
 use linebloom_lab::stats::summary;
-use linebloom_lab::timing::{interleaved, ns_per_key, paired_speedup, parallel_cpu_ns};
+use linebloom_lab::timing::{
+    interleaved, interleaved_boxed, ns_per_key, paired_speedup, parallel_cpu_ns,
+};
 use std::hint::black_box;
 use std::io::Write;
 
@@ -254,9 +256,7 @@ fn run_size(n: u64, rounds: usize, rows: &mut Vec<Row>) {
                     Box::new(move || ns_per_key(keys, |k| run(table, k))) as Box<dyn FnMut() -> f64>
                 })
                 .collect();
-            let mut refs: Vec<&mut dyn FnMut() -> f64> =
-                closures.iter_mut().map(|c| &mut **c as _).collect();
-            interleaved(rounds, &mut refs)
+            interleaved_boxed(rounds, &mut closures)
         };
         for (e, s) in active.iter().zip(&samples) {
             rows.push(Row {
