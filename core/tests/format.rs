@@ -1,6 +1,8 @@
 //! Decoding untrusted bytes: one test per error variant, every-byte mutation, every
 //! truncation, and random garbage — never a panic, always the right error.
 
+mod common;
+
 use linebloom::format::{HEADER_LEN, VERSION};
 use linebloom::{
     Block, BloomFilter, CountingParams, DecodeError, KeyHasher, Params, ParamsError, Xxh3,
@@ -458,9 +460,8 @@ fn quotient_filters_with_another_location_scheme_are_refused() {
         // it refuses the scheme as the copying decoders do.
         #[cfg(target_endian = "little")]
         {
-            let mut aligned = vec![Block::ZERO; b.len().div_ceil(64)];
-            let bytes = &mut linebloom::block::blocks_as_bytes_mut(&mut aligned)[..b.len()];
-            bytes.copy_from_slice(&b);
+            let aligned = common::aligned_copy(&b);
+            let bytes = &linebloom::block::blocks_as_bytes(&aligned)[..b.len()];
             assert_eq!(
                 VectorQuotientFilter::<&[Block]>::view(bytes).unwrap_err(),
                 DecodeError::UnsupportedQuotientScheme(scheme)

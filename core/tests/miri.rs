@@ -250,8 +250,7 @@ fn quotient_filters_agree_with_a_multiset_through_every_kernel() {
             assert_eq!(into.len(), f.len());
             #[cfg(target_endian = "little")]
             {
-                let mut aligned = vec![Block::ZERO; bytes.len().div_ceil(64)];
-                blocks_as_bytes_mut(&mut aligned)[..bytes.len()].copy_from_slice(&bytes);
+                let aligned = common::aligned_copy(&bytes);
                 let copy = &blocks_as_bytes(&aligned)[..bytes.len()];
                 let view = VectorQuotientFilter::<&[Block]>::view(copy).unwrap();
                 assert!(

@@ -1,5 +1,6 @@
 //! Shared test helpers: a naive model of the blocked scheme, written from the spec in
-//! `src/hash.rs` without using the crate's code, and seeded key generators.
+//! `src/hash.rs` without using the crate's code, seeded key generators, and aligned
+//! copies of encodings for `view`.
 #![allow(dead_code)]
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
@@ -94,3 +95,11 @@ pub fn non_members(seed: u64) -> impl Iterator<Item = u64> {
 
 /// Release builds run the full statistical sizes; debug builds a reduced set.
 pub const RELEASE: bool = !cfg!(debug_assertions);
+
+/// `bytes` copied into 64-byte aligned blocks, as a memory map would give them (what
+/// `view` borrows): the copy's first `bytes.len()` bytes are `bytes`, the rest zero.
+pub fn aligned_copy(bytes: &[u8]) -> Vec<linebloom::Block> {
+    let mut blocks = vec![linebloom::Block::ZERO; bytes.len().div_ceil(linebloom::Block::BYTES)];
+    linebloom::block::blocks_as_bytes_mut(&mut blocks)[..bytes.len()].copy_from_slice(bytes);
+    blocks
+}
