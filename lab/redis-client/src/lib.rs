@@ -4,75 +4,93 @@
 //! without reaching either.
 //!
 //! ```no_run
-//! use linebloom::Params;
-//! use linebloom_redis_client::{DEFAULT_SHARD_BLOCKS, RedisFilter};
+//! use linebloom_redis_client::linebloom::Params;
+//! use linebloom_redis_client::{FilterOptions, RedisFilter, redis};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let mut con = redis::Client::open("redis://127.0.0.1/")?.get_connection()?;
-//! // An empty filter for a million ids at 1%, under the prefix `products:guard`.
+//! // The filter for a million ids at 1% under `products:guard`: created by the first
+//! // service to start, opened by the others.
 //! let params = Params::for_fpr(1_000_000, 0.01)?;
-//! let mut guard = RedisFilter::create(&mut con, "products:guard", params, DEFAULT_SHARD_BLOCKS)?;
-//! guard.insert_many(&mut con, &[17, 42, 99])?;
-//! assert!(guard.contains(&mut con, 42)?);
-//! // Another process opens the same filter by its prefix.
-//! let mut other = RedisFilter::open(&mut con, "products:guard")?;
-//! assert_eq!(other.contains_many(&mut con, &[42, 7])?[0], true); // never a false "absent"
+//! let guard = RedisFilter::open_or_create(&mut con, "products:guard", params, FilterOptions::default())?;
+//! assert_eq!(guard.insert_many(&mut con, &["sku-17", "sku-42", "sku-99"])?, 3);
+//! assert!(guard.contains(&mut con, "sku-42")?);
+//! assert_eq!(guard.contains_many(&mut con, &[42u64, 7])?, [false, false]);
 //! # Ok(())
 //! # }
 //! ```
 //!
-//! What it does, each specified in `PROTOCOL.md` beside this crate:
+//! **The rule it keeps: a key it acknowledged answers "present" or an error, never
+//! "absent"** — when two services start at once, when a reply is lost, when Redis
+//! evicts a key, on a replica, and when a rebuild dies. Each case is specified in
+//! `PROTOCOL.md` beside this crate and tested against real servers:
 //!
-//! * **The filter is plain Redis strings**, shards of 64-byte blocks exactly as the
-//!   binary format's payload, so any client can read them, they persist and replicate
-//!   as strings, and the bits are the in-process `linebloom::BloomFilter`'s
-//!   ([`RedisFilter::load`] reads them back).
-//! * **Batches** ([`RedisFilter::insert_many`], [`contains_many`](RedisFilter::contains_many))
-//!   go to the server in one round trip: with the `linebloom-redis` module one
-//!   `LINEBLOOM.MADD` or `LINEBLOOM.MTEST` per shard (a single key is one command), and
-//!   without it one pipelined `BITFIELD` or `GETRANGE` per key ([`BatchPath`], detected
-//!   when a handle is stored or opened).
+//! * **Create is create-if-absent** ([`RedisFilter::create`],
+//!   [`open_or_create`](RedisFilter::open_or_create)): shards are written under key
+//!   names no other filter uses, then the meta with `SET … NX`; a live filter is
+//!   replaced only by a rebuild.
+//! * **Writes never re-create a shard**, and a missing, short, long or wrongly typed
+//!   shard or meta is an error for its keys. On one server every command carries a
+//!   guard that refuses it whole if the meta moved on.
 //! * **Rebuild and rotation with no gap** ([`RedisFilter::rebuild`]): a new generation
-//!   built from the source of truth, of the same shape (to drop deleted keys) or a
-//!   larger one, switched to atomically while other clients keep querying and
-//!   inserting.
-//! * **A Redis Cluster** ([`FilterConnection`] is implemented for a connection and for
-//!   a cluster connection): shards are spread over the slots by their hash tags, a
-//!   batch is split per node, and a lost node is an error for its keys, never
-//!   "absent".
-//! * **Capacity monitoring** ([`RedisFilter::capacity`]): the fill, the estimated key
-//!   count and the rate the shape predicts at it, against the target.
+//!   built from the source of truth and switched to with a compare-and-set that can be
+//!   verified after a lost reply. A rebuild owns the filter under a lease; one that dies
+//!   is cancelled when the lease runs out ([`cancel_rebuild`](RedisFilter::cancel_rebuild)).
+//! * **Replicas and failover**: the module replicates what it changes as plain
+//!   commands, so a replica without it holds the same bits, and a handle whose server
+//!   no longer has the module goes on with plain commands.
+//! * **Eviction** cannot be silent: [`EvictionRisk`] says when the server's
+//!   `maxmemory-policy` may remove the filter's keys.
 //!
-//! A call that cannot check a key's block (server down, missing or truncated shard,
-//! wrong type) is an error ([`RedisFilterError`]), never "absent".
+//! What a service needs of it:
 //!
-//! Features: `variants` adds the slower batch paths the benchmarks compare against
-//! (Lua scripts, `BITFIELD_RO`, pipelines without the generation check);
-//! `test-server` adds [`testing`], which starts and stops loopback `redis-server`
-//! processes and clusters for tests and examples.
+//! * **Sync and async**: [`RedisFilter`] over [`FilterConnection`] (a connection, a
+//!   cluster connection), and with the `tokio` feature [`AsyncRedisFilter`] over
+//!   [`AsyncFilterConnection`] (a multiplexed connection, a `ConnectionManager`, an
+//!   async cluster connection, or one from a bb8 or deadpool pool). Both run one
+//!   sans-IO protocol core. A handle is `Clone`, `Send` and `Sync`, and its calls take
+//!   `&self`.
+//! * **Any key** the core hashes ([`linebloom::Key`]: strings, bytes, integers), by
+//!   value, so every client and language that follows the protocol agrees.
+//! * **Answers**: [`insert`](RedisFilter::insert) says whether the key was new and
+//!   [`insert_many`](RedisFilter::insert_many) how many were; an O(1) approximate
+//!   [`count`](RedisFilter::count); [`info`](RedisFilter::info); a TTL
+//!   ([`FilterOptions::ttl`], [`expire`](RedisFilter::expire)); and
+//!   [`delete`](RedisFilter::delete).
+//! * **Batches in one round trip**: with the `linebloom-redis` module one command per
+//!   shard (a single key is one command); without it one script call per shard for
+//!   inserts and a pipelined `GETRANGE` per key for lookups ([`BatchPath`]).
+//! * **A Redis Cluster**: shards spread over the slots; a lost node is an error for its
+//!   keys, never "absent".
+//!
+//! The crate re-exports the `redis` crate it is built on ([`redis`]) and the core
+//! ([`linebloom`]), so a service names one version of each.
+//!
+//! Features: `tokio` adds the async front ([`AsyncRedisFilter`]).
 
-mod capacity;
-mod connection;
+#[cfg(feature = "tokio")]
+mod aio;
+mod blocking;
 mod error;
-mod filter;
+mod front;
+mod info;
 mod meta;
 mod path;
-mod rebuild;
-#[cfg(feature = "test-server")]
-pub mod testing;
-#[cfg(feature = "variants")]
-mod variants;
+#[doc(hidden)]
+pub mod protocol;
+mod scripts;
 
-pub use capacity::Capacity;
-pub use connection::FilterConnection;
+#[cfg(feature = "tokio")]
+pub use aio::{AsyncFilterConnection, AsyncRedisFilter};
+pub use blocking::{FilterConnection, RedisFilter};
 pub use error::RedisFilterError;
-pub use filter::RedisFilter;
-pub use linebloom::hash::SCHEME;
+pub use info::{Capacity, EvictionRisk, Info, RebuildState};
+pub use linebloom;
 pub use meta::Generation;
 pub use path::BatchPath;
-pub use rebuild::{Rebuilt, SWAP_META};
-#[cfg(feature = "variants")]
-pub use variants::{FETCH_BLOCKS, INSERT_SCRIPT};
+pub use protocol::open::{FilterOptions, MAX_SHARD_BLOCKS};
+pub use protocol::rebuild::{RebuildOptions, Rebuilt};
+pub use redis;
 
 /// How many times one call re-reads a changed meta before it gives up.
 pub const MAX_RETRIES: usize = 16;

@@ -1,12 +1,13 @@
 //! [`BatchPath`]: how a batch reaches the server, the module's commands where the server
-//! has them, else plain pipelined commands.
+//! has them, else plain Redis commands and scripts.
 
-use crate::{FilterConnection, RedisFilterError};
-
-/// How a [`RedisFilter`] sends a batch of keys to the server.
+/// How a handle sends batches to the server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BatchPath {
-    /// Plain Redis: one `GETRANGE` (query) or `BITFIELD` (insert) per key, pipelined.
+    /// Plain Redis, as managed services allow: lookups as one `GETRANGE` per key (and a
+    /// `STRLEN` per shard), inserts as one script call per shard that checks the shard
+    /// and sets the bits, pipelined.
     Commands,
     /// The `linebloom-redis` module (`lab/redis-module`): one `LINEBLOOM.MTEST` or
     /// `LINEBLOOM.MADD` per shard, carrying every key of the batch in that shard.
@@ -14,25 +15,8 @@ pub enum BatchPath {
 }
 
 impl BatchPath {
-    /// [`Module`](Self::Module) where the server has the module's commands (`COMMAND
-    /// INFO`; on a cluster, of the node it reaches: every node must load the same
-    /// modules), else [`Commands`](Self::Commands).
-    pub fn detect<C: FilterConnection + ?Sized>(con: &mut C) -> Result<Self, RedisFilterError> {
-        let info: Vec<redis::Value> = redis::cmd("COMMAND")
-            .arg("INFO")
-            .arg("linebloom.mtest")
-            .arg("linebloom.madd")
-            .query(con.single())
-            .map_err(RedisFilterError::Redis)?;
-        let known = info.iter().all(|v| !matches!(v, redis::Value::Nil)) && info.len() == 2;
-        Ok(if known {
-            BatchPath::Module
-        } else {
-            BatchPath::Commands
-        })
-    }
-
     /// The name the lab's tables use.
+    #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             BatchPath::Commands => "pipelined commands",

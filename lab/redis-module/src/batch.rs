@@ -1,5 +1,6 @@
 //! The batch logic of the module, free of the Redis API so that it is tested without a
-//! server: parse a batch of probes, test them against a shard's bytes, or set them.
+//! server: parse a command's arguments, test a batch of probes against a shard's bytes,
+//! or set them and say which blocks changed.
 //!
 //! A *shard* is a run of blocks stored as the binary format's payload: block `b` is
 //! bytes `64·b .. 64·b + 64`, eight little-endian `u64` words ([`linebloom::Block`]).
@@ -19,6 +20,12 @@ pub const SCHEME: &str = linebloom::hash::SCHEME;
 /// Bytes per probe: block index, then hash, both `u64` little-endian.
 pub const PROBE_BYTES: usize = 16;
 
+/// Argument positions of a command: `<name> <shard> <scheme> <k> <blocks> <probes>`,
+/// then the options.
+pub const SHARD_ARG: usize = 1;
+/// Where the options (`COUNT`, `META`) start.
+pub const OPTIONS_ARG: usize = 6;
+
 /// Why a batch was refused. Nothing is written when a batch is refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BatchError {
@@ -26,18 +33,31 @@ pub enum BatchError {
     Payload(usize),
     /// `k` is not a number the scheme accepts.
     K(String),
+    /// The shard's block count is not a positive number.
+    Blocks(String),
     /// The client speaks another scheme.
     Scheme(String),
-    /// A probe names a block past the end of the shard (a truncated shard, or a client
-    /// computing against another shape).
-    OutOfRange {
+    /// The shard does not hold exactly `blocks` blocks: truncated, extended, or
+    /// replaced by a foreign write.
+    Length {
+        /// Bytes the shard holds.
+        held: usize,
+        /// Bytes it must hold.
+        needed: u64,
+    },
+    /// A probe names a block past the end of the shard (a client computing against
+    /// another shape).
+    Probe {
         /// The block asked for.
         block: u64,
-        /// Bytes the shard holds.
-        len: usize,
+        /// Blocks in the shard.
+        blocks: u64,
     },
-    /// The arguments after the probes are not `META <meta key> <meta value>`.
-    Guard,
+    /// The arguments after the probes are not `[COUNT <key>] [META <key> <value>]`, or
+    /// `COUNT` on a command that writes nothing.
+    Options,
+    /// The count key holds something other than an integer.
+    Count,
 }
 
 impl std::fmt::Display for BatchError {
@@ -49,40 +69,58 @@ impl std::fmt::Display for BatchError {
                 "LBPAYLOAD the probes are {len} bytes, not a multiple of {PROBE_BYTES}"
             ),
             BatchError::K(k) => write!(f, "LBK k = {k} is not in 1..={}", linebloom::hash::MAX_K),
+            BatchError::Blocks(b) => write!(f, "LBBLOCKS {b} is not a positive block count"),
             BatchError::Scheme(s) => {
                 write!(f, "LBSCHEME this module speaks {SCHEME}, the client {s}")
             }
-            BatchError::OutOfRange { block, len } => write!(
+            BatchError::Length { held, needed } => write!(
                 f,
-                "LBTRUNCATED the shard holds {len} bytes; block {block} needs {}",
-                (block + 1) * Block::BYTES as u64
+                "LBLENGTH the shard holds {held} bytes where the filter's shape needs {needed}"
             ),
-            BatchError::Guard => write!(
+            BatchError::Probe { block, blocks } => write!(
                 f,
-                "LBGUARD after the probes only META <meta key> <meta value> may follow"
+                "LBPROBE block {block} is past the end of a shard of {blocks} blocks"
             ),
+            BatchError::Options => write!(
+                f,
+                "LBOPTIONS after the probes only COUNT <count key> (LINEBLOOM.MADD) and \
+                 META <meta key> <meta value> may follow, each once"
+            ),
+            BatchError::Count => write!(f, "LBCOUNT the count key does not hold an integer"),
         }
     }
 }
 
 impl std::error::Error for BatchError {}
 
-/// Checks the scheme and `k` arguments of a command.
-pub fn check_args(scheme: &[u8], k: &[u8]) -> Result<u32, BatchError> {
+/// Checks the scheme, `k` and block-count arguments of a command; returns `k` and the
+/// block count.
+pub fn check_args(scheme: &[u8], k: &[u8], blocks: &[u8]) -> Result<(u32, u64), BatchError> {
     if scheme != SCHEME.as_bytes() {
         return Err(BatchError::Scheme(
             String::from_utf8_lossy(scheme).into_owned(),
         ));
     }
-    let text = || String::from_utf8_lossy(k).into_owned();
-    let k: u32 = std::str::from_utf8(k)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| BatchError::K(text()))?;
-    if !(1..=linebloom::hash::MAX_K).contains(&k) {
-        return Err(BatchError::K(text()));
-    }
-    Ok(k)
+    let text = |a: &[u8]| String::from_utf8_lossy(a).into_owned();
+    let number = |a: &[u8]| std::str::from_utf8(a).ok().and_then(|s| s.parse::<u64>().ok());
+    let k = number(k)
+        .and_then(|k| u32::try_from(k).ok())
+        .filter(|k| (1..=linebloom::hash::MAX_K).contains(k))
+        .ok_or_else(|| BatchError::K(text(k)))?;
+    let blocks = number(blocks)
+        .filter(|&b| b > 0 && b.checked_mul(Block::BYTES as u64).is_some())
+        .ok_or_else(|| BatchError::Blocks(text(blocks)))?;
+    Ok((k, blocks))
+}
+
+/// A key named among a command's options, with its argument position (Redis asks the
+/// command where its keys are).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OptionKey<'a> {
+    /// The key.
+    pub key: &'a [u8],
+    /// Its position in the command's arguments.
+    pub position: usize,
 }
 
 /// A command's meta guard: the filter's meta key and the value the client expects it
@@ -90,22 +128,55 @@ pub fn check_args(scheme: &[u8], k: &[u8]) -> Result<u32, BatchError> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Guard<'a> {
     /// The meta key.
-    pub key: &'a [u8],
+    pub key: OptionKey<'a>,
     /// Its expected value.
     pub value: &'a [u8],
 }
 
-/// The optional guard after a command's probes: nothing, or `META <meta key> <meta
-/// value>` (the word in any case). With a guard the command first checks that the meta
-/// key holds exactly that value, so a client on one server knows the batch used the
-/// generation it computed against without a `GET` of the meta after it (see
-/// [`meta_matches`]).
-pub fn guard<'a>(rest: &[&'a [u8]]) -> Result<Option<Guard<'a>>, BatchError> {
-    match rest {
-        [] => Ok(None),
-        [word, key, value] if word.eq_ignore_ascii_case(b"META") => Ok(Some(Guard { key, value })),
-        _ => Err(BatchError::Guard),
+/// The options after a command's probes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Options<'a> {
+    /// `COUNT <key>`: the shard's count of keys that were new, increased by every
+    /// `LINEBLOOM.MADD` that adds some (only while the key exists).
+    pub count: Option<OptionKey<'a>>,
+    /// `META <key> <value>`: the command first checks that the meta key holds exactly
+    /// the value, so a client on one server knows the batch used the generation it
+    /// computed against (see [`meta_matches`]).
+    pub guard: Option<Guard<'a>>,
+}
+
+/// Parses the options of a command whose arguments are `argv` (the command name first):
+/// `[COUNT <count key>] [META <meta key> <meta value>]`, in either order, each at most
+/// once, the words in any case. `COUNT` is refused unless `writes`.
+pub fn options<'a>(argv: &[&'a [u8]], writes: bool) -> Result<Options<'a>, BatchError> {
+    let mut options = Options::default();
+    let mut at = OPTIONS_ARG;
+    while at < argv.len() {
+        let word = argv[at];
+        if word.eq_ignore_ascii_case(b"COUNT") && writes && options.count.is_none() {
+            let key = *argv.get(at + 1).ok_or(BatchError::Options)?;
+            options.count = Some(OptionKey {
+                key,
+                position: at + 1,
+            });
+            at += 2;
+        } else if word.eq_ignore_ascii_case(b"META") && options.guard.is_none() {
+            let (Some(&key), Some(&value)) = (argv.get(at + 1), argv.get(at + 2)) else {
+                return Err(BatchError::Options);
+            };
+            options.guard = Some(Guard {
+                key: OptionKey {
+                    key,
+                    position: at + 1,
+                },
+                value,
+            });
+            at += 3;
+        } else {
+            return Err(BatchError::Options);
+        }
     }
+    Ok(options)
 }
 
 /// Does the meta key hold the guard's value? `held` is `None` where the key is absent
@@ -114,23 +185,37 @@ pub fn meta_matches(held: Option<&[u8]>, expected: &[u8]) -> bool {
     held == Some(expected)
 }
 
-/// The probes of a payload, checked against a shard of `shard_len` bytes: every block
-/// index must lie inside it, so a refused batch has touched nothing.
-fn probes(payload: &[u8], shard_len: usize) -> Result<Vec<(usize, u64)>, BatchError> {
+/// Checks that a shard of `held` bytes is exactly `blocks` blocks long.
+pub fn check_length(held: usize, blocks: u64) -> Result<(), BatchError> {
+    let needed = blocks * Block::BYTES as u64;
+    if held as u64 != needed {
+        return Err(BatchError::Length { held, needed });
+    }
+    Ok(())
+}
+
+/// The count key's value as an integer (`INCRBY` would refuse anything else).
+pub fn parse_count(held: &[u8]) -> Result<i64, BatchError> {
+    std::str::from_utf8(held)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .ok_or(BatchError::Count)
+}
+
+/// The probes of a payload, checked against a shard of `blocks` blocks, as (byte
+/// offset of the block, hash): every block index must lie inside the shard, so a
+/// refused batch has touched nothing.
+fn probes(payload: &[u8], blocks: u64) -> Result<Vec<(usize, u64)>, BatchError> {
     if !payload.len().is_multiple_of(PROBE_BYTES) {
         return Err(BatchError::Payload(payload.len()));
     }
-    let blocks = (shard_len / Block::BYTES) as u64;
     payload
         .chunks_exact(PROBE_BYTES)
         .map(|p| {
             let block = u64::from_le_bytes(p[..8].try_into().expect("8 bytes"));
             let hash = u64::from_le_bytes(p[8..].try_into().expect("8 bytes"));
             if block >= blocks {
-                return Err(BatchError::OutOfRange {
-                    block,
-                    len: shard_len,
-                });
+                return Err(BatchError::Probe { block, blocks });
             }
             Ok((block as usize * Block::BYTES, hash))
         })
@@ -142,33 +227,52 @@ fn block_at(shard: &[u8], at: usize) -> Block {
     Block::from_le_bytes(shard[at..at + Block::BYTES].try_into().expect("64 bytes"))
 }
 
-/// Tests every probe against the shard: one byte per probe, 1 where every bit of the
-/// key's pattern is set ("maybe present"), 0 where one is clear ("absent").
-pub fn test_all(shard: &[u8], k: u32, payload: &[u8]) -> Result<Vec<u8>, BatchError> {
-    let probes = probes(payload, shard.len())?;
+/// Tests every probe against a shard of exactly `blocks` blocks: one byte per probe, 1
+/// where every bit of the key's pattern is set ("maybe present"), 0 where one is clear
+/// ("absent").
+pub fn test_all(shard: &[u8], k: u32, blocks: u64, payload: &[u8]) -> Result<Vec<u8>, BatchError> {
+    check_length(shard.len(), blocks)?;
+    let probes = probes(payload, blocks)?;
     Ok(probes
         .iter()
         .map(|&(at, hash)| u8::from(block_at(shard, at).contains_mask(&pattern(hash, k))))
         .collect())
 }
 
-/// Sets every probe's bits in the shard. Returns how many probes had a bit clear
-/// before (keys that were certainly new, as `BF.MADD` counts them). Refuses the whole
-/// batch, writing nothing, if any probe is out of range.
-pub fn set_all(shard: &mut [u8], k: u32, payload: &[u8]) -> Result<u64, BatchError> {
-    let probes = probes(payload, shard.len())?;
-    let mut added = 0;
+/// What [`set_all`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Added {
+    /// Probes that had a bit clear before (keys that were certainly new, as `BF.MADD`
+    /// counts them).
+    pub new: u64,
+    /// Byte offsets of the blocks that changed, ascending, each once: what the command
+    /// replicates (one `SETRANGE` of the block's new bytes each).
+    pub changed: Vec<usize>,
+}
+
+/// Sets every probe's bits in a shard of exactly `blocks` blocks. Refuses the whole
+/// batch, writing nothing, if the shard's length or any probe is wrong.
+pub fn set_all(shard: &mut [u8], k: u32, blocks: u64, payload: &[u8]) -> Result<Added, BatchError> {
+    check_length(shard.len(), blocks)?;
+    let probes = probes(payload, blocks)?;
+    let mut added = Added {
+        new: 0,
+        changed: Vec::new(),
+    };
     for (at, hash) in probes {
         let mask = pattern(hash, k);
         let mut block = block_at(shard, at);
         if !block.contains_mask(&mask) {
-            added += 1;
+            added.new += 1;
+            added.changed.push(at);
             for (word, bits) in block.0.iter_mut().zip(mask.0) {
                 *word |= bits;
             }
             shard[at..at + Block::BYTES].copy_from_slice(&block.to_le_bytes());
         }
     }
+    added.changed.sort_unstable();
+    added.changed.dedup();
     Ok(added)
 }
 
@@ -207,10 +311,12 @@ mod tests {
     proptest! {
         /// The module's bits are the core filter's bits, byte for byte, and every
         /// inserted key tests present (no false negatives); keys the model filter calls
-        /// absent, the module calls absent too.
+        /// absent, the module calls absent too. The changed blocks it reports are
+        /// exactly the blocks whose bytes differ from before.
         #[test]
         fn matches_the_core_filter(
             keys in proptest::collection::vec(any::<u64>(), 0..300),
+            more in proptest::collection::vec(any::<u64>(), 0..100),
             others in proptest::collection::vec(any::<u64>(), 0..300),
             blocks in 1u64..40,
             k in 1u32..=linebloom::hash::MAX_K,
@@ -223,14 +329,25 @@ mod tests {
                 model.insert(key);
             }
             let mut shard = vec![0u8; params.bytes()];
-            set_all(&mut shard, k, &encode(probes_of(&keys, params, &hasher))).unwrap();
+            set_all(&mut shard, k, blocks, &encode(probes_of(&keys, params, &hasher))).unwrap();
             prop_assert_eq!(&shard[..], linebloom::block::blocks_as_bytes(model.as_blocks()));
-            let present = test_all(&shard, k, &encode(probes_of(&keys, params, &hasher))).unwrap();
+            let present = test_all(&shard, k, blocks, &encode(probes_of(&keys, params, &hasher))).unwrap();
             prop_assert!(present.iter().all(|&p| p == 1));
-            let answers = test_all(&shard, k, &encode(probes_of(&others, params, &hasher))).unwrap();
+            let answers = test_all(&shard, k, blocks, &encode(probes_of(&others, params, &hasher))).unwrap();
             for (key, answer) in others.iter().zip(answers) {
                 prop_assert_eq!(answer == 1, model.contains(key));
             }
+            // A second batch: `new` counts what the model calls new, and `changed`
+            // names exactly the blocks that differ.
+            let before = shard.clone();
+            let added = set_all(&mut shard, k, blocks, &encode(probes_of(&more, params, &hasher))).unwrap();
+            let model_new = more.iter().filter(|key| model.insert(*key)).count() as u64;
+            prop_assert_eq!(added.new, model_new);
+            let differing: Vec<usize> = (0..blocks as usize)
+                .map(|b| b * 64)
+                .filter(|&at| before[at..at + 64] != shard[at..at + 64])
+                .collect();
+            prop_assert_eq!(added.changed, differing);
         }
     }
 
@@ -239,8 +356,9 @@ mod tests {
         let params = Params::new(4, 8).unwrap();
         let mut shard = vec![0u8; params.bytes()];
         let batch = encode(probes_of(&[1, 2, 3], params, &IntFold::with_seed(7)));
-        assert_eq!(set_all(&mut shard, 8, &batch), Ok(3));
-        assert_eq!(set_all(&mut shard, 8, &batch), Ok(0));
+        assert_eq!(set_all(&mut shard, 8, 4, &batch).unwrap().new, 3);
+        let again = set_all(&mut shard, 8, 4, &batch).unwrap();
+        assert_eq!((again.new, again.changed.len()), (0, 0));
     }
 
     #[test]
@@ -249,70 +367,120 @@ mod tests {
         // The second probe is past the end: the first must not be written either.
         let batch = encode([(0, 42), (2, 43)]);
         assert_eq!(
-            set_all(&mut shard, 8, &batch),
-            Err(BatchError::OutOfRange { block: 2, len: 128 })
+            set_all(&mut shard, 8, 2, &batch),
+            Err(BatchError::Probe {
+                block: 2,
+                blocks: 2
+            })
         );
         assert!(shard.iter().all(|&b| b == 0));
         assert_eq!(
-            test_all(&shard, 8, &batch[..17]),
+            test_all(&shard, 8, 2, &batch[..17]),
             Err(BatchError::Payload(17))
         );
-        // A truncated shard (not a whole block at the end) holds only its whole blocks.
-        assert!(matches!(
-            test_all(&shard[..100], 8, &encode([(1, 5)])),
-            Err(BatchError::OutOfRange { block: 1, len: 100 })
-        ));
-        assert_eq!(test_all(&shard, 8, &[]), Ok(Vec::new()));
+        // A shard of any other length than the shape's is refused, shorter or longer,
+        // for reads and writes alike.
+        for (held, blocks) in [(100, 2), (128, 1), (128, 3), (0, 1)] {
+            let needed = blocks * 64;
+            let mut bytes = vec![0u8; held];
+            assert_eq!(
+                test_all(&bytes, 8, blocks, &encode([(0, 5)])),
+                Err(BatchError::Length { held, needed })
+            );
+            assert_eq!(
+                set_all(&mut bytes, 8, blocks, &encode([(0, 5)])),
+                Err(BatchError::Length { held, needed })
+            );
+            assert!(bytes.iter().all(|&b| b == 0));
+        }
+        assert_eq!(test_all(&shard, 8, 2, &[]), Ok(Vec::new()));
     }
 
     #[test]
-    fn checks_scheme_and_k() {
-        assert_eq!(check_args(b"linebloom-v2", b"8"), Ok(8));
+    fn checks_scheme_k_and_blocks() {
+        assert_eq!(check_args(b"linebloom-v2", b"8", b"3"), Ok((8, 3)));
         assert!(matches!(
-            check_args(b"linebloom-v1", b"8"),
+            check_args(b"linebloom-v1", b"8", b"3"),
             Err(BatchError::Scheme(_))
         ));
         for bad in [&b"0"[..], b"-1", b"x", b"", b"99999999999"] {
             assert!(matches!(
-                check_args(b"linebloom-v2", bad),
+                check_args(b"linebloom-v2", bad, b"3"),
                 Err(BatchError::K(_))
             ));
         }
+        for bad in [&b"0"[..], b"-1", b"x", b"", b"18446744073709551615"] {
+            assert!(matches!(
+                check_args(b"linebloom-v2", b"8", bad),
+                Err(BatchError::Blocks(_))
+            ));
+        }
         let max = linebloom::hash::MAX_K.to_string();
-        assert!(check_args(b"linebloom-v2", max.as_bytes()).is_ok());
+        assert!(check_args(b"linebloom-v2", max.as_bytes(), b"1").is_ok());
         let over = (linebloom::hash::MAX_K + 1).to_string();
-        assert!(check_args(b"linebloom-v2", over.as_bytes()).is_err());
+        assert!(check_args(b"linebloom-v2", over.as_bytes(), b"1").is_err());
         // Every error reads as a Redis error reply: a code, then the reason.
-        let e = BatchError::OutOfRange { block: 3, len: 128 }.to_string();
+        let e = BatchError::Length {
+            held: 100,
+            needed: 128,
+        }
+        .to_string();
         assert_eq!(
             e,
-            "LBTRUNCATED the shard holds 128 bytes; block 3 needs 256"
+            "LBLENGTH the shard holds 100 bytes where the filter's shape needs 128"
         );
+        assert!(BatchError::Count.to_string().starts_with("LBCOUNT "));
+        assert_eq!(parse_count(b"17"), Ok(17));
+        assert_eq!(parse_count(b"x"), Err(BatchError::Count));
     }
 
     #[test]
-    fn the_meta_guard_is_all_or_nothing() {
-        assert_eq!(guard(&[]), Ok(None));
-        let (key, value) = (&b"f:meta"[..], &b"linebloom-v2 1 64 8 0 1048576"[..]);
+    fn options_are_count_and_meta_each_once() {
+        let head: [&[u8]; 6] = [b"LINEBLOOM.MADD", b"s", b"linebloom-v2", b"8", b"2", b""];
+        let with = |rest: &[&'static [u8]]| {
+            let mut argv = head.to_vec();
+            argv.extend_from_slice(rest);
+            argv
+        };
+        assert_eq!(options(&with(&[]), true), Ok(Options::default()));
+        let (key, value) = (&b"f:meta"[..], &b"linebloom-v2 live 1 aa 64 8 0 1048576"[..]);
+        let guard = Some(Guard {
+            key: OptionKey { key, position: 7 },
+            value,
+        });
         assert_eq!(
-            guard(&[b"META", key, value]),
-            Ok(Some(Guard { key, value }))
+            options(&with(&[b"meta", key, value]), false),
+            Ok(Options { count: None, guard })
         );
+        let both = options(&with(&[b"COUNT", b"c", b"META", key, value]), true).unwrap();
         assert_eq!(
-            guard(&[b"meta", key, value]),
-            Ok(Some(Guard { key, value }))
+            both.count,
+            Some(OptionKey {
+                key: b"c",
+                position: 7
+            })
         );
+        assert_eq!(both.guard.unwrap().key.position, 9);
+        let swapped = options(&with(&[b"META", key, value, b"count", b"c"]), true).unwrap();
+        assert_eq!(swapped.count.unwrap().position, 10);
         for bad in [
             &[&b"META"[..]][..],
             &[b"META", key],
             &[b"METAX", key, value],
             &[b"META", key, value, b"x"],
+            &[b"COUNT"],
+            &[b"COUNT", b"c", b"COUNT", b"d"],
+            &[b"META", key, value, b"META", key, value],
         ] {
-            assert_eq!(guard(bad), Err(BatchError::Guard));
+            assert_eq!(options(&with(bad), true), Err(BatchError::Options), "{bad:?}");
         }
-        assert!(BatchError::Guard.to_string().starts_with("LBGUARD "));
+        // COUNT on a read is refused.
+        assert_eq!(
+            options(&with(&[b"COUNT", b"c"]), false),
+            Err(BatchError::Options)
+        );
         assert!(meta_matches(Some(value), value));
-        assert!(!meta_matches(Some(b"linebloom-v2 2 64 8 0 1048576"), value));
+        assert!(!meta_matches(Some(b"linebloom-v2 live 2"), value));
         assert!(!meta_matches(None, value));
         assert!(!meta_matches(Some(b""), value));
     }

@@ -3,28 +3,38 @@
 //! already uses (the `linebloom-redis-client` crate, `lab/redis-client`; the protocol
 //! is its `PROTOCOL.md`).
 //!
-//! Without the module a batch of `n` keys costs the server `n` `GETRANGE` or
-//! `BITFIELD` commands, each parsed and dispatched on its own; RedisBloom answers the
-//! same batch with one `BF.MEXISTS`. With it, a batch is one command per shard:
+//! Without the module a batch of `n` keys costs the server `n` `GETRANGE` commands or
+//! a script that touches every key's block; RedisBloom answers the same batch with one
+//! `BF.MEXISTS`. With it, a batch is one command per shard:
 //!
-//! * `LINEBLOOM.MTEST <shard> linebloom-v2 <k> <probes>` replies a bulk string of one
-//!   byte per probe, 1 ("maybe present") or 0 ("absent");
-//! * `LINEBLOOM.MADD <shard> linebloom-v2 <k> <probes>` sets every probe's bits and
-//!   replies how many probes had a bit clear before (as `BF.MADD` counts new items).
+//! * `LINEBLOOM.MTEST <shard> linebloom-v2 <k> <blocks> <probes>` replies a bulk string
+//!   of one byte per probe, 1 ("maybe present") or 0 ("absent");
+//! * `LINEBLOOM.MADD <shard> linebloom-v2 <k> <blocks> <probes>` sets every probe's bits
+//!   and replies how many probes had a bit clear before (as `BF.MADD` counts new items).
 //!
-//! Either may end with `META <meta key> <meta value>`: the command then first checks
-//! that the filter's meta key holds exactly that value, and refuses with `LBSTALE
-//! <meta key>`, reading and writing nothing, if it does not. A client on one server
-//! sends it instead of a `GET` of the meta after the batch, to know that the batch used
-//! the generation it computed against. The meta key is not among the command's
-//! declared keys too: both commands answer Redis's key-position requests
-//! (`getkeys-api`) with the shard and, where a guard is given, the meta key, so Redis
-//! applies the caller's ACL key permissions to both before the command runs (a user
-//! without access to the meta key gets `NOPERM` and no answer: the guard is no
-//! equality oracle on keys the ACL hides), and a cluster refuses a guard whose meta
-//! key sits in another slot than the shard with its own `CROSSSLOT` error. Shards are
-//! spread over the slots on purpose, so the client sends the guard on one server only
-//! and on a cluster reads the meta in a round trip of its own.
+//! `<blocks>` is the shard's length in blocks as the filter's shape fixes it: a shard of
+//! any other length (truncated, extended, replaced by a foreign write) is refused with
+//! `LBLENGTH <shard> <bytes held> <bytes needed>`, and a missing shard with `LBMISSING
+//! <shard>`; `MADD` never creates a shard.
+//!
+//! Options may follow the probes, each at most once:
+//!
+//! * `COUNT <count key>` (`MADD` only): the filter's approximate count, increased by the
+//!   number of new keys, while that key exists;
+//! * `META <meta key> <meta value>`: the command first checks that the filter's meta key
+//!   holds exactly that value, and refuses with `LBSTALE <meta key>`, reading and
+//!   writing nothing, if it does not. A client on one server sends it instead of a `GET`
+//!   of the meta after the batch, to know that the batch used the generation it
+//!   computed against.
+//!
+//! Both commands answer Redis's key-position requests (`getkeys-api`) with the shard,
+//! the count key and the guard's meta key, so Redis applies the caller's ACL key
+//! permissions to each before the command runs (a user without access to the meta key
+//! gets `NOPERM` and no answer: the guard is no equality oracle on keys the ACL hides),
+//! and a cluster refuses a guard whose meta key sits in another slot than the shard with
+//! its own `CROSSSLOT` error. Shards are spread over the slots on purpose, so the client
+//! sends the guard on one server only and on a cluster reads the meta in a round trip
+//! of its own.
 //!
 //! `<probes>` is one binary argument of 16 bytes per key: the key's block index within
 //! the shard, then its 64-bit hash, little-endian ([`batch`]). The client hashes (it
@@ -32,13 +42,15 @@
 //! pattern with the core's own code, so the bits are exactly a `BloomFilter`'s.
 //!
 //! The data stay plain strings: a client without the module reads and writes the same
-//! keys with `GETRANGE` and `BITFIELD`, and `SAVE`/`BGSAVE` persist them as any string.
-//! `LINEBLOOM.MADD` is replicated verbatim, so replicas and the AOF need the module.
+//! keys with its scripts, and `SAVE`/`BGSAVE` persist them as any string. `MADD`
+//! replicates what it changed as plain commands (`SETRANGE` of each changed block, then
+//! `INCRBY` of the count), never itself, so a replica or an append-only file replayed
+//! without the module holds the same bits.
 //!
 //! A command runs whole on Redis's one thread, so a batch is atomic: no reader sees
-//! half of it. A refused batch (missing key, wrong type, a block past the end of the
-//! shard, a bad argument) is an error reply and writes nothing; it never answers
-//! "absent" for a key it did not test.
+//! half of it. A refused batch (missing key, wrong type, wrong length, a block past the
+//! end of the shard, a bad argument) is an error reply and writes nothing; it never
+//! answers "absent" for a key it did not test.
 //!
 //! It is a workspace of its own (bindgen needs libclang). Build it with `cargo build
 //! --release --manifest-path lab/redis-module/Cargo.toml --target-dir target` from the
@@ -66,14 +78,19 @@ mod entry {
     const KEY_UPDATE: u32 = 1 << 5;
     /// Flags of a key the command only reads.
     const READ: u32 = KEY_RO | KEY_ACCESS;
-    /// Flags of a shard the command updates in place.
+    /// Flags of a key the command updates in place (the shard, the count).
     const UPDATE: u32 = KEY_RW | KEY_UPDATE;
 
+    /// The arguments as byte slices.
+    fn bytes(argv: &[RedisString]) -> Vec<&[u8]> {
+        argv.iter().map(|a| a.as_slice()).collect()
+    }
+
     /// Answers Redis's key-position request (ACL checks, cluster routing): the shard at
-    /// argument 1 with `shard_flags`, and the guard's meta key at argument 6, read only,
-    /// where the arguments end in a well-formed guard. A malformed call declares what it
-    /// can; the command itself then refuses it.
-    fn declare_keys(ctx: &Context, argv: &[RedisString], shard_flags: u32) {
+    /// argument 1 with `shard_flags`, the count key (updated) and the guard's meta key
+    /// (read only) where the options name them well-formed. A malformed call declares
+    /// what it can; the command itself then refuses it.
+    fn declare_keys(ctx: &Context, argv: &[RedisString], shard_flags: u32, writes: bool) {
         let key_at = |pos: usize, flags: u32| {
             debug_assert!(pos < argv.len());
             // SAFETY: a copy of a `static mut` of the module API table, which
@@ -89,30 +106,43 @@ mod entry {
                 None => ctx.key_at_pos(pos as i32),
             }
         };
-        if argv.len() >= 2 {
-            key_at(1, shard_flags);
+        if argv.len() > batch::SHARD_ARG {
+            key_at(batch::SHARD_ARG, shard_flags);
         }
-        if let [_, _, _, _, _, rest @ ..] = argv {
-            let rest: Vec<&[u8]> = rest.iter().map(|a| a.as_slice()).collect();
-            if let Ok(Some(_)) = batch::guard(&rest) {
-                key_at(6, READ);
+        if let Ok(options) = batch::options(&bytes(argv), writes) {
+            if let Some(count) = options.count {
+                key_at(count.position, UPDATE);
+            }
+            if let Some(guard) = options.guard {
+                key_at(guard.key.position, READ);
             }
         }
     }
 
-    /// The module's arguments: shard key, scheme, `k`, probes; checks the meta guard
-    /// where there is one (see [`batch::guard`]).
+    /// A command's checked arguments.
+    struct Args<'a> {
+        shard: &'a RedisString,
+        k: u32,
+        blocks: u64,
+        probes: &'a [u8],
+        count: Option<RedisString>,
+    }
+
+    /// The arguments: shard key, scheme, `k`, the shard's block count, probes, then the
+    /// options; checks the meta guard where there is one (see [`batch::options`]).
     fn args<'a>(
         ctx: &Context,
-        args: &'a [RedisString],
-    ) -> Result<(&'a RedisString, u32, &'a [u8]), RedisError> {
-        let [_, key, scheme, k, probes, rest @ ..] = args else {
+        argv: &'a [RedisString],
+        writes: bool,
+    ) -> Result<Args<'a>, RedisError> {
+        let [_, shard, scheme, k, blocks, probes, ..] = argv else {
             return Err(RedisError::WrongArity);
         };
-        let k = batch::check_args(scheme.as_slice(), k.as_slice()).map_err(refusal)?;
-        let rest: Vec<&[u8]> = rest.iter().map(|a| a.as_slice()).collect();
-        if let Some(guard) = batch::guard(&rest).map_err(refusal)? {
-            let meta_key = ctx.create_string(guard.key);
+        let (k, blocks) = batch::check_args(scheme.as_slice(), k.as_slice(), blocks.as_slice())
+            .map_err(refusal)?;
+        let options = batch::options(&bytes(argv), writes).map_err(refusal)?;
+        if let Some(guard) = options.guard {
+            let meta_key = ctx.create_string(guard.key.key);
             let meta = ctx.open_key(&meta_key);
             let held = match meta.key_type() {
                 KeyType::String => meta.read()?,
@@ -125,22 +155,27 @@ mod entry {
                 )));
             }
         }
-        Ok((key, k, probes.as_slice()))
+        Ok(Args {
+            shard,
+            k,
+            blocks,
+            probes: probes.as_slice(),
+            count: options.count.map(|c| ctx.create_string(c.key)),
+        })
     }
 
     fn refusal(e: batch::BatchError) -> RedisError {
         RedisError::String(e.to_string())
     }
 
-    /// A refused batch on shard `key`. A block past the end names the key and the two
-    /// sizes first, so that a client can report them: `LBTRUNCATED <key> <bytes held>
+    /// A refused batch on shard `key`. A shard of the wrong length names the key and the
+    /// two sizes first, so that a client can report them: `LBLENGTH <key> <bytes held>
     /// <bytes needed> …`.
     fn refusal_on(key: &RedisString, e: batch::BatchError) -> RedisError {
         match e {
-            batch::BatchError::OutOfRange { block, len } => RedisError::String(format!(
-                "LBTRUNCATED {} {len} {} (bytes held, bytes needed: block {block} is past the end of the filter shard)",
+            batch::BatchError::Length { held, needed } => RedisError::String(format!(
+                "LBLENGTH {} {held} {needed} (bytes held, bytes the filter's shape needs)",
                 key.to_string_lossy(),
-                (block + 1) * 64
             )),
             e => refusal(e),
         }
@@ -158,54 +193,84 @@ mod entry {
         }
     }
 
-    /// `LINEBLOOM.MTEST <shard> <scheme> <k> <probes> [META <meta key> <meta value>]`.
+    /// `LINEBLOOM.MTEST <shard> <scheme> <k> <blocks> <probes> [META <meta key> <meta value>]`.
     fn mtest(ctx: &Context, argv: Vec<RedisString>) -> RedisResult {
         if ctx.is_keys_position_request() {
-            declare_keys(ctx, &argv, READ);
+            declare_keys(ctx, &argv, READ, false);
             return Ok(RedisValue::NoReply);
         }
-        let (key_name, k, probes) = args(ctx, &argv)?;
-        let key = ctx.open_key(key_name);
+        let args = args(ctx, &argv, false)?;
+        let key = ctx.open_key(args.shard);
         match key.key_type() {
             KeyType::String => {}
-            kind => return Err(not_a_shard(key_name, kind)),
+            kind => return Err(not_a_shard(args.shard, kind)),
         }
         let shard = key.read()?.unwrap_or_default();
-        let answers = batch::test_all(shard, k, probes).map_err(|e| refusal_on(key_name, e))?;
+        let answers = batch::test_all(shard, args.k, args.blocks, args.probes)
+            .map_err(|e| refusal_on(args.shard, e))?;
         Ok(RedisValue::StringBuffer(answers))
     }
 
-    /// `LINEBLOOM.MADD <shard> <scheme> <k> <probes> [META <meta key> <meta value>]`.
+    /// `LINEBLOOM.MADD <shard> <scheme> <k> <blocks> <probes> [COUNT <count key>] [META
+    /// <meta key> <meta value>]`.
     fn madd(ctx: &Context, argv: Vec<RedisString>) -> RedisResult {
         if ctx.is_keys_position_request() {
-            declare_keys(ctx, &argv, UPDATE);
+            declare_keys(ctx, &argv, UPDATE, true);
             return Ok(RedisValue::NoReply);
         }
-        let (key_name, k, probes) = args(ctx, &argv)?;
-        let key = ctx.open_key_writable(key_name);
+        let args = args(ctx, &argv, true)?;
+        // The count goes up only while its key exists (an expired filter's count key
+        // is not brought back), and must hold an integer: checked before any bit is set.
+        let count = match &args.count {
+            None => None,
+            Some(name) => {
+                let key = ctx.open_key(name);
+                match key.key_type() {
+                    KeyType::Empty => None,
+                    KeyType::String => {
+                        batch::parse_count(key.read()?.unwrap_or_default()).map_err(refusal)?;
+                        Some(name)
+                    }
+                    _ => return Err(refusal(batch::BatchError::Count)),
+                }
+            }
+        };
+        let key = ctx.open_key_writable(args.shard);
         match key.key_type() {
             KeyType::String => {}
             // Never create a shard: its length is fixed by the filter's shape.
-            kind => return Err(not_a_shard(key_name, kind)),
+            kind => return Err(not_a_shard(args.shard, kind)),
         }
-        let added = batch::set_all(&mut key.as_string_dma()?, k, probes)
-            .map_err(|e| refusal_on(key_name, e))?;
-        // Closing the key (at the end of the call) tells Redis it was modified; the
-        // command goes to replicas and the AOF only if it changed a bit.
-        if added > 0 {
-            ctx.replicate_verbatim();
+        let mut shard = key.as_string_dma()?;
+        let added = batch::set_all(&mut shard, args.k, args.blocks, args.probes)
+            .map_err(|e| refusal_on(args.shard, e))?;
+        // Replicas and the append-only file get plain commands any server runs, with or
+        // without this module: each changed block's new bytes, then the count.
+        for &at in &added.changed {
+            let offset = at.to_string();
+            let block = &shard[at..at + linebloom::Block::BYTES];
+            ctx.replicate(
+                "SETRANGE",
+                &[args.shard.as_slice(), offset.as_bytes(), block][..],
+            );
         }
-        Ok(RedisValue::Integer(added as i64))
+        if let (Some(count), true) = (count, added.new > 0) {
+            let by = added.new.to_string();
+            ctx.call("INCRBY", &[count.as_slice(), by.as_bytes()][..])?;
+            ctx.replicate("INCRBY", &[count.as_slice(), by.as_bytes()][..]);
+        }
+        Ok(RedisValue::Integer(added.new as i64))
     }
 
     redis_module::redis_module! {
         name: "linebloom",
-        version: 1,
+        version: 2,
         allocator: (redis_module::alloc::RedisAlloc, redis_module::alloc::RedisAlloc),
         data_types: [],
         commands: [
             // getkeys-api: Redis asks the command for its keys (`declare_keys`), which
-            // include the guard's meta key; 1, 1, 1 is the shard, for older servers.
+            // include the count and the guard's meta key; 1, 1, 1 is the shard, for
+            // older servers.
             ["linebloom.mtest", mtest, "readonly getkeys-api", 1, 1, 1, ""],
             ["linebloom.madd", madd, "write deny-oom getkeys-api", 1, 1, 1, ""],
         ],

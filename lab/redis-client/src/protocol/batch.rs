@@ -1,0 +1,433 @@
+//! Batches of lookups and inserts, and the rule that keeps every answer inside one
+//! generation ([`Retrying`], `PROTOCOL.md`, "Batches and generations"): on one server
+//! each command carries the meta guard and is refused whole if the meta moved on; on a
+//! cluster, where a guard cannot cross slots, the batch is followed by a read of the
+//! meta in a round trip of its own. A refused or outdated attempt re-reads the meta and
+//! runs again against the new one.
+
+use super::{
+    Exchange, Flow, Input, Keys, Refusal, Reply, Shared, State, bytes, first_refusal, get_meta,
+    integer, replies,
+};
+use crate::scripts::INSERT;
+use crate::{BatchPath, MAX_RETRIES, RedisFilterError};
+use linebloom::hash::{SCHEME, for_each_position, pattern, redis_bit_offset};
+use linebloom::{Block, Key};
+use std::sync::Arc;
+
+/// One attempt of an operation against one state of the meta.
+pub(crate) trait Attempt {
+    type Output;
+    /// The attempt's commands against `state`. `guard`: on one server, each command
+    /// that can carries the meta guard (and the attempt is then accepted as soon as no
+    /// command refused it).
+    fn commands(&mut self, shared: &Shared, state: &State, guard: bool, cmds: &mut Vec<redis::Cmd>);
+    /// Can the commands carry the guard, on one server?
+    fn guarded(&self, state: &State) -> bool;
+    /// The replies of an accepted attempt.
+    fn finish(&mut self, state: &State, replies: Vec<Reply>) -> Result<Self::Output, RedisFilterError>;
+    /// The replies of an attempt that was refused or outdated (some of its commands may
+    /// have run).
+    fn refused(&mut self, _state: &State, _replies: &[Reply]) {}
+}
+
+enum Phase {
+    Batch,
+    /// A cluster's batch ran unguarded; its replies wait for the meta's.
+    Confirm(Vec<Reply>),
+    /// Re-reading the meta after a refusal; with the shard that was missing, if any.
+    Refresh(Option<String>),
+}
+
+/// Runs an [`Attempt`] until one is accepted, at most [`MAX_RETRIES`] times.
+pub(crate) struct Retrying<'a, A> {
+    shared: &'a Shared,
+    attempt: A,
+    /// One server (a pipeline runs in order), or a cluster.
+    ordered: bool,
+    state: Arc<State>,
+    guard: bool,
+    phase: Phase,
+    /// Commands sent in the last step.
+    sent: usize,
+    tries: usize,
+}
+
+impl<'a, A: Attempt> Retrying<'a, A> {
+    pub(crate) fn new(shared: &'a Shared, ordered: bool, attempt: A) -> Self {
+        Retrying {
+            state: shared.state(),
+            shared,
+            attempt,
+            ordered,
+            guard: false,
+            phase: Phase::Batch,
+            sent: 0,
+            tries: 0,
+        }
+    }
+
+    fn batch(&mut self) -> Result<Flow<A::Output>, RedisFilterError> {
+        self.tries += 1;
+        if self.tries > MAX_RETRIES {
+            return Err(RedisFilterError::Stale {
+                prefix: self.shared.prefix.clone(),
+            });
+        }
+        self.state = self.shared.state();
+        self.guard = self.ordered && self.attempt.guarded(&self.state);
+        let mut cmds = Vec::new();
+        self.attempt
+            .commands(self.shared, &self.state, self.guard, &mut cmds);
+        if self.ordered && !self.guard {
+            cmds.push(get_meta(self.shared));
+        }
+        self.phase = Phase::Batch;
+        self.sent = cmds.len();
+        Ok(Flow::Send(cmds))
+    }
+
+    fn refresh(&mut self, missing: Option<String>) -> Flow<A::Output> {
+        self.phase = Phase::Refresh(missing);
+        self.sent = 1;
+        Flow::Send(vec![get_meta(self.shared)])
+    }
+
+    /// The batch's replies and, where it was checked, the meta's: accept, retry or
+    /// re-read the meta.
+    fn judge(
+        &mut self,
+        batch: Vec<Reply>,
+        meta: Option<Reply>,
+    ) -> Result<Flow<A::Output>, RedisFilterError> {
+        let meta = match meta {
+            Some(reply) => Some(bytes(reply)?),
+            None => None,
+        };
+        let refusal = first_refusal(&batch)?;
+        if let Some(Refusal::NoModule) = refusal {
+            self.attempt.refused(&self.state, &batch);
+            self.shared.update(|s| s.with_path(BatchPath::Commands));
+            return self.batch();
+        }
+        if refusal.is_some() || meta.as_ref().is_some_and(|m| m.as_deref() != Some(self.state.text.as_bytes())) {
+            self.attempt.refused(&self.state, &batch);
+            return match (refusal, meta) {
+                // A read of the meta came with the batch: take it and try again; a
+                // shard that was missing must be missing from a generation that is gone.
+                (refusal, Some(meta)) => {
+                    let changed = self.shared.adopt(meta)?;
+                    if let (Some(Refusal::Missing(key)), false) = (refusal, changed) {
+                        return Err(RedisFilterError::Missing { key });
+                    }
+                    self.batch()
+                }
+                (Some(Refusal::Missing(key)), None) => Ok(self.refresh(Some(key))),
+                (_, None) => Ok(self.refresh(None)),
+            };
+        }
+        Ok(Flow::Done(self.attempt.finish(&self.state, batch)?))
+    }
+}
+
+impl<A: Attempt> Exchange for Retrying<'_, A> {
+    type Output = A::Output;
+
+    fn resume(&mut self, input: Input) -> Result<Flow<A::Output>, RedisFilterError> {
+        if let Input::Start = input {
+            return self.batch();
+        }
+        match std::mem::replace(&mut self.phase, Phase::Batch) {
+            Phase::Batch => {
+                let mut batch = replies(input, self.sent)?;
+                if self.guard {
+                    self.judge(batch, None)
+                } else if self.ordered {
+                    let meta = batch.pop();
+                    self.judge(batch, meta)
+                } else {
+                    // A cluster: the batch's own refusals first, then the meta.
+                    match first_refusal(&batch)? {
+                        Some(Refusal::NoModule) => return self.judge(batch, None),
+                        Some(refusal) => {
+                            self.attempt.refused(&self.state, &batch);
+                            return Ok(match refusal {
+                                Refusal::Missing(key) => self.refresh(Some(key)),
+                                _ => self.refresh(None),
+                            });
+                        }
+                        None => {}
+                    }
+                    self.phase = Phase::Confirm(batch);
+                    self.sent = 1;
+                    Ok(Flow::Send(vec![get_meta(self.shared)]))
+                }
+            }
+            Phase::Confirm(batch) => {
+                let meta = replies(input, 1)?.pop().expect("one reply");
+                self.judge(batch, Some(meta))
+            }
+            Phase::Refresh(missing) => {
+                let meta = bytes(replies(input, 1)?.pop().expect("one reply"))?;
+                let changed = self.shared.adopt(meta)?;
+                match missing {
+                    Some(key) if !changed => Err(RedisFilterError::Missing { key }),
+                    _ => self.batch(),
+                }
+            }
+        }
+    }
+}
+
+/// Keys grouped by the shard of one generation they fall in: per shard, the indices
+/// of its keys (into the batch) and their hashes.
+fn by_shard<K: Key>(keys: &Keys, batch: &[K]) -> Vec<(usize, Vec<(usize, u64)>)> {
+    let mut placed: Vec<(usize, usize, u64)> = batch
+        .iter()
+        .enumerate()
+        .map(|(i, key)| {
+            let hash = key.hash_key(&keys.hasher);
+            (keys.place(hash).0, i, hash)
+        })
+        .collect();
+    placed.sort_unstable_by_key(|&(shard, i, _)| (shard, i));
+    let mut groups: Vec<(usize, Vec<(usize, u64)>)> = Vec::new();
+    for (shard, i, hash) in placed {
+        match groups.last_mut() {
+            Some((s, members)) if *s == shard => members.push((i, hash)),
+            _ => groups.push((shard, vec![(i, hash)])),
+        }
+    }
+    groups
+}
+
+/// The module's 16-byte probes of a shard's keys: block within the shard, then hash.
+fn probes(keys: &Keys, members: &[(usize, u64)]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(members.len() * 16);
+    for &(_, hash) in members {
+        out.extend_from_slice(&keys.place(hash).1.to_le_bytes());
+        out.extend_from_slice(&hash.to_le_bytes());
+    }
+    out
+}
+
+/// A module command (`LINEBLOOM.MTEST` or `MADD`) on one shard: `<shard> <scheme> <k>
+/// <blocks> <probes>`.
+fn module_cmd(name: &str, keys: &Keys, shard: usize, members: &[(usize, u64)]) -> redis::Cmd {
+    let mut cmd = redis::cmd(name);
+    cmd.arg(&keys.shards[shard])
+        .arg(SCHEME)
+        .arg(&keys.k_arg)
+        .arg(&keys.blocks_arg[shard])
+        .arg(probes(keys, members));
+    cmd
+}
+
+/// Appends the meta guard.
+fn guard(cmd: &mut redis::Cmd, shared: &Shared, state: &State) {
+    cmd.arg("META").arg(&shared.meta_key).arg(&state.text);
+}
+
+/// Lookups in the live generation.
+pub(crate) struct Contains<'k, K> {
+    keys: &'k [K],
+    /// The shard groups of the last attempt, and which of its replies is whose.
+    groups: Vec<(usize, Vec<(usize, u64)>)>,
+}
+
+impl<'k, K: Key> Contains<'k, K> {
+    pub(crate) fn new(keys: &'k [K]) -> Self {
+        Contains {
+            keys,
+            groups: Vec::new(),
+        }
+    }
+}
+
+impl<K: Key> Attempt for Contains<'_, K> {
+    type Output = Vec<bool>;
+
+    fn guarded(&self, state: &State) -> bool {
+        state.path == BatchPath::Module
+    }
+
+    fn commands(&mut self, shared: &Shared, state: &State, guarded: bool, cmds: &mut Vec<redis::Cmd>) {
+        let live = &state.live;
+        self.groups = by_shard(live, self.keys);
+        for (shard, members) in &self.groups {
+            match state.path {
+                BatchPath::Module => {
+                    let mut cmd = module_cmd("LINEBLOOM.MTEST", live, *shard, members);
+                    if guarded {
+                        guard(&mut cmd, shared, state);
+                    }
+                    cmds.push(cmd);
+                }
+                BatchPath::Commands => {
+                    // The shard's exact length, then each key's block.
+                    let mut strlen = redis::cmd("STRLEN");
+                    strlen.arg(&live.shards[*shard]);
+                    cmds.push(strlen);
+                    for &(_, hash) in members {
+                        let at = live.place(hash).1 * 64;
+                        let mut getrange = redis::cmd("GETRANGE");
+                        getrange.arg(&live.shards[*shard]).arg(at).arg(at + 63);
+                        cmds.push(getrange);
+                    }
+                }
+            }
+        }
+    }
+
+    fn finish(&mut self, state: &State, replies: Vec<Reply>) -> Result<Vec<bool>, RedisFilterError> {
+        let live = &state.live;
+        let mut answers = vec![false; self.keys.len()];
+        let mut replies = replies.into_iter();
+        let mut next = || {
+            replies
+                .next()
+                .ok_or_else(|| RedisFilterError::Reply("fewer replies than commands".into()))
+        };
+        for (shard, members) in &self.groups {
+            let key = &live.shards[*shard];
+            match state.path {
+                BatchPath::Module => {
+                    let got = bytes(next()?)?.unwrap_or_default();
+                    if got.len() != members.len() || got.iter().any(|&b| b > 1) {
+                        return Err(RedisFilterError::Reply(format!(
+                            "LINEBLOOM.MTEST on {key} answered {got:?} for {} keys",
+                            members.len()
+                        )));
+                    }
+                    for (&(i, _), answer) in members.iter().zip(got) {
+                        answers[i] = answer == 1;
+                    }
+                }
+                BatchPath::Commands => {
+                    check_length(key, integer(next()?.map_err(|e| crate::error::on_key(e, key)))?, live.gen_.shard_len(*shard as u64))?;
+                    for &(i, hash) in members {
+                        let line = bytes(next()?)?.unwrap_or_default();
+                        let line: &[u8; 64] = line.as_slice().try_into().map_err(|_| {
+                            RedisFilterError::ShardLength {
+                                key: key.clone(),
+                                held: line.len() as u64,
+                                needed: 64,
+                            }
+                        })?;
+                        answers[i] = Block::from_le_bytes(line)
+                            .contains_mask(&pattern(hash, live.gen_.params.k()));
+                    }
+                }
+            }
+        }
+        Ok(answers)
+    }
+}
+
+/// A shard's `STRLEN` against its shape: 0 is a missing shard, anything else than the
+/// shape's bytes a wrong length.
+pub(crate) fn check_length(key: &str, held: i64, blocks: u64) -> Result<(), RedisFilterError> {
+    let needed = blocks * 64;
+    match held {
+        0 => Err(RedisFilterError::Missing { key: key.to_string() }),
+        held if held as u64 == needed => Ok(()),
+        held => Err(RedisFilterError::ShardLength {
+            key: key.to_string(),
+            held: held as u64,
+            needed,
+        }),
+    }
+}
+
+/// Inserts into the live generation and, during a rebuild, the next one.
+pub(crate) struct Insert<'k, K> {
+    keys: &'k [K],
+    /// How many of the last attempt's commands wrote the live generation.
+    live_cmds: usize,
+    /// New keys counted by the live generation's writes in refused attempts.
+    counted: u64,
+}
+
+impl<'k, K: Key> Insert<'k, K> {
+    pub(crate) fn new(keys: &'k [K]) -> Self {
+        Insert {
+            keys,
+            live_cmds: 0,
+            counted: 0,
+        }
+    }
+
+    fn new_keys(&self, replies: &[Reply]) -> u64 {
+        replies[..self.live_cmds.min(replies.len())]
+            .iter()
+            .filter_map(|r| match r {
+                Ok(redis::Value::Int(n)) => Some(*n as u64),
+                _ => None,
+            })
+            .sum()
+    }
+}
+
+impl<K: Key> Attempt for Insert<'_, K> {
+    /// How many keys had a bit clear in the live generation.
+    type Output = u64;
+
+    fn guarded(&self, _state: &State) -> bool {
+        true
+    }
+
+    fn commands(&mut self, shared: &Shared, state: &State, guarded: bool, cmds: &mut Vec<redis::Cmd>) {
+        for (g, keys) in state.written().enumerate() {
+            for (shard, members) in by_shard(keys, self.keys) {
+                let cmd = match state.path {
+                    BatchPath::Module => {
+                        let mut cmd = module_cmd("LINEBLOOM.MADD", keys, shard, &members);
+                        cmd.arg("COUNT").arg(&keys.counts[shard]);
+                        if guarded {
+                            guard(&mut cmd, shared, state);
+                        }
+                        cmd
+                    }
+                    BatchPath::Commands => {
+                        let script_keys: &[&str] = if guarded {
+                            &[&keys.shards[shard], &keys.counts[shard], &shared.meta_key]
+                        } else {
+                            &[&keys.shards[shard], &keys.counts[shard]]
+                        };
+                        let mut cmd = INSERT.call(script_keys);
+                        cmd.arg(&keys.bytes_arg[shard]).arg(&keys.k_arg);
+                        if guarded {
+                            cmd.arg(&state.text);
+                        }
+                        let k = keys.gen_.params.k();
+                        for &(_, hash) in &members {
+                            let block = keys.place(hash).1;
+                            for_each_position(hash, k, |word, field| {
+                                cmd.arg(redis_bit_offset(block, word as u32 * 64 + field));
+                            });
+                        }
+                        cmd
+                    }
+                };
+                cmds.push(cmd);
+            }
+            if g == 0 {
+                self.live_cmds = cmds.len();
+            }
+        }
+    }
+
+    fn refused(&mut self, _state: &State, replies: &[Reply]) {
+        self.counted += self.new_keys(replies);
+    }
+
+    fn finish(&mut self, _state: &State, replies: Vec<Reply>) -> Result<u64, RedisFilterError> {
+        for reply in &replies {
+            if let Err(e) = reply {
+                return Err(crate::error::classify(e.clone()));
+            }
+        }
+        let new = self.counted + self.new_keys(&replies);
+        Ok(new.min(self.keys.len() as u64))
+    }
+}

@@ -1,0 +1,435 @@
+//! The protocol core, free of I/O (sans-IO): every operation of the Redis-held filter
+//! is an [`Exchange`], a small state machine that says which commands to send
+//! ([`Flow::Send`]), reads their replies ([`Input::Replies`]), and decides what comes
+//! next, until it is [`Flow::Done`]. The sync front (`blocking.rs`) and the async front
+//! (`aio.rs`) only carry commands to the server and replies back
+//! ([`drive!`](crate::drive)), so every rule of `PROTOCOL.md` is written once, here.
+//!
+//! The handle's state, shared by its clones and both fronts, is [`Shared`]: the prefix
+//! and the meta as last read ([`State`]), replaced whole when a reply shows that the
+//! meta moved on.
+
+pub(crate) mod batch;
+pub(crate) mod lifecycle;
+pub(crate) mod open;
+pub(crate) mod read;
+pub(crate) mod rebuild;
+
+use crate::info::EvictionRisk;
+use crate::meta::Meta;
+use crate::{BatchPath, Generation, RedisFilterError};
+use linebloom::{BloomFilter, IntFold};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+/// One command's reply: its value, or the error it replied (or, on a cluster, the error
+/// that kept it from its node).
+pub(crate) type Reply = redis::RedisResult<redis::Value>;
+
+/// What an exchange wants next.
+pub(crate) enum Flow<T> {
+    /// Send these commands as one pipeline (on a cluster, split per node) and resume
+    /// with their replies, in order.
+    Send(Vec<redis::Cmd>),
+    /// Wait this long (a rebuild's grace), then resume with [`Input::Woke`].
+    Sleep(Duration),
+    /// Insert every key of the rebuild's source into this empty filter, then resume
+    /// with [`Input::Filled`].
+    Fill(BloomFilter),
+    /// Finished.
+    Done(T),
+}
+
+/// What an exchange resumes with.
+pub(crate) enum Input {
+    /// The first step.
+    Start,
+    /// The replies of the commands it sent, or the failure that lost them all.
+    Replies(redis::RedisResult<Vec<Reply>>),
+    /// The wait is over.
+    Woke,
+    /// The filled filter and how many keys the source gave, or the source's error.
+    Filled(Result<(BloomFilter, u64), Box<dyn std::error::Error + Send + Sync>>),
+}
+
+/// An operation of the protocol, as a state machine.
+pub(crate) trait Exchange {
+    /// What it returns when done.
+    type Output;
+    /// The next step, given what the last one brought.
+    fn resume(&mut self, input: Input) -> Result<Flow<Self::Output>, RedisFilterError>;
+}
+
+/// Runs an [`Exchange`] to its end: `$send` is an expression of type
+/// `RedisResult<Vec<Reply>>` that carries the commands in `$cmds` (an `&[Cmd]`),
+/// `$sleep` waits the duration `$d`, and `$fill` fills the filter `$f`, giving
+/// [`Input::Filled`]'s content. Commands a server refuses with `NOSCRIPT` are sent
+/// again as `EVAL`. The sync front expands it with plain calls, the async front with
+/// `.await`s: the loop is the only code the two share by text.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! drive {
+    ($exchange:expr, |$cmds:ident| $send:expr, |$d:ident| $sleep:expr, |$f:ident| $fill:expr) => {{
+        use $crate::protocol::{Exchange as _, Flow, Input};
+        let mut exchange = $exchange;
+        let mut input = Input::Start;
+        loop {
+            match exchange.resume(input)? {
+                Flow::Send(commands) => {
+                    let replies = {
+                        let $cmds: &[redis::Cmd] = &commands;
+                        $send
+                    };
+                    let replies = match replies {
+                        Ok(mut replies) => {
+                            if let Some((at, again)) =
+                                $crate::scripts::with_bodies(&commands, &replies)
+                            {
+                                let $cmds: &[redis::Cmd] = &again;
+                                match $send {
+                                    Ok(more) => {
+                                        for (i, reply) in at.into_iter().zip(more) {
+                                            replies[i] = reply;
+                                        }
+                                        Ok(replies)
+                                    }
+                                    Err(e) => Err(e),
+                                }
+                            } else {
+                                Ok(replies)
+                            }
+                        }
+                        Err(e) => Err(e),
+                    };
+                    input = Input::Replies(replies);
+                }
+                Flow::Sleep($d) => {
+                    $sleep;
+                    input = Input::Woke;
+                }
+                Flow::Fill($f) => input = Input::Filled($fill),
+                Flow::Done(output) => break Ok::<_, $crate::RedisFilterError>(output),
+            }
+        }
+    }};
+}
+
+/// How many replies a step expects back, checked before they are read.
+pub(crate) fn replies(
+    input: Input,
+    expected: usize,
+) -> Result<Vec<Reply>, RedisFilterError> {
+    match input {
+        Input::Replies(Ok(replies)) if replies.len() == expected => Ok(replies),
+        Input::Replies(Ok(replies)) => Err(RedisFilterError::Reply(format!(
+            "{} replies to {expected} commands",
+            replies.len()
+        ))),
+        Input::Replies(Err(e)) => Err(RedisFilterError::from(e)),
+        _ => Err(RedisFilterError::Reply(
+            "an exchange resumed out of order".into(),
+        )),
+    }
+}
+
+/// Every reply of a step, however many.
+pub(crate) fn all_replies(input: Input) -> Result<Vec<Reply>, RedisFilterError> {
+    match input {
+        Input::Replies(Ok(replies)) => Ok(replies),
+        Input::Replies(Err(e)) => Err(RedisFilterError::from(e)),
+        _ => Err(RedisFilterError::Reply(
+            "an exchange resumed out of order".into(),
+        )),
+    }
+}
+
+/// `UNLINK` of each key.
+pub(crate) fn unlinks<S: AsRef<str>>(keys: impl IntoIterator<Item = S>) -> Vec<redis::Cmd> {
+    keys.into_iter()
+        .map(|key| {
+            let mut unlink = redis::cmd("UNLINK");
+            unlink.arg(key.as_ref());
+            unlink
+        })
+        .collect()
+}
+
+/// A generation's key names and argument strings, made once per meta so that a call
+/// formats nothing it can reuse.
+#[derive(Debug)]
+pub(crate) struct Keys {
+    pub(crate) gen_: Generation,
+    pub(crate) hasher: IntFold,
+    /// Shard key names.
+    pub(crate) shards: Vec<String>,
+    /// Each shard's count key (`<shard>:n`).
+    pub(crate) counts: Vec<String>,
+    /// Each shard's length in blocks, as a command argument.
+    pub(crate) blocks_arg: Vec<String>,
+    /// Each shard's length in bytes, as a command argument.
+    pub(crate) bytes_arg: Vec<String>,
+    /// `k`, as a command argument.
+    pub(crate) k_arg: String,
+}
+
+impl Keys {
+    pub(crate) fn new(prefix: &str, g: Generation) -> Keys {
+        let shards: Vec<String> = (0..g.shards()).map(|s| g.shard_key(prefix, s)).collect();
+        Keys {
+            gen_: g,
+            hasher: IntFold::with_seed(g.seed),
+            counts: shards.iter().map(|s| count_key(s)).collect(),
+            blocks_arg: (0..g.shards()).map(|s| g.shard_len(s).to_string()).collect(),
+            bytes_arg: (0..g.shards())
+                .map(|s| (g.shard_len(s) * 64).to_string())
+                .collect(),
+            k_arg: g.params.k().to_string(),
+            shards,
+        }
+    }
+
+    /// (shard, block within the shard, hash) of a key's hash.
+    pub(crate) fn place(&self, hash: u64) -> (usize, u64) {
+        let block = linebloom::hash::block_index(hash, self.gen_.params.blocks()) as u64;
+        (
+            (block / self.gen_.shard_blocks) as usize,
+            block % self.gen_.shard_blocks,
+        )
+    }
+
+    /// Every key name of this generation (shards, counts, a rebuild's scratch keys),
+    /// for `delete` and the removal of a retired generation.
+    pub(crate) fn all(&self) -> Vec<String> {
+        let scratch = self.shards.iter().map(|s| scratch_key(s));
+        self.shards.iter().chain(&self.counts).cloned().chain(scratch).collect()
+    }
+}
+
+/// The scratch key of a shard, which holds a rebuild's built bits until they are ORed
+/// in.
+pub(crate) fn scratch_key(shard: &str) -> String {
+    format!("{shard}:load")
+}
+
+/// The count key of a shard.
+pub(crate) fn count_key(shard: &str) -> String {
+    format!("{shard}:n")
+}
+
+/// What a handle knows of its filter: the meta as last read, parsed, with the key names
+/// of the generations a call uses, and how it sends batches.
+#[derive(Debug)]
+pub(crate) struct State {
+    /// The meta as stored (what the guards compare).
+    pub(crate) text: String,
+    pub(crate) meta: Meta,
+    pub(crate) live: Arc<Keys>,
+    /// The generation a rebuild is building, if any.
+    pub(crate) next: Option<Arc<Keys>>,
+    pub(crate) path: BatchPath,
+    /// What `open` or `create` found of the server's eviction policy.
+    pub(crate) eviction: Option<EvictionRisk>,
+}
+
+impl State {
+    /// The same state, sending batches by `path`.
+    pub(crate) fn with_path(&self, path: BatchPath) -> State {
+        State {
+            text: self.text.clone(),
+            meta: self.meta.clone(),
+            live: Arc::clone(&self.live),
+            next: self.next.clone(),
+            path,
+            eviction: self.eviction.clone(),
+        }
+    }
+
+    /// The generations a write must reach.
+    pub(crate) fn written(&self) -> impl Iterator<Item = &Arc<Keys>> {
+        std::iter::once(&self.live).chain(&self.next)
+    }
+}
+
+/// A handle's state, shared by its clones.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) prefix: String,
+    pub(crate) meta_key: String,
+    state: RwLock<Arc<State>>,
+}
+
+impl Shared {
+    pub(crate) fn new(prefix: &str, state: State) -> Shared {
+        Shared {
+            prefix: prefix.to_string(),
+            meta_key: meta_key(prefix),
+            state: RwLock::new(Arc::new(state)),
+        }
+    }
+
+    /// The state as it is now (a call uses one snapshot per attempt).
+    pub(crate) fn state(&self) -> Arc<State> {
+        Arc::clone(&self.state.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Replaces the state with `f` of the current one.
+    pub(crate) fn update(&self, f: impl FnOnce(&State) -> State) -> Arc<State> {
+        let mut guard = self.state.write().unwrap_or_else(|e| e.into_inner());
+        let new = Arc::new(f(&guard));
+        *guard = Arc::clone(&new);
+        new
+    }
+
+    /// Takes `text` (the meta as just read; `None` if the key is gone) as the state's
+    /// meta. Returns whether it changed.
+    pub(crate) fn adopt(&self, text: Option<Vec<u8>>) -> Result<bool, RedisFilterError> {
+        let text = text.ok_or_else(|| RedisFilterError::NotFound {
+            prefix: self.prefix.clone(),
+        })?;
+        let current = self.state();
+        if current.text.as_bytes() == text {
+            return Ok(false);
+        }
+        let meta = Meta::decode(&self.meta_key, &text)?;
+        let text = String::from_utf8(text).expect("decode checked UTF-8");
+        self.update(|old| state_for(&self.prefix, text, meta, old.path, old.eviction.clone(), Some(old)));
+        Ok(true)
+    }
+}
+
+/// The meta key of a prefix.
+pub(crate) fn meta_key(prefix: &str) -> String {
+    format!("{prefix}:meta")
+}
+
+/// A state for `meta`, reusing `old`'s key names for generations it already had.
+pub(crate) fn state_for(
+    prefix: &str,
+    text: String,
+    meta: Meta,
+    path: BatchPath,
+    eviction: Option<EvictionRisk>,
+    old: Option<&State>,
+) -> State {
+    let keys = |g: &Generation| {
+        old.into_iter()
+            .flat_map(|o| o.written())
+            .find(|k| k.gen_ == *g)
+            .cloned()
+            .unwrap_or_else(|| Arc::new(Keys::new(prefix, *g)))
+    };
+    State {
+        live: keys(&meta.live),
+        next: meta.rebuilding.as_ref().map(|r| keys(&r.next)),
+        text,
+        meta,
+        path,
+        eviction,
+    }
+}
+
+/// A `GET` of the meta key.
+pub(crate) fn get_meta(shared: &Shared) -> redis::Cmd {
+    let mut get = redis::cmd("GET");
+    get.arg(&shared.meta_key);
+    get
+}
+
+/// The bytes of a string reply; `None` for a nil reply.
+pub(crate) fn bytes<E: Into<RedisFilterError>>(
+    reply: Result<redis::Value, E>,
+) -> Result<Option<Vec<u8>>, RedisFilterError> {
+    match reply.map_err(Into::into)? {
+        redis::Value::Nil => Ok(None),
+        redis::Value::BulkString(b) => Ok(Some(b)),
+        redis::Value::SimpleString(s) => Ok(Some(s.into_bytes())),
+        redis::Value::VerbatimString { text, .. } => Ok(Some(text.into_bytes())),
+        redis::Value::Okay => Ok(Some(b"OK".to_vec())),
+        other => Err(RedisFilterError::Reply(format!(
+            "a string expected, got {other:?}"
+        ))),
+    }
+}
+
+/// An integer reply.
+pub(crate) fn integer<E: Into<RedisFilterError>>(
+    reply: Result<redis::Value, E>,
+) -> Result<i64, RedisFilterError> {
+    match reply.map_err(Into::into)? {
+        redis::Value::Int(i) => Ok(i),
+        other => Err(RedisFilterError::Reply(format!(
+            "an integer expected, got {other:?}"
+        ))),
+    }
+}
+
+/// Where a step met a refusal that means "look at the meta again": the guard's
+/// `LBSTALE`, or a missing shard (a rebuild may have removed the generation the call
+/// used). Every other error is returned.
+pub(crate) enum Refusal {
+    Stale,
+    Missing(String),
+    /// The server does not know the module's commands (a failover to a server without
+    /// it): the handle goes on with plain commands.
+    NoModule,
+}
+
+/// The first error among `replies`, with `LBSTALE` and a missing shard taken apart
+/// from the rest (which are returned as errors).
+pub(crate) fn first_refusal(replies: &[Reply]) -> Result<Option<Refusal>, RedisFilterError> {
+    let errors = || replies.iter().filter_map(|r| r.as_ref().err());
+    if errors().any(crate::error::is_stale) {
+        return Ok(Some(Refusal::Stale));
+    }
+    if errors().any(is_unknown_module_command) {
+        return Ok(Some(Refusal::NoModule));
+    }
+    let mut found = None;
+    for e in errors() {
+        match crate::error::classify(e.clone()) {
+            RedisFilterError::Missing { key } => found = found.or(Some(Refusal::Missing(key))),
+            other if found.is_none() => return Err(other),
+            _ => {}
+        }
+    }
+    Ok(found)
+}
+
+/// Is this the reply of a server without the module to one of its commands?
+fn is_unknown_module_command(e: &redis::RedisError) -> bool {
+    let text = e.to_string().to_ascii_lowercase();
+    text.contains("unknown command") && text.contains("linebloom.")
+}
+
+/// Re-reads the meta into the handle.
+pub(crate) struct Refresh<'a>(pub(crate) &'a Shared);
+
+impl Exchange for Refresh<'_> {
+    type Output = ();
+    fn resume(&mut self, input: Input) -> Result<Flow<()>, RedisFilterError> {
+        if let Input::Start = input {
+            return Ok(Flow::Send(vec![get_meta(self.0)]));
+        }
+        let reply = replies(input, 1)?.pop().expect("one reply");
+        self.0.adopt(bytes(reply)?)?;
+        Ok(Flow::Done(()))
+    }
+}
+
+/// A fresh random 64-bit value (generation tags, rebuild owners): the standard
+/// library's per-process random keys, mixed with a counter and the clock, so two
+/// processes or two calls never draw alike in practice.
+pub(crate) fn random_u64() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.write_u32(std::process::id());
+    h.finish()
+}

@@ -1,0 +1,280 @@
+//! The Lua scripts of the protocol (`PROTOCOL.md`): the compare-and-set steps of the
+//! meta (a rebuild's start, switch and cancel, `delete`), and the writes of a server
+//! without the module, which check the shard before they set a bit, so that no write
+//! re-creates a missing shard. Each touches keys of one cluster slot only.
+//!
+//! A script is sent as `EVALSHA`; where the server does not know it yet (`NOSCRIPT`),
+//! the command is sent again as `EVAL` ([`with_bodies`]), which also loads it.
+
+use std::sync::OnceLock;
+
+/// A Lua script and its SHA-1, computed once.
+pub(crate) struct Script {
+    body: &'static str,
+    sha: OnceLock<String>,
+}
+
+impl Script {
+    const fn new(body: &'static str) -> Script {
+        Script {
+            body,
+            sha: OnceLock::new(),
+        }
+    }
+
+    fn sha(&self) -> &str {
+        self.sha
+            .get_or_init(|| redis::Script::new(self.body).get_hash().to_string())
+    }
+
+    /// `EVALSHA <sha> <keys> <args>`.
+    pub(crate) fn call<K: redis::ToRedisArgs>(&self, keys: &[K]) -> redis::Cmd {
+        let mut cmd = redis::cmd("EVALSHA");
+        cmd.arg(self.sha()).arg(keys.len()).arg(keys);
+        cmd
+    }
+}
+
+/// The scripts, for [`with_bodies`].
+const ALL: [&Script; 7] = [
+    &SWAP_META,
+    &BEGIN_REBUILD,
+    &CANCEL_REBUILD,
+    &DELETE_META,
+    &INSERT,
+    &FILL_SHARD,
+    &TEST,
+];
+
+/// `cmd` as `EVAL <body> …` if it is an `EVALSHA` of one of these scripts.
+fn with_body(cmd: &redis::Cmd) -> Option<redis::Cmd> {
+    let mut args = cmd.args_iter().map(|a| match a {
+        redis::Arg::Simple(bytes) => bytes,
+        _ => b"",
+    });
+    if !args.next()?.eq_ignore_ascii_case(b"EVALSHA") {
+        return None;
+    }
+    let sha = args.next()?;
+    let script = ALL.iter().find(|s| s.sha().as_bytes() == sha)?;
+    let mut eval = redis::cmd("EVAL");
+    eval.arg(script.body);
+    for a in args {
+        eval.arg(a);
+    }
+    Some(eval)
+}
+
+/// Where replies say `NOSCRIPT` (a server that has not seen a script, or restarted),
+/// the indices of those commands and their `EVAL` forms, to send again.
+pub(crate) fn with_bodies(
+    cmds: &[redis::Cmd],
+    replies: &[redis::RedisResult<redis::Value>],
+) -> Option<(Vec<usize>, Vec<redis::Cmd>)> {
+    let (mut at, mut again) = (Vec::new(), Vec::new());
+    for (i, reply) in replies.iter().enumerate() {
+        if let Err(e) = reply
+            && e.code() == Some("NOSCRIPT")
+            && let Some(eval) = with_body(&cmds[i])
+        {
+            at.push(i);
+            again.push(eval);
+        }
+    }
+    (!at.is_empty()).then_some((at, again))
+}
+
+/// Compare-and-set of the meta. `KEYS[1]` the meta; `ARGV[1]` the value expected,
+/// `ARGV[2]` the new one. Replies 1 when it set it, 0 when the meta already holds the new
+/// value (the same step done before, whose reply was lost), else refuses with
+/// `LBSTALE`. Keeps the meta's TTL.
+pub(crate) static SWAP_META: Script = Script::new(
+    r#"
+local held = redis.call('GET', KEYS[1])
+if held == ARGV[2] then return 0 end
+if held ~= ARGV[1] then
+    return redis.error_reply('LBSTALE ' .. KEYS[1] .. ' (the filter meta changed)')
+end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1
+"#,
+);
+
+/// A rebuild's start: the meta with the next generation and a lease that ends
+/// `ARGV[4]` ms after the server's clock. `KEYS[1]` the meta; `ARGV[1]` the value
+/// expected; `ARGV[2]` and `ARGV[3]` the new value before and after the lease's end.
+/// Replies the new meta, or refuses with `LBSTALE`.
+pub(crate) static BEGIN_REBUILD: Script = Script::new(
+    r#"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+    return redis.error_reply('LBSTALE ' .. KEYS[1] .. ' (the filter meta changed)')
+end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local meta = ARGV[2] .. string.format('%.0f', now + tonumber(ARGV[4])) .. ARGV[3]
+redis.call('SET', KEYS[1], meta, 'KEEPTTL')
+return meta
+"#,
+);
+
+/// Cancels a rebuild: as [`SWAP_META`], but unless `ARGV[4]` is `1` (forced) only once
+/// the lease that ends at `ARGV[3]` (server ms) has run out, else refuses with
+/// `LBLEASED <ms left>`.
+pub(crate) static CANCEL_REBUILD: Script = Script::new(
+    r#"
+local held = redis.call('GET', KEYS[1])
+if held == ARGV[2] then return 0 end
+if held ~= ARGV[1] then
+    return redis.error_reply('LBSTALE ' .. KEYS[1] .. ' (the filter meta changed)')
+end
+if ARGV[4] ~= '1' then
+    local t = redis.call('TIME')
+    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    local left = tonumber(ARGV[3]) - now
+    if left > 0 then
+        return redis.error_reply('LBLEASED ' .. string.format('%.0f', left))
+    end
+end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1
+"#,
+);
+
+/// Deletes the meta if it holds `ARGV[1]`, else refuses with `LBSTALE`.
+pub(crate) static DELETE_META: Script = Script::new(
+    r#"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+    return redis.error_reply('LBSTALE ' .. KEYS[1] .. ' (the filter meta changed)')
+end
+redis.call('DEL', KEYS[1])
+return 1
+"#,
+);
+
+/// The shard checks every script runs first: `KEYS[1]` must be a string of exactly
+/// `ARGV[1]` bytes, else `LBMISSING`, `LBWRONGTYPE` or `LBLENGTH <key> <held> <needed>`.
+/// `KEYS[last]`, where `ARGV[meta]` is given, is the meta guard: it must hold that
+/// value, else `LBSTALE`.
+macro_rules! shard_checks {
+    () => {
+        r#"
+local function refuse(guard_at)
+    if guard_at and redis.call('GET', KEYS[#KEYS]) ~= ARGV[guard_at] then
+        return redis.error_reply('LBSTALE ' .. KEYS[#KEYS] .. ' (the filter meta changed)')
+    end
+    local kind = redis.call('TYPE', KEYS[1])['ok']
+    if kind == 'none' then
+        return redis.error_reply('LBMISSING ' .. KEYS[1] .. ' (no such filter shard)')
+    end
+    if kind ~= 'string' then
+        return redis.error_reply('LBWRONGTYPE ' .. KEYS[1] .. ' (not a filter shard)')
+    end
+    local held = redis.call('STRLEN', KEYS[1])
+    if held ~= tonumber(ARGV[1]) then
+        return redis.error_reply('LBLENGTH ' .. KEYS[1] .. ' ' .. held .. ' ' .. ARGV[1])
+    end
+    return nil
+end
+"#
+    };
+}
+
+/// A batch's inserts into one shard, without the module. `KEYS[1]` the shard,
+/// `KEYS[2]` its count key, and on one server `KEYS[3]` the meta (the guard);
+/// `ARGV[1]` the shard's length in bytes, `ARGV[2]` `k`, `ARGV[3]` the meta expected
+/// (with the guard), then `k` Redis bit offsets per key. After the checks, sets every
+/// bit with `BITFIELD … SET u1` (64 keys a call, under Lua's `unpack` limit), whose
+/// replies are the old bits: a key with one clear is new. Increases the count, while
+/// its key exists, and replies how many keys were new.
+pub(crate) static INSERT: Script = Script::new(concat!(
+    shard_checks!(),
+    r#"
+local first = 3
+if #KEYS == 3 then first = 4 end
+local refused = refuse(#KEYS == 3 and 3 or nil)
+if refused then return refused end
+local k = tonumber(ARGV[2])
+local new = 0
+local at = first
+while at <= #ARGV do
+    local last = math.min(at + 64 * k - 1, #ARGV)
+    local args = {}
+    for i = at, last do
+        local n = #args
+        args[n + 1] = 'SET'
+        args[n + 2] = 'u1'
+        args[n + 3] = ARGV[i]
+        args[n + 4] = 1
+    end
+    local old = redis.call('BITFIELD', KEYS[1], unpack(args))
+    for j = 1, #old, k do
+        for b = j, j + k - 1 do
+            if old[b] == 0 then
+                new = new + 1
+                break
+            end
+        end
+    end
+    at = last + 1
+end
+if new > 0 and redis.call('EXISTS', KEYS[2]) == 1 then
+    redis.pcall('INCRBY', KEYS[2], new)
+end
+return new
+"#
+));
+
+/// A batch's lookups in one shard, without the module. `KEYS[1]` the shard, on one
+/// server `KEYS[2]` the meta; `ARGV[1]` the shard's length in bytes, `ARGV[2]` `k`,
+/// `ARGV[3]` the meta expected (with the guard), then per key the byte offset of its
+/// block followed by `k` pairs (byte within the block, 1-based; bit mask). Replies one
+/// byte per key, `1` where every bit is set, `0` where one is clear.
+pub(crate) static TEST: Script = Script::new(concat!(
+    shard_checks!(),
+    r#"
+local first = 3
+if #KEYS == 2 then first = 4 end
+local refused = refuse(#KEYS == 2 and 3 or nil)
+if refused then return refused end
+local k = tonumber(ARGV[2])
+local out = {}
+local band = bit.band
+local byte = string.byte
+for i = first, #ARGV, 2 * k + 1 do
+    local at = tonumber(ARGV[i])
+    local line = redis.call('GETRANGE', KEYS[1], at, at + 63)
+    local present = '1'
+    for j = i + 1, i + 2 * k, 2 do
+        if band(byte(line, tonumber(ARGV[j])), tonumber(ARGV[j + 1])) == 0 then
+            present = '0'
+            break
+        end
+    end
+    out[#out + 1] = present
+end
+return table.concat(out)
+"#
+));
+
+/// A rebuild's built bits ORed into one shard of the next generation, which keeps the
+/// inserts made since the rebuild began. `KEYS[1]` the shard, `KEYS[2]` the scratch key
+/// holding the built bits, `KEYS[3]` the shard's count key; `ARGV[1]` the shard's
+/// length in bytes, `ARGV[2]` the count to add. After the checks (a shard a cancel
+/// removed is not re-created): `BITOP OR`, the scratch key removed, the count
+/// increased while its key exists.
+pub(crate) static FILL_SHARD: Script = Script::new(concat!(
+    shard_checks!(),
+    r#"
+local refused = refuse(nil)
+if refused then
+    redis.call('UNLINK', KEYS[2])
+    return refused
+end
+redis.call('BITOP', 'OR', KEYS[1], KEYS[1], KEYS[2])
+redis.call('UNLINK', KEYS[2])
+if redis.call('EXISTS', KEYS[3]) == 1 then
+    redis.pcall('INCRBY', KEYS[3], ARGV[2])
+end
+return 1
+"#
+));
