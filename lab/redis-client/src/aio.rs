@@ -7,7 +7,7 @@
 
 use crate::front::{filter_accessors, filter_methods};
 use crate::protocol::{Reply, Shared};
-use crate::{Rebuilt, RebuildOptions, RedisFilter, RedisFilterError};
+use crate::{RebuildOptions, Rebuilt, RedisFilter, RedisFilterError};
 use linebloom::{Key, Params};
 use std::future::Future;
 use std::sync::Arc;
@@ -45,7 +45,10 @@ async fn pipeline(
         pipe.add_command(cmd.clone());
     }
     let values: Vec<redis::Value> = pipe.query_async(con).await?;
-    Ok(values.into_iter().map(redis::Value::extract_error).collect())
+    Ok(values
+        .into_iter()
+        .map(redis::Value::extract_error)
+        .collect())
 }
 
 impl AsyncFilterConnection for redis::aio::MultiplexedConnection {
@@ -115,7 +118,12 @@ impl AsyncFilterConnection for redis::cluster_async::ClusterConnection {
             async move {
                 let group: Vec<redis::Cmd> = members.iter().map(|&i| cmds[i].clone()).collect();
                 let replies = if group.len() == 1 {
-                    vec![group[0].query_async::<redis::Value>(&mut con).await.and_then(redis::Value::extract_error)]
+                    vec![
+                        group[0]
+                            .query_async::<redis::Value>(&mut con)
+                            .await
+                            .and_then(redis::Value::extract_error),
+                    ]
                 } else {
                     match pipeline(&mut con, &group).await {
                         Ok(replies) => replies,
@@ -262,7 +270,12 @@ mod tests {
         get.arg("p:{1.ab:0}");
         assert_eq!(first_key(&get).map(hash_tag), Some(&b"1.ab:0"[..]));
         let mut script = redis::cmd("EVALSHA");
-        script.arg("sha").arg(2).arg("p:{1.ab:3}").arg("p:{1.ab:3}:n").arg("x");
+        script
+            .arg("sha")
+            .arg(2)
+            .arg("p:{1.ab:3}")
+            .arg("p:{1.ab:3}:n")
+            .arg("x");
         assert_eq!(first_key(&script).map(hash_tag), Some(&b"1.ab:3"[..]));
         let mut none = redis::cmd("EVALSHA");
         none.arg("sha").arg(0).arg("x");

@@ -4,7 +4,7 @@
 
 use crate::front::{filter_accessors, filter_methods};
 use crate::protocol::{Reply, Shared};
-use crate::{Rebuilt, RebuildOptions, RedisFilterError};
+use crate::{RebuildOptions, Rebuilt, RedisFilterError};
 use linebloom::{Key, Params};
 use std::sync::Arc;
 
@@ -29,7 +29,10 @@ pub trait FilterConnection {
 
 /// A pipeline's replies, each error reply as its command's `Err`.
 fn each(values: Vec<redis::Value>) -> Vec<Reply> {
-    values.into_iter().map(redis::Value::extract_error).collect()
+    values
+        .into_iter()
+        .map(redis::Value::extract_error)
+        .collect()
 }
 
 impl FilterConnection for redis::Connection {
@@ -99,11 +102,16 @@ impl FilterConnection for redis::cluster::ClusterConnection {
         let mut at = 0;
         while at < cmds.len() {
             if alone(&cmds[at]) {
-                replies.push(self.req_command(&cmds[at]).and_then(redis::Value::extract_error));
+                replies.push(
+                    self.req_command(&cmds[at])
+                        .and_then(redis::Value::extract_error),
+                );
                 at += 1;
                 continue;
             }
-            let end = (at..cmds.len()).find(|&i| alone(&cmds[i])).unwrap_or(cmds.len());
+            let end = (at..cmds.len())
+                .find(|&i| alone(&cmds[i]))
+                .unwrap_or(cmds.len());
             let mut pipe = redis::cluster::cluster_pipe();
             for cmd in &cmds[at..end] {
                 pipe.add_command(cmd.clone());

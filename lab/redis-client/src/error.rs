@@ -96,7 +96,10 @@ impl std::fmt::Display for RedisFilterError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RedisFilterError::NotFound { prefix } => {
-                write!(f, "no filter under {prefix} (its key {prefix}:meta does not exist)")
+                write!(
+                    f,
+                    "no filter under {prefix} (its key {prefix}:meta does not exist)"
+                )
             }
             RedisFilterError::AlreadyExists { prefix } => write!(
                 f,

@@ -26,7 +26,11 @@ pub(crate) fn no_source() -> Box<dyn std::error::Error + Send + Sync> {
 }
 
 /// `Debug` of a handle: the prefix, the live generation and the batch path.
-pub(crate) fn debug(shared: &Shared, name: &str, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+pub(crate) fn debug(
+    shared: &Shared,
+    name: &str,
+    f: &mut std::fmt::Formatter<'_>,
+) -> std::fmt::Result {
     let state = shared.state();
     f.debug_struct(name)
         .field("prefix", &shared.prefix)

@@ -177,7 +177,9 @@ mod tests {
     #[test]
     fn the_eviction_risk_follows_maxmemory_and_the_policy() {
         let info = |max: &str, policy: &str| {
-            format!("# Memory\r\nused_memory:1000\r\nmaxmemory:{max}\r\nmaxmemory_policy:{policy}\r\n")
+            format!(
+                "# Memory\r\nused_memory:1000\r\nmaxmemory:{max}\r\nmaxmemory_policy:{policy}\r\n"
+            )
         };
         assert_eq!(eviction_risk(&info("0", "allkeys-lru"), true), None);
         assert_eq!(

@@ -62,7 +62,10 @@ impl Generation {
     }
 
     /// Parses the six fields of a generation.
-    fn parse(f: &[&str], bad: &impl Fn() -> RedisFilterError) -> Result<Generation, RedisFilterError> {
+    fn parse(
+        f: &[&str],
+        bad: &impl Fn() -> RedisFilterError,
+    ) -> Result<Generation, RedisFilterError> {
         let num = |s: &str| s.parse::<u64>().map_err(|_| bad());
         let [number, tag, blocks, k, seed, shard_blocks] = f else {
             return Err(bad());

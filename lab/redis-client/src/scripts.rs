@@ -260,8 +260,8 @@ return table.concat(out)
 /// inserts made since the rebuild began. `KEYS[1]` the shard, `KEYS[2]` the scratch key
 /// holding the built bits, `KEYS[3]` the shard's count key; `ARGV[1]` the shard's
 /// length in bytes, `ARGV[2]` the count to add. After the checks (a shard a cancel
-/// removed is not re-created): `BITOP OR`, the scratch key removed, the count
-/// increased while its key exists.
+/// removed is not re-created): `BITOP OR` (keeping the shard's TTL), the scratch key
+/// removed, the count increased while its key exists.
 pub(crate) static FILL_SHARD: Script = Script::new(concat!(
     shard_checks!(),
     r#"
@@ -270,7 +270,10 @@ if refused then
     redis.call('UNLINK', KEYS[2])
     return refused
 end
+-- BITOP writes its destination anew, without the TTL it had: keep it.
+local ttl = redis.call('PTTL', KEYS[1])
 redis.call('BITOP', 'OR', KEYS[1], KEYS[1], KEYS[2])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
 redis.call('UNLINK', KEYS[2])
 if redis.call('EXISTS', KEYS[3]) == 1 then
     redis.pcall('INCRBY', KEYS[3], ARGV[2])

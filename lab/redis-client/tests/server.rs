@@ -52,10 +52,17 @@ fn both_batch_paths_hold_the_in_process_bits_and_rebuild_without_the_deleted() {
         // in process, and each insert says whether it was new.
         let mut expected = local.clone();
         assert!(rf.insert(&mut con, &1_000_000u64).unwrap());
-        assert!(!rf.insert(&mut con, &1_000_000u64).unwrap(), "{path:?}: not new twice");
+        assert!(
+            !rf.insert(&mut con, &1_000_000u64).unwrap(),
+            "{path:?}: not new twice"
+        );
         assert!(rf.contains(&mut con, &1_000_000u64).unwrap());
         expected.insert(&1_000_000u64);
-        assert_eq!(rf.insert_many(&mut con, &[1_000_001u64, 1_000_002, 1_000_001]).unwrap(), 2);
+        assert_eq!(
+            rf.insert_many(&mut con, &[1_000_001u64, 1_000_002, 1_000_001])
+                .unwrap(),
+            2
+        );
         expected.insert_batch(&[1_000_001u64, 1_000_002]);
         assert!(rf.insert(&mut con, "sku-17").unwrap());
         assert!(rf.contains(&mut con, "sku-17").unwrap());
@@ -64,7 +71,8 @@ fn both_batch_paths_hold_the_in_process_bits_and_rebuild_without_the_deleted() {
         assert!(rf.insert(&mut con, bytes).unwrap());
         expected.insert(bytes);
         assert_eq!(
-            rf.insert_many(&mut con, &["a".to_string(), "b".to_string()]).unwrap(),
+            rf.insert_many(&mut con, &["a".to_string(), "b".to_string()])
+                .unwrap(),
             2
         );
         expected.insert("a");

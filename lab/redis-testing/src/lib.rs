@@ -208,12 +208,16 @@ impl Server {
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
             let info: String = replica.query(&["INFO", "replication"]).unwrap_or_default();
-            if info.contains("master_link_status:up") && info.contains("master_sync_in_progress:0") {
+            if info.contains("master_link_status:up") && info.contains("master_sync_in_progress:0")
+            {
                 return Some(replica);
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        panic!("the replica on port {} did not sync within 10 s", replica.port);
+        panic!(
+            "the replica on port {} did not sync within 10 s",
+            replica.port
+        );
     }
 
     fn spawn(dir: &Path, port: u16, args: Vec<String>) -> Server {

@@ -101,7 +101,11 @@ fn forward(client: TcpStream, server: TcpStream, shared: Arc<Shared>) {
         server.try_clone().expect("clone the server socket"),
     );
     {
-        let (shared, cut, client) = (Arc::clone(&shared), Arc::clone(&cut), client.try_clone().expect("clone"));
+        let (shared, cut, client) = (
+            Arc::clone(&shared),
+            Arc::clone(&cut),
+            client.try_clone().expect("clone"),
+        );
         std::thread::spawn(move || {
             let mut buf = vec![0u8; 1 << 16];
             // The tail of what came before, so a pattern split over two reads is seen.

@@ -25,7 +25,11 @@ pub(crate) trait Attempt {
     /// Can the commands carry the guard, on one server?
     fn guarded(&self, state: &State) -> bool;
     /// The replies of an accepted attempt.
-    fn finish(&mut self, state: &State, replies: Vec<Reply>) -> Result<Self::Output, RedisFilterError>;
+    fn finish(
+        &mut self,
+        state: &State,
+        replies: Vec<Reply>,
+    ) -> Result<Self::Output, RedisFilterError>;
     /// The replies of an attempt that was refused or outdated (some of its commands may
     /// have run).
     fn refused(&mut self, _state: &State, _replies: &[Reply]) {}
@@ -104,13 +108,17 @@ impl<'a, A: Attempt> Retrying<'a, A> {
             Some(reply) => Some(bytes(reply)?),
             None => None,
         };
-        let refusal = first_refusal(&batch)?;
+        let refusal = first_refusal(&batch);
         if let Some(Refusal::NoModule) = refusal {
             self.attempt.refused(&self.state, &batch);
             self.shared.update(|s| s.with_path(BatchPath::Commands));
             return self.batch();
         }
-        if refusal.is_some() || meta.as_ref().is_some_and(|m| m.as_deref() != Some(self.state.text.as_bytes())) {
+        if refusal.is_some()
+            || meta
+                .as_ref()
+                .is_some_and(|m| m.as_deref() != Some(self.state.text.as_bytes()))
+        {
             self.attempt.refused(&self.state, &batch);
             return match (refusal, meta) {
                 // A read of the meta came with the batch: take it and try again; a
@@ -147,7 +155,7 @@ impl<A: Attempt> Exchange for Retrying<'_, A> {
                     self.judge(batch, meta)
                 } else {
                     // A cluster: the batch's own refusals first, then the meta.
-                    match first_refusal(&batch)? {
+                    match first_refusal(&batch) {
                         Some(Refusal::NoModule) => return self.judge(batch, None),
                         Some(refusal) => {
                             self.attempt.refused(&self.state, &batch);
@@ -251,7 +259,13 @@ impl<K: Key> Attempt for Contains<'_, K> {
         state.path == BatchPath::Module
     }
 
-    fn commands(&mut self, shared: &Shared, state: &State, guarded: bool, cmds: &mut Vec<redis::Cmd>) {
+    fn commands(
+        &mut self,
+        shared: &Shared,
+        state: &State,
+        guarded: bool,
+        cmds: &mut Vec<redis::Cmd>,
+    ) {
         let live = &state.live;
         self.groups = by_shard(live, self.keys);
         for (shard, members) in &self.groups {
@@ -279,7 +293,11 @@ impl<K: Key> Attempt for Contains<'_, K> {
         }
     }
 
-    fn finish(&mut self, state: &State, replies: Vec<Reply>) -> Result<Vec<bool>, RedisFilterError> {
+    fn finish(
+        &mut self,
+        state: &State,
+        replies: Vec<Reply>,
+    ) -> Result<Vec<bool>, RedisFilterError> {
         let live = &state.live;
         let mut answers = vec![false; self.keys.len()];
         let mut replies = replies.into_iter();
@@ -290,9 +308,10 @@ impl<K: Key> Attempt for Contains<'_, K> {
         };
         for (shard, members) in &self.groups {
             let key = &live.shards[*shard];
+            let on_key = |e| crate::error::on_key(e, key);
             match state.path {
                 BatchPath::Module => {
-                    let got = bytes(next()?)?.unwrap_or_default();
+                    let got = bytes(next()?.map_err(on_key))?.unwrap_or_default();
                     if got.len() != members.len() || got.iter().any(|&b| b > 1) {
                         return Err(RedisFilterError::Reply(format!(
                             "LINEBLOOM.MTEST on {key} answered {got:?} for {} keys",
@@ -304,9 +323,10 @@ impl<K: Key> Attempt for Contains<'_, K> {
                     }
                 }
                 BatchPath::Commands => {
-                    check_length(key, integer(next()?.map_err(|e| crate::error::on_key(e, key)))?, live.gen_.shard_len(*shard as u64))?;
+                    let held = integer(next()?.map_err(on_key))?;
+                    check_length(key, held, live.gen_.shard_len(*shard as u64))?;
                     for &(i, hash) in members {
-                        let line = bytes(next()?)?.unwrap_or_default();
+                        let line = bytes(next()?.map_err(on_key))?.unwrap_or_default();
                         let line: &[u8; 64] = line.as_slice().try_into().map_err(|_| {
                             RedisFilterError::ShardLength {
                                 key: key.clone(),
@@ -329,7 +349,9 @@ impl<K: Key> Attempt for Contains<'_, K> {
 pub(crate) fn check_length(key: &str, held: i64, blocks: u64) -> Result<(), RedisFilterError> {
     let needed = blocks * 64;
     match held {
-        0 => Err(RedisFilterError::Missing { key: key.to_string() }),
+        0 => Err(RedisFilterError::Missing {
+            key: key.to_string(),
+        }),
         held if held as u64 == needed => Ok(()),
         held => Err(RedisFilterError::ShardLength {
             key: key.to_string(),
@@ -342,6 +364,9 @@ pub(crate) fn check_length(key: &str, held: i64, blocks: u64) -> Result<(), Redi
 /// Inserts into the live generation and, during a rebuild, the next one.
 pub(crate) struct Insert<'k, K> {
     keys: &'k [K],
+    /// The shard each command of the last attempt wrote (its generation's keys and the
+    /// shard's index), to name it in an error.
+    targets: Vec<(Arc<Keys>, usize)>,
     /// How many of the last attempt's commands wrote the live generation.
     live_cmds: usize,
     /// New keys counted by the live generation's writes in refused attempts.
@@ -352,6 +377,7 @@ impl<'k, K: Key> Insert<'k, K> {
     pub(crate) fn new(keys: &'k [K]) -> Self {
         Insert {
             keys,
+            targets: Vec::new(),
             live_cmds: 0,
             counted: 0,
         }
@@ -376,9 +402,17 @@ impl<K: Key> Attempt for Insert<'_, K> {
         true
     }
 
-    fn commands(&mut self, shared: &Shared, state: &State, guarded: bool, cmds: &mut Vec<redis::Cmd>) {
+    fn commands(
+        &mut self,
+        shared: &Shared,
+        state: &State,
+        guarded: bool,
+        cmds: &mut Vec<redis::Cmd>,
+    ) {
+        self.targets.clear();
         for (g, keys) in state.written().enumerate() {
             for (shard, members) in by_shard(keys, self.keys) {
+                self.targets.push((Arc::clone(keys), shard));
                 let cmd = match state.path {
                     BatchPath::Module => {
                         let mut cmd = module_cmd("LINEBLOOM.MADD", keys, shard, &members);
@@ -422,9 +456,9 @@ impl<K: Key> Attempt for Insert<'_, K> {
     }
 
     fn finish(&mut self, _state: &State, replies: Vec<Reply>) -> Result<u64, RedisFilterError> {
-        for reply in &replies {
+        for (reply, (keys, shard)) in replies.iter().zip(&self.targets) {
             if let Err(e) = reply {
-                return Err(crate::error::classify(e.clone()));
+                return Err(crate::error::on_key(e.clone(), &keys.shards[*shard]));
             }
         }
         let new = self.counted + self.new_keys(&replies);

@@ -115,10 +115,7 @@ macro_rules! drive {
 }
 
 /// How many replies a step expects back, checked before they are read.
-pub(crate) fn replies(
-    input: Input,
-    expected: usize,
-) -> Result<Vec<Reply>, RedisFilterError> {
+pub(crate) fn replies(input: Input, expected: usize) -> Result<Vec<Reply>, RedisFilterError> {
     match input {
         Input::Replies(Ok(replies)) if replies.len() == expected => Ok(replies),
         Input::Replies(Ok(replies)) => Err(RedisFilterError::Reply(format!(
@@ -179,7 +176,9 @@ impl Keys {
             gen_: g,
             hasher: IntFold::with_seed(g.seed),
             counts: shards.iter().map(|s| count_key(s)).collect(),
-            blocks_arg: (0..g.shards()).map(|s| g.shard_len(s).to_string()).collect(),
+            blocks_arg: (0..g.shards())
+                .map(|s| g.shard_len(s).to_string())
+                .collect(),
             bytes_arg: (0..g.shards())
                 .map(|s| (g.shard_len(s) * 64).to_string())
                 .collect(),
@@ -201,7 +200,12 @@ impl Keys {
     /// for `delete` and the removal of a retired generation.
     pub(crate) fn all(&self) -> Vec<String> {
         let scratch = self.shards.iter().map(|s| scratch_key(s));
-        self.shards.iter().chain(&self.counts).cloned().chain(scratch).collect()
+        self.shards
+            .iter()
+            .chain(&self.counts)
+            .cloned()
+            .chain(scratch)
+            .collect()
     }
 }
 
@@ -292,7 +296,16 @@ impl Shared {
         }
         let meta = Meta::decode(&self.meta_key, &text)?;
         let text = String::from_utf8(text).expect("decode checked UTF-8");
-        self.update(|old| state_for(&self.prefix, text, meta, old.path, old.eviction.clone(), Some(old)));
+        self.update(|old| {
+            state_for(
+                &self.prefix,
+                text,
+                meta,
+                old.path,
+                old.eviction.clone(),
+                Some(old),
+            )
+        });
         Ok(true)
     }
 }
@@ -374,25 +387,21 @@ pub(crate) enum Refusal {
     NoModule,
 }
 
-/// The first error among `replies`, with `LBSTALE` and a missing shard taken apart
-/// from the rest (which are returned as errors).
-pub(crate) fn first_refusal(replies: &[Reply]) -> Result<Option<Refusal>, RedisFilterError> {
+/// The refusal among `replies` that sends a call back to the meta, if any: the guard's
+/// `LBSTALE`, an unknown module command, or a missing shard.
+pub(crate) fn first_refusal(replies: &[Reply]) -> Option<Refusal> {
     let errors = || replies.iter().filter_map(|r| r.as_ref().err());
     if errors().any(crate::error::is_stale) {
-        return Ok(Some(Refusal::Stale));
+        return Some(Refusal::Stale);
     }
     if errors().any(is_unknown_module_command) {
-        return Ok(Some(Refusal::NoModule));
+        return Some(Refusal::NoModule);
     }
-    let mut found = None;
-    for e in errors() {
-        match crate::error::classify(e.clone()) {
-            RedisFilterError::Missing { key } => found = found.or(Some(Refusal::Missing(key))),
-            other if found.is_none() => return Err(other),
-            _ => {}
-        }
-    }
-    Ok(found)
+    // Other errors are left to the attempt, which knows which key each command is on.
+    errors().find_map(|e| match crate::error::classify(e.clone()) {
+        RedisFilterError::Missing { key } => Some(Refusal::Missing(key)),
+        _ => None,
+    })
 }
 
 /// Is this the reply of a server without the module to one of its commands?

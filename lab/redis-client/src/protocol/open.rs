@@ -8,8 +8,8 @@
 use super::batch::check_length;
 use super::read::{eviction_from, info_memory, ttl_of};
 use super::{
-    Exchange, Flow, Input, Keys, State, all_replies, bytes, integer, meta_key, random_u64,
-    replies, state_for, unlinks,
+    Exchange, Flow, Input, Keys, State, all_replies, bytes, integer, meta_key, random_u64, replies,
+    state_for, unlinks,
 };
 use crate::meta::Meta;
 use crate::{BatchPath, Generation, MAX_RETRIES, RedisFilterError};
@@ -86,7 +86,9 @@ impl FilterOptions {
 /// `COMMAND INFO` of the module's commands: does the server have them?
 pub(crate) fn command_info() -> redis::Cmd {
     let mut info = redis::cmd("COMMAND");
-    info.arg("INFO").arg("linebloom.mtest").arg("linebloom.madd");
+    info.arg("INFO")
+        .arg("linebloom.mtest")
+        .arg("linebloom.madd");
     info
 }
 
@@ -149,9 +151,8 @@ impl Exchange for Open {
         }
         match std::mem::replace(&mut self.phase, OpenPhase::Meta) {
             OpenPhase::Meta => {
-                let [meta, pttl, commands, info]: [super::Reply; 4] = replies(input, 4)?
-                    .try_into()
-                    .expect("four replies");
+                let [meta, pttl, commands, info]: [super::Reply; 4] =
+                    replies(input, 4)?.try_into().expect("four replies");
                 let text = bytes(meta.map_err(|e| crate::error::on_key(e, &self.meta_key)))?
                     .ok_or_else(|| RedisFilterError::NotFound {
                         prefix: self.prefix.clone(),
@@ -338,7 +339,9 @@ impl Exchange for Create<'_> {
             CreatePhase::Meta => {
                 let reply = replies(input, 1)?.pop().expect("one reply");
                 if bytes(reply)?.is_some() {
-                    return Ok(Flow::Done(self.state.take().expect("set in the first step")));
+                    return Ok(Flow::Done(
+                        self.state.take().expect("set in the first step"),
+                    ));
                 }
                 // Another filter is there: remove the shards this call wrote (nobody
                 // else knows their names), then refuse.
@@ -363,9 +366,16 @@ pub(crate) enum OpenOrCreate<'a> {
 }
 
 impl<'a> OpenOrCreate<'a> {
-    pub(crate) fn new(prefix: &str, params: Params, options: FilterOptions) -> Result<Self, RedisFilterError> {
+    pub(crate) fn new(
+        prefix: &str,
+        params: Params,
+        options: FilterOptions,
+    ) -> Result<Self, RedisFilterError> {
         let create = Create::new(prefix, Content::Empty(params), options)?;
-        Ok(OpenOrCreate::Opening(Open::new(prefix), Some(Box::new(create))))
+        Ok(OpenOrCreate::Opening(
+            Open::new(prefix),
+            Some(Box::new(create)),
+        ))
     }
 }
 

@@ -10,7 +10,10 @@ use linebloom::{Block, Blocks, BloomFilter, IntFold};
 use std::time::Duration;
 
 /// Sums the count keys of the live generation (a missing count key counts 0).
-fn count(state: &State, replies: &mut impl Iterator<Item = Reply>) -> Result<u64, RedisFilterError> {
+fn count(
+    state: &State,
+    replies: &mut impl Iterator<Item = Reply>,
+) -> Result<u64, RedisFilterError> {
     let mut total = 0u64;
     for _ in &state.live.counts {
         let reply = replies
@@ -146,7 +149,11 @@ impl Attempt for Load {
             cmds.push(get);
         }
     }
-    fn finish(&mut self, state: &State, replies: Vec<Reply>) -> Result<BloomFilter, RedisFilterError> {
+    fn finish(
+        &mut self,
+        state: &State,
+        replies: Vec<Reply>,
+    ) -> Result<BloomFilter, RedisFilterError> {
         let live = &state.live;
         let g = live.gen_;
         let mut payload = Vec::with_capacity(g.params.bytes());
@@ -194,7 +201,9 @@ impl Attempt for Measure {
         let mut replies = replies.into_iter();
         for (shard, key) in live.shards.iter().enumerate() {
             let (Some(strlen), Some(bitcount)) = (replies.next(), replies.next()) else {
-                return Err(RedisFilterError::Reply("fewer replies than commands".into()));
+                return Err(RedisFilterError::Reply(
+                    "fewer replies than commands".into(),
+                ));
             };
             let held = integer(strlen.map_err(|e| crate::error::on_key(e, key)))?;
             check_length(key, held, live.gen_.shard_len(shard as u64))?;

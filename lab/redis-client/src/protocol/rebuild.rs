@@ -148,7 +148,11 @@ impl Exchange for Cleanup<'_> {
                 }
                 let mut meta = state.meta.clone();
                 meta.retired.clear();
-                Ok(Flow::Send(vec![swap(self.shared, &state.text, &meta.encode())]))
+                Ok(Flow::Send(vec![swap(
+                    self.shared,
+                    &state.text,
+                    &meta.encode(),
+                )]))
             }
             (input, None) => {
                 // The swap's reply: done, or another client changed the meta first and
@@ -187,7 +191,10 @@ enum Phase<'a> {
     Sleeping,
     Filling,
     /// The built bits of shard `shard` are being ORed in.
-    Loading { built: BloomFilter, shard: usize },
+    Loading {
+        built: BloomFilter,
+        shard: usize,
+    },
     Switching,
     /// The switch's reply was lost: reading the meta to see whether it happened.
     Verifying(redis::RedisError),
@@ -270,7 +277,9 @@ impl<'a> Rebuild<'a> {
                 });
             }
             self.phase = Phase::Cancelling;
-            return Ok(Flow::Send(vec![cancel(self.shared, &state.text, &state.meta, false).expect("a rebuild")]));
+            return Ok(Flow::Send(vec![
+                cancel(self.shared, &state.text, &state.meta, false).expect("a rebuild"),
+            ]));
         }
         let live = state.meta.live;
         let next = Keys::new(
@@ -338,8 +347,9 @@ impl<'a> Rebuild<'a> {
         let to = from + g.shard_len(shard as u64) as usize;
         let scratch = super::scratch_key(&next.shards[shard]);
         let mut set = redis::cmd("SET");
-        set.arg(&scratch)
-            .arg(linebloom::block::blocks_as_bytes(&built.as_blocks()[from..to]));
+        set.arg(&scratch).arg(linebloom::block::blocks_as_bytes(
+            &built.as_blocks()[from..to],
+        ));
         let mut fill = FILL_SHARD.call(&[&next.shards[shard], &scratch, &next.counts[shard]]);
         fill.arg(&next.bytes_arg[shard])
             .arg(if shard == 0 { self.keys_read } else { 0 });
@@ -350,7 +360,11 @@ impl<'a> Rebuild<'a> {
     /// The switch: the next generation live, the old one retired.
     fn switch(&mut self) -> Flow<Rebuilt> {
         self.phase = Phase::Switching;
-        Flow::Send(vec![swap(self.shared, &self.begun, &self.switched().encode())])
+        Flow::Send(vec![swap(
+            self.shared,
+            &self.begun,
+            &self.switched().encode(),
+        )])
     }
 
     fn switched(&self) -> Meta {
@@ -462,7 +476,9 @@ impl Exchange for Rebuild<'_> {
                     Ok(Flow::Send(unlinks(self.next_keys().all())))
                 }
                 Some(Err(e)) => Err(e.into()),
-                None => Err(RedisFilterError::Reply("no reply to the rebuild's start".into())),
+                None => Err(RedisFilterError::Reply(
+                    "no reply to the rebuild's start".into(),
+                )),
             },
             Phase::Sleeping => {
                 self.phase = Phase::Filling;
@@ -478,7 +494,9 @@ impl Exchange for Rebuild<'_> {
                     Ok(self.load(built, 0))
                 }
                 Input::Filled(Err(e)) => self.abandon(RedisFilterError::Source(e)),
-                _ => Err(RedisFilterError::Reply("a rebuild resumed out of order".into())),
+                _ => Err(RedisFilterError::Reply(
+                    "a rebuild resumed out of order".into(),
+                )),
             },
             Phase::Loading { built, shard } => {
                 let failed = match all_replies(input) {
@@ -509,7 +527,9 @@ impl Exchange for Rebuild<'_> {
                     get.arg(&self.shared.meta_key);
                     Ok(Flow::Send(vec![get]))
                 }
-                _ => Err(RedisFilterError::Reply("a rebuild resumed out of order".into())),
+                _ => Err(RedisFilterError::Reply(
+                    "a rebuild resumed out of order".into(),
+                )),
             },
             Phase::Verifying(lost) => {
                 let text = match all_replies(input).and_then(|mut r| {
