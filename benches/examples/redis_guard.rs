@@ -56,7 +56,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let query = |guarded: bool| {
         let mut pipe = redis::pipe();
         let mut mtest = redis::cmd("LINEBLOOM.MTEST");
-        mtest.arg(&shard).arg("linebloom-v2").arg(8).arg(&probe);
+        mtest
+            .arg(&shard)
+            .arg("linebloom-v2")
+            .arg(8)
+            .arg(1024)
+            .arg(&probe);
         if guarded {
             mtest.arg("META").arg(&meta_key).arg(meta);
             pipe.add_command(mtest);

@@ -1,7 +1,8 @@
 //! Single-key calls to a filter held in Redis, one round trip each: linebloom's
 //! `RedisFilter::contains` and `insert` through the module (one guarded
-//! `LINEBLOOM.MTEST`/`MADD`) and through plain commands (a `GETRANGE` or `BITFIELD`,
-//! then a `GET` of the meta, pipelined), against RedisBloom's `BF.EXISTS`/`BF.ADD`, an
+//! `LINEBLOOM.MTEST`/`MADD`) and without it (lookups: `STRLEN`, `GETRANGE` and a `GET`
+//! of the meta, pipelined; inserts: one guarded script call), against RedisBloom's
+//! `BF.EXISTS`/`BF.ADD`, an
 //! identical second RedisBloom filter (the control), and a plain `GET`/`SET` of a short
 //! string (what one round trip costs, the floor under every single-key call).
 //!
@@ -21,7 +22,7 @@ use linebloom::Params;
 use linebloom_lab::penetration::namespace::Namespace;
 use linebloom_lab::stats::summary;
 use linebloom_lab::timing::{round_order, thread_cpu_ns};
-use linebloom_redis_client::{BatchPath, DEFAULT_SHARD_BLOCKS, RedisFilter};
+use linebloom_redis_client::{BatchPath, RedisFilter};
 use std::time::Instant;
 
 const KEYS: u64 = 100_000;
@@ -38,17 +39,16 @@ struct Contender<'a> {
 }
 
 fn linebloom<'a>(name: &'static str, filter: RedisFilter) -> Contender<'a> {
-    let filter = std::rc::Rc::new(std::cell::RefCell::new(filter));
     let second = filter.clone();
     Contender {
         name,
-        query: Box::new(move |con, k| filter.borrow_mut().contains(con, k).map_err(to_redis)),
-        insert: Box::new(move |con, k| second.borrow_mut().insert(con, k).map_err(to_redis)),
+        query: Box::new(move |con, k| filter.contains(con, &k).map_err(to_redis)),
+        insert: Box::new(move |con, k| second.insert(con, &k).map(drop).map_err(to_redis)),
     }
 }
 
 fn to_redis(e: linebloom_redis_client::RedisFilterError) -> redis::RedisError {
-    redis::RedisError::from((redis::ErrorKind::ClientError, "linebloom", e.to_string()))
+    redis::RedisError::from((redis::ErrorKind::Client, "linebloom", e.to_string()))
 }
 
 fn redisbloom<'a>(name: &'static str, key: String) -> Contender<'a> {
@@ -99,8 +99,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("linebloom plain commands", BatchPath::Commands),
     ] {
         let params = Params::for_fpr(KEYS, 0.01)?;
-        let mut filter =
-            RedisFilter::create(&mut con, &ns.key(name), params, DEFAULT_SHARD_BLOCKS)?;
+        let filter = RedisFilter::create(&mut con, &ns.key(name), params)?;
         filter.set_batch_path(path);
         for chunk in members.chunks(1000) {
             filter.insert_many(&mut con, chunk)?;

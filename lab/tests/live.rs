@@ -8,7 +8,7 @@
 
 use linebloom_lab::live::engine::Controls;
 use linebloom_lab::live::{self, Options, Running};
-use linebloom_redis_client::testing::{Modules, Server};
+use linebloom_redis_testing::{Modules, Server};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! filter under concurrency, across a restart with persistence, with the server killed
 //! mid-run, with bad keys, and side by side with RedisBloom.
 //!
-//! Each test starts its own server through `linebloom_redis_client::testing` (a child
+//! Each test starts its own server through `linebloom_redis_testing` (a child
 //! process on a free 127.0.0.1 port, stopped by PID when the test ends) that loads the
 //! linebloom module (`lab/redis-module`), and the tests of the Redis-held filter run
 //! once per batch path (plain commands, then the module). `redis-server` must be on
@@ -17,14 +17,21 @@ use linebloom_lab::penetration::db::Db;
 use linebloom_lab::penetration::guard::{Guard, InRedis};
 use linebloom_lab::penetration::namespace::Namespace;
 use linebloom_lab::penetration::{self, Answer, Outcome, connect, serve};
-use linebloom_redis_client::testing::{Modules, Server};
-use linebloom_redis_client::{BatchPath, RedisFilter, RedisFilterError};
+use linebloom_redis_client::{
+    BatchPath, FilterOptions, RebuildOptions, RedisFilter, RedisFilterError,
+};
+use linebloom_redis_testing::{Modules, Server};
 use std::time::Duration;
 
 /// Each test of the Redis-held filter runs once per way of sending batches: the server
 /// loads the module, so a handle detects [`BatchPath::Module`] and the test sets the
 /// other one for the first round.
 const PATHS: [BatchPath; 2] = [BatchPath::Commands, BatchPath::Module];
+
+/// Options with shards of `blocks` blocks.
+fn shards(blocks: u64) -> FilterOptions {
+    FilterOptions::default().shard_blocks(blocks)
+}
 
 fn filter_with(n: u64) -> BloomFilter {
     let mut f = BloomFilter::new(Params::for_fpr(n, 0.01).unwrap());
@@ -43,7 +50,7 @@ fn loading_and_reading_back_give_the_same_answers() {
     for path in PATHS {
         let prefix = format!("t{path:?}");
         // Small shards, so the filter spans several keys and a batch several commands.
-        let mut rf = RedisFilter::store(&mut con, &prefix, &f, 64).unwrap();
+        let rf = RedisFilter::store(&mut con, &prefix, &f, shards(64)).unwrap();
         assert_eq!(
             rf.batch_path(),
             BatchPath::Module,
@@ -82,8 +89,8 @@ fn the_capacity_monitor_reads_the_same_bits_as_the_filter() {
     let mut con = connect(&server.url()).unwrap();
     let mut local = filter_with(20_000);
     // Several shards, so the BITCOUNTs are summed. (Inserts take the module's path.)
-    let mut rf = RedisFilter::store(&mut con, "m", &local, 100).unwrap();
-    let c = rf.capacity(&mut con, 0.01).unwrap();
+    let rf = RedisFilter::store(&mut con, "m", &local, shards(100)).unwrap();
+    let c = rf.measure(&mut con, 0.01).unwrap();
     // The same bits give exactly the in-process estimates.
     assert_eq!(c.fill_ratio, Some(local.fill_ratio()));
     assert_eq!(c.estimated_len, local.estimated_len());
@@ -96,7 +103,7 @@ fn the_capacity_monitor_reads_the_same_bits_as_the_filter() {
     let extra: Vec<u64> = (20_000..60_000).collect();
     rf.insert_many(&mut con, &extra).unwrap();
     local.insert_batch(&extra);
-    let c = rf.capacity(&mut con, 0.01).unwrap();
+    let c = rf.measure(&mut con, 0.01).unwrap();
     assert_eq!(c.estimated_len, local.estimated_len());
     assert!((c.estimated_len / 60_000.0 - 1.0).abs() < 0.02, "{c:?}");
     assert!(c.over_target() && c.estimated_fpr.unwrap() > 0.05, "{c:?}");
@@ -112,13 +119,14 @@ fn concurrent_clients_lose_no_insert() {
     for path in PATHS {
         let prefix = format!("c{path:?}");
         // A small filter, so the 8 clients hit the same blocks and bytes all the time.
-        RedisFilter::create(&mut con, &prefix, Params::new(64, 8).unwrap(), 16).unwrap();
+        RedisFilter::create_with(&mut con, &prefix, Params::new(64, 8).unwrap(), shards(16))
+            .unwrap();
         std::thread::scope(|s| {
             for t in 0..8u64 {
                 let (url, prefix) = (server.url(), &prefix);
                 s.spawn(move || {
                     let mut con = connect(&url).unwrap();
-                    let mut f = RedisFilter::open(&mut con, prefix).unwrap();
+                    let f = RedisFilter::open(&mut con, prefix).unwrap();
                     f.set_batch_path(path);
                     let keys: Vec<u64> = (0..2_000).map(|i| t * 1_000_000 + i).collect();
                     for chunk in keys.chunks(100) {
@@ -127,7 +135,7 @@ fn concurrent_clients_lose_no_insert() {
                 });
             }
         });
-        let mut f = RedisFilter::open(&mut con, &prefix).unwrap();
+        let f = RedisFilter::open(&mut con, &prefix).unwrap();
         f.set_batch_path(path);
         for t in 0..8u64 {
             let keys: Vec<u64> = (0..2_000).map(|i| t * 1_000_000 + i).collect();
@@ -151,7 +159,7 @@ fn the_filter_survives_a_restart_with_persistence() {
     let mut before = Vec::new();
     for path in PATHS {
         // The module's inserts reach the AOF as LINEBLOOM.MADD, replayed on restart.
-        let mut rf = RedisFilter::store(&mut con, &format!("p{path:?}"), &f, 50).unwrap();
+        let rf = RedisFilter::store(&mut con, &format!("p{path:?}"), &f, shards(50)).unwrap();
         rf.set_batch_path(path);
         rf.insert_many(&mut con, &[777_777, 888_888]).unwrap();
         before.push(rf.contains_many(&mut con, &probes).unwrap());
@@ -160,7 +168,7 @@ fn the_filter_survives_a_restart_with_persistence() {
     server.restart();
     let mut con = connect(&server.url()).unwrap();
     for (path, before) in PATHS.into_iter().zip(before) {
-        let mut rf = RedisFilter::open(&mut con, &format!("p{path:?}"))
+        let rf = RedisFilter::open(&mut con, &format!("p{path:?}"))
             .expect("filter is back after the restart");
         rf.set_batch_path(path);
         assert_eq!(
@@ -168,7 +176,10 @@ fn the_filter_survives_a_restart_with_persistence() {
             before,
             "{path:?}"
         );
-        assert!(rf.contains(&mut con, 777_777).unwrap() && rf.contains(&mut con, 888_888).unwrap());
+        assert!(
+            rf.contains(&mut con, &777_777u64).unwrap()
+                && rf.contains(&mut con, &888_888u64).unwrap()
+        );
     }
 }
 
@@ -180,7 +191,7 @@ fn a_dead_server_degrades_and_never_answers_absent() {
     };
     let mut con = connect(&server.url()).unwrap();
     let n = 2_000;
-    let filter = RedisFilter::store(&mut con, "d", &filter_with(n), 1 << 20).unwrap();
+    let filter = RedisFilter::store(&mut con, "d", &filter_with(n), shards(1 << 20)).unwrap();
     let mut guard = InRedis {
         filter,
         con: Box::new(con),
@@ -226,7 +237,7 @@ fn bad_keys_give_clear_errors() {
     // Missing filter.
     assert!(matches!(
         RedisFilter::open(&mut con, "nothing-here"),
-        Err(RedisFilterError::Missing(_))
+        Err(RedisFilterError::NotFound { .. })
     ));
     // Wrong type where the metadata should be.
     redis::cmd("LPUSH")
@@ -235,58 +246,52 @@ fn bad_keys_give_clear_errors() {
         .query::<()>(&mut con)
         .unwrap();
     let err = RedisFilter::open(&mut con, "w").err().expect("wrong type");
-    assert!(matches!(err, RedisFilterError::WrongType(_)), "{err}");
+    assert!(
+        matches!(&err, RedisFilterError::WrongType { key } if key == "w:meta"),
+        "{err}"
+    );
     for path in PATHS {
-        // Truncated payload: the open check and the per-key check both refuse.
+        // Truncated payload: the open check and the per-key check both refuse, naming
+        // the shard and both sizes.
         let prefix = format!("t{path:?}");
-        let shard = format!("{prefix}:{{1:0}}");
-        let mut rf = RedisFilter::store(&mut con, &prefix, &filter_with(5_000), 1 << 20).unwrap();
+        let rf =
+            RedisFilter::store(&mut con, &prefix, &filter_with(5_000), shards(1 << 20)).unwrap();
         rf.set_batch_path(path);
+        let shard = rf.generation().shard_key(&prefix, 0);
         let full: Vec<u8> = redis::cmd("GET").arg(&shard).query(&mut con).unwrap();
+        let half = &full[..full.len() / 2];
         redis::cmd("SET")
             .arg(&shard)
-            .arg(&full[..full.len() / 2])
+            .arg(half)
             .query::<()>(&mut con)
             .unwrap();
-        assert!(matches!(
-            RedisFilter::open(&mut con, &prefix),
-            Err(RedisFilterError::Truncated { .. })
-        ));
+        let short = |e: &RedisFilterError| {
+            matches!(e, RedisFilterError::ShardLength { key, held, needed }
+                if *key == shard && *held == half.len() as u64 && *needed == full.len() as u64)
+        };
+        let err = RedisFilter::open(&mut con, &prefix).expect_err("truncated");
+        assert!(short(&err), "{path:?}: {err}");
         let keys: Vec<u64> = (0..5_000).collect();
         let err = rf
             .contains_many(&mut con, &keys)
             .expect_err("truncated blocks are an error");
-        // The module names the shard and both sizes; a `GETRANGE` past the end reads
-        // empty, as for a missing key, so the plain path may say either.
-        let exact = matches!(&err, RedisFilterError::Truncated { key, .. } if *key == shard);
-        let either = matches!(
-            &err,
-            RedisFilterError::Truncated { .. } | RedisFilterError::Missing(_)
-        );
-        let ok = match path {
-            BatchPath::Module => exact,
-            BatchPath::Commands => either,
-        };
-        assert!(ok, "{path:?}: {err}");
-        // Inserts refuse too, and write nothing (the module checks the whole batch).
-        assert!(rf.insert_many(&mut con, &keys).is_err() || path == BatchPath::Commands);
-        if path == BatchPath::Module {
-            let after: Vec<u8> = redis::cmd("GET").arg(&shard).query(&mut con).unwrap();
-            assert_eq!(after, full[..full.len() / 2], "a refused batch wrote bits");
-        }
-        // The shard deleted under a live handle: an error, not "absent".
+        assert!(short(&err), "{path:?}: {err}");
+        // Inserts refuse too, and write nothing.
+        let err = rf.insert_many(&mut con, &keys).expect_err("truncated");
+        assert!(short(&err), "{path:?}: {err}");
+        let after: Vec<u8> = redis::cmd("GET").arg(&shard).query(&mut con).unwrap();
+        assert_eq!(after, half, "{path:?}: a refused batch wrote bits");
+        // The shard deleted under a live handle: an error, not "absent", and no write
+        // re-creates it.
         redis::cmd("DEL").arg(&shard).query::<()>(&mut con).unwrap();
-        let err = rf.contains(&mut con, 1).expect_err("missing shard");
+        let err = rf.contains(&mut con, &1u64).expect_err("missing shard");
         assert!(
-            matches!(err, RedisFilterError::Missing(_)),
+            matches!(&err, RedisFilterError::Missing { key } if *key == shard),
             "{path:?}: {err}"
         );
-        // The module never re-creates a deleted shard.
-        if path == BatchPath::Module {
-            assert!(rf.insert(&mut con, 1).is_err());
-            let exists: bool = redis::cmd("EXISTS").arg(&shard).query(&mut con).unwrap();
-            assert!(!exists);
-        }
+        assert!(rf.insert(&mut con, &1u64).is_err());
+        let exists: bool = redis::cmd("EXISTS").arg(&shard).query(&mut con).unwrap();
+        assert!(!exists, "{path:?}: a write re-created the shard");
     }
     // Bad metadata.
     redis::cmd("SET")
@@ -296,7 +301,7 @@ fn bad_keys_give_clear_errors() {
         .unwrap();
     assert!(matches!(
         RedisFilter::open(&mut con, "b"),
-        Err(RedisFilterError::BadMeta(_))
+        Err(RedisFilterError::BadMeta { .. })
     ));
 }
 
@@ -308,24 +313,25 @@ fn the_module_guard_refuses_a_changed_meta() {
     };
     let mut con = connect(&server.url()).unwrap();
     let f = filter_with(1_000);
-    let mut rf = RedisFilter::store(&mut con, "g", &f, 1 << 20).unwrap();
+    let rf = RedisFilter::store(&mut con, "g", &f, shards(1 << 20)).unwrap();
     assert_eq!(
         rf.batch_path(),
         BatchPath::Module,
         "the module was detected"
     );
     let meta: String = redis::cmd("GET").arg("g:meta").query(&mut con).unwrap();
-    let shard = "g:{1:0}";
-    let before: Vec<u8> = redis::cmd("GET").arg(shard).query(&mut con).unwrap();
+    let shard = rf.generation().shard_key("g", 0);
+    let before: Vec<u8> = redis::cmd("GET").arg(&shard).query(&mut con).unwrap();
     // One probe: block 0, a hash whose bits are not all set in an almost empty block.
-    let probe: Vec<u8> = [0u64, 0x0123_4567_89ab_cdef]
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .collect();
-    let k = rf.params().k();
+    let probe = module_probe(0, 0x0123_4567_89ab_cdef);
+    let (k, blocks) = (rf.params().k(), rf.params().blocks());
     let run = |con: &mut redis::Connection, name: &str, guard: &[&str]| {
         let mut cmd = redis::cmd(name);
-        cmd.arg(shard).arg("linebloom-v2").arg(k).arg(&probe);
+        cmd.arg(&shard)
+            .arg("linebloom-v2")
+            .arg(k)
+            .arg(blocks)
+            .arg(&probe);
         for word in guard {
             cmd.arg(*word);
         }
@@ -335,7 +341,11 @@ fn the_module_guard_refuses_a_changed_meta() {
     assert!(run(&mut con, "LINEBLOOM.MTEST", &["META", "g:meta", &meta]).is_ok());
     // Another meta, or none: refused, and nothing written.
     for guard in [
-        &["META", "g:meta", "linebloom-v2 9 1 8 0 64"][..],
+        &[
+            "META",
+            "g:meta",
+            "linebloom-v2 live 9 0000000000000001 1 8 0 64",
+        ][..],
         &["META", "nokey:meta", &meta],
     ] {
         for name in ["LINEBLOOM.MTEST", "LINEBLOOM.MADD"] {
@@ -345,38 +355,38 @@ fn the_module_guard_refuses_a_changed_meta() {
     }
     // A malformed guard is refused too.
     let err = run(&mut con, "LINEBLOOM.MADD", &["META", "g:meta"]).expect_err("bad guard");
-    assert_eq!(err.code(), Some("LBGUARD"), "{err}");
-    let after: Vec<u8> = redis::cmd("GET").arg(shard).query(&mut con).unwrap();
+    assert_eq!(err.code(), Some("LBOPTIONS"), "{err}");
+    let after: Vec<u8> = redis::cmd("GET").arg(&shard).query(&mut con).unwrap();
     assert_eq!(after, before, "a refused command wrote bits");
 
     // A handle whose meta went stale (another client rebuilt the filter and inserted a
     // key into the new generation only) is refused, re-reads the meta, and finds it.
-    let mut other = RedisFilter::open(&mut con, "g").unwrap();
+    let other = RedisFilter::open(&mut con, "g").unwrap();
     let keys: Vec<u64> = (0..1_000).collect();
     other
-        .rebuild(&mut con, rf.params(), Duration::ZERO, || {
+        .rebuild(&mut con, rf.params(), RebuildOptions::default(), || {
             Ok::<_, String>(keys.clone())
         })
         .unwrap();
     let late = 1u64 << 50;
-    other.insert(&mut con, late).unwrap();
+    other.insert(&mut con, &late).unwrap();
     assert_eq!(rf.generation().number, 1);
     assert!(
-        rf.contains(&mut con, late).unwrap(),
+        rf.contains(&mut con, &late).unwrap(),
         "a stale handle missed a key"
     );
     assert_eq!(rf.generation().number, 2, "the handle took the new meta");
-    assert!(keys.iter().all(|&key| rf.contains(&mut con, key).unwrap()));
+    assert!(keys.iter().all(|key| rf.contains(&mut con, key).unwrap()));
     // And inserts from the stale-then-refreshed handle land in the live generation.
-    let mut stale = RedisFilter::open(&mut con, "g").unwrap();
+    let stale = RedisFilter::open(&mut con, "g").unwrap();
     other
-        .rebuild(&mut con, rf.params(), Duration::ZERO, || {
+        .rebuild(&mut con, rf.params(), RebuildOptions::default(), || {
             Ok::<_, String>(keys.clone())
         })
         .unwrap();
-    stale.insert(&mut con, late + 1).unwrap();
+    stale.insert(&mut con, &(late + 1)).unwrap();
     assert_eq!(stale.generation().number, 3);
-    assert!(other.contains(&mut con, late + 1).unwrap());
+    assert!(other.contains(&mut con, &(late + 1)).unwrap());
 }
 
 #[test]
@@ -574,7 +584,7 @@ fn the_lab_touches_only_its_own_prefix_and_removes_it() {
     let foreign = foreign_keys(&mut con);
     // A prefix with glob characters matches only itself.
     let mut ns = Namespace::claim_on(&server.url(), "run[1]*:").unwrap();
-    RedisFilter::store(&mut con, &ns.key("filter"), &filter_with(1_000), 4).unwrap();
+    RedisFilter::store(&mut con, &ns.key("filter"), &filter_with(1_000), shards(4)).unwrap();
     assert!(ns.keys().unwrap().len() > 2);
     // A second claim of a prefix in use is refused, and clears nothing.
     let err = Namespace::claim_on(&server.url(), "run[1]*:")
@@ -589,7 +599,7 @@ fn the_lab_touches_only_its_own_prefix_and_removes_it() {
     // Dropped without `clear` (an error path): its keys go too.
     {
         let ns = Namespace::claim_on(&server.url(), "dropped:").unwrap();
-        RedisFilter::store(&mut con, &ns.key("f"), &filter_with(1_000), 4).unwrap();
+        RedisFilter::store(&mut con, &ns.key("f"), &filter_with(1_000), shards(4)).unwrap();
     }
     assert_untouched(&mut con, &foreign);
     // A run given a prefix in use is refused before it writes anything.
@@ -623,7 +633,7 @@ fn rebuilds_and_rotations_leave_no_gap() {
         let prefix = &format!("r{path:?}");
         let base = 20_000u64;
         // Small shards, so a generation spans several keys.
-        let mut rf = RedisFilter::store(&mut con, prefix, &filter_with(base), 64).unwrap();
+        let rf = RedisFilter::store(&mut con, prefix, &filter_with(base), shards(64)).unwrap();
         rf.set_batch_path(path);
         // The "database": products 0..base, and the writer's products NEW..NEW+acked. The
         // writer inserts into the filter first, then acknowledges (the database insert).
@@ -640,7 +650,7 @@ fn rebuilds_and_rotations_leave_no_gap() {
         std::thread::scope(|s| {
             s.spawn(|| {
                 let mut con = connect(&url).unwrap();
-                let mut f = RedisFilter::open(&mut con, prefix).unwrap();
+                let f = RedisFilter::open(&mut con, prefix).unwrap();
                 f.set_batch_path(path);
                 let mut next = 0u64;
                 while !stop.load(Ordering::Relaxed) {
@@ -656,7 +666,7 @@ fn rebuilds_and_rotations_leave_no_gap() {
                 let (queries, false_absent) = (&queries, &false_absent);
                 s.spawn(move || {
                     let mut con = connect(url).unwrap();
-                    let mut f = RedisFilter::open(&mut con, prefix).unwrap();
+                    let f = RedisFilter::open(&mut con, prefix).unwrap();
                     f.set_batch_path(path);
                     let mut i = reader;
                     while !stop.load(Ordering::Relaxed) {
@@ -683,11 +693,16 @@ fn rebuilds_and_rotations_leave_no_gap() {
                     Params::for_fpr(4 * keys_now, 0.01).unwrap()
                 };
                 let rebuilt = rf
-                    .rebuild(&mut con, params, Duration::from_millis(20), || {
-                        let _transaction = db.lock().unwrap();
-                        let done = acked.load(Ordering::Acquire);
-                        Ok::<_, String>((0..base).chain((0..done).map(|i| NEW + i)))
-                    })
+                    .rebuild(
+                        &mut con,
+                        params,
+                        RebuildOptions::default().grace(Duration::from_millis(20)),
+                        || {
+                            let _transaction = db.lock().unwrap();
+                            let done = acked.load(Ordering::Acquire);
+                            Ok::<_, String>((0..base).chain((0..done).map(|i| NEW + i)))
+                        },
+                    )
                     .unwrap();
                 assert_eq!(rebuilt.generation.number, round + 2);
                 assert_eq!(rebuilt.generation.params, params);
@@ -709,9 +724,11 @@ fn rebuilds_and_rotations_leave_no_gap() {
             .unwrap();
         keys.sort();
         let live = rf.generation();
-        let shards = (live.params.blocks() as u64).div_ceil(live.shard_blocks);
-        let mut expected: Vec<String> = (0..shards)
-            .map(|s| format!("{prefix}:{{{}:{s}}}", live.number))
+        let mut expected: Vec<String> = (0..live.shards())
+            .flat_map(|s| {
+                let shard = live.shard_key(prefix, s);
+                [format!("{shard}:n"), shard]
+            })
             .chain([format!("{prefix}:meta")])
             .collect();
         expected.sort();
@@ -727,23 +744,24 @@ fn a_failed_rebuild_leaves_the_live_generation_alone() {
     };
     let mut con = connect(&server.url()).unwrap();
     let f = filter_with(5_000);
-    let mut rf = RedisFilter::store(&mut con, "a", &f, 32).unwrap();
+    let rf = RedisFilter::store(&mut con, "a", &f, shards(32)).unwrap();
     let bigger = Params::for_fpr(50_000, 0.01).unwrap();
     let err = rf
-        .rebuild(&mut con, bigger, Duration::ZERO, || {
+        .rebuild(&mut con, bigger, RebuildOptions::default(), || {
             Err::<Vec<u64>, _>("the database is down")
         })
         .expect_err("source failed");
     assert!(err.to_string().contains("database is down"), "{err}");
     assert_eq!(rf.generation().number, 1);
-    let mut other = RedisFilter::open(&mut con, "a").unwrap();
+    let other = RedisFilter::open(&mut con, "a").unwrap();
     assert_eq!(other.generation().number, 1);
     assert_eq!(other.load(&mut con).unwrap(), f);
     // The half-built generation is gone; inserts go to generation 1 only again.
-    let leftovers: Vec<String> = redis::cmd("KEYS").arg("a:{2:*").query(&mut con).unwrap();
+    let leftovers: Vec<String> = redis::cmd("KEYS").arg("a:{2.*").query(&mut con).unwrap();
     assert!(leftovers.is_empty(), "{leftovers:?}");
-    rf.insert_many(&mut con, &[99_999_999]).unwrap();
-    assert!(other.contains(&mut con, 99_999_999).unwrap());
+    assert_eq!(other.info(&mut con).unwrap().rebuilding, None);
+    rf.insert_many(&mut con, &[99_999_999u64]).unwrap();
+    assert!(other.contains(&mut con, &99_999_999u64).unwrap());
 }
 
 /// One probe of the module's wire format: block, then hash, little-endian.
@@ -797,6 +815,7 @@ fn the_module_guard_obeys_the_acl_of_its_meta_key() {
             .arg("filt:s")
             .arg("linebloom-v2")
             .arg(8)
+            .arg(16)
             .arg(&probe)
             .arg("META")
             .arg(meta_key)
@@ -842,8 +861,8 @@ fn the_module_guard_obeys_the_acl_of_its_meta_key() {
 
 #[test]
 fn malformed_module_commands_are_refused_and_write_nothing() {
-    // A seeded loop of malformed calls (wrong arity, bad k and scheme, payloads that are
-    // not whole probes, block indices up to 2^64 - 1, wrong key types, bad META tails):
+    // A seeded loop of malformed calls (wrong arity, bad k, scheme and block count, payloads that are
+    // not whole probes, block indices up to 2^64 - 1, wrong key types, bad COUNT and META tails):
     // each is an error reply, the server stays up, and no key changes or appears.
     use rand::{RngExt, SeedableRng, rngs::StdRng};
     let tmp = tempfile::tempdir().unwrap();
@@ -880,11 +899,12 @@ fn malformed_module_commands_are_refused_and_write_nothing() {
             b"m:s".to_vec(),
             b"linebloom-v2".to_vec(),
             b"8".to_vec(),
+            b"4".to_vec(),
             good_probe.clone(),
         ];
         // Exactly one defect per call, so every call must be refused.
-        match i % 8 {
-            0 => args.truncate(rng.random_range(0..4)), // wrong arity
+        match i % 9 {
+            0 => args.truncate(rng.random_range(0..5)), // wrong arity
             1 => {
                 args[2] = [&b"0"[..], b"17", b"-1", b"8x", b"", b"99999999999"]
                     [rng.random_range(0..6)]
@@ -900,23 +920,37 @@ fn malformed_module_commands_are_refused_and_write_nothing() {
                 // payload is a batch of no keys, and valid).
                 let len =
                     [rng.random_range(1..16), rng.random_range(17..32)][rng.random_range(0..2)];
-                args[3] = (0..len).map(|_| rng.random()).collect();
+                args[4] = (0..len).map(|_| rng.random()).collect();
             }
             4 => {
                 let block = [4, 5, u32::MAX as u64, u64::MAX, u64::MAX - 1, 1 << 58]
                     [rng.random_range(0..6)];
-                args[3] = [good_probe.clone(), module_probe(block, rng.random())].concat();
+                args[4] = [good_probe.clone(), module_probe(block, rng.random())].concat();
             }
             5 => args[0] = [&b"m:list"[..], b"m:missing"][rng.random_range(0..2)].to_vec(),
             6 => {
-                let tails: [&[&[u8]]; 5] = [
+                let tails: [&[&[u8]]; 6] = [
                     &[b"META"],
                     &[b"META", b"m:meta"],
                     &[b"META", b"m:meta", b"linebloom-v2 0 4 8", b"extra"],
                     &[b"NOTMETA", b"m:meta", b"linebloom-v2 0 4 8"],
                     &[b"META", b"m:meta", b"linebloom-v2 9 4 8"],
+                    &[b"COUNT"],
                 ];
-                args.extend(tails[rng.random_range(0..5)].iter().map(|a| a.to_vec()));
+                args.extend(tails[rng.random_range(0..6)].iter().map(|a| a.to_vec()));
+            }
+            7 => {
+                // A shape whose shard is not this one's length, or no shape at all.
+                args[3] = [
+                    &b"3"[..],
+                    b"5",
+                    b"0",
+                    b"x",
+                    b"",
+                    b"-4",
+                    b"18446744073709551615",
+                ][rng.random_range(0..7)]
+                .to_vec()
             }
             _ => args.push(b"META".to_vec()),
         }

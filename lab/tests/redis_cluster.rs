@@ -17,9 +17,8 @@
 //! so and skip, unless `LINEBLOOM_REQUIRE_REDIS=1` (set by `.ci/run`).
 
 use linebloom::{BloomFilter, Params};
-use linebloom_redis_client::testing::{Cluster, Modules};
-use linebloom_redis_client::{BatchPath, RedisFilter};
-use std::time::Duration;
+use linebloom_redis_client::{BatchPath, FilterOptions, RebuildOptions, RedisFilter};
+use linebloom_redis_testing::{Cluster, Modules};
 
 /// 1e6 ids at 1%, in shards of 1024 blocks (64 KiB), so the filter spans about 19 keys
 /// over the three nodes.
@@ -34,7 +33,8 @@ fn a_million_ids_over_three_nodes_with_no_false_negative() {
     };
     let mut con = cluster.connect();
     let params = Params::for_fpr(N, 0.01).unwrap();
-    let mut rf = RedisFilter::create(&mut con, "c", params, SHARD_BLOCKS).unwrap();
+    let options = FilterOptions::default().shard_blocks(SHARD_BLOCKS);
+    let rf = RedisFilter::create_with(&mut con, "c", params, options).unwrap();
     assert_eq!(
         rf.batch_path(),
         BatchPath::Module,
@@ -90,7 +90,7 @@ fn a_million_ids_over_three_nodes_with_no_false_negative() {
         .rebuild(
             &mut con,
             Params::for_fpr(4 * N, 0.01).unwrap(),
-            Duration::ZERO,
+            RebuildOptions::default(),
             || Ok::<_, String>(ids.clone()),
         )
         .unwrap();
@@ -116,7 +116,8 @@ fn a_dead_node_degrades_its_shards_and_the_others_keep_answering() {
     let mut f = BloomFilter::new(Params::for_fpr(n, 0.01).unwrap());
     f.extend(0..n);
     // Shards of 16 blocks: about 12 keys over the three nodes.
-    let mut rf = RedisFilter::store(&mut con, "k", &f, 16).unwrap();
+    let rf =
+        RedisFilter::store(&mut con, "k", &f, FilterOptions::default().shard_blocks(16)).unwrap();
     // Kill a node that does not serve the meta (without the meta nothing can be checked).
     let meta_node = cluster.node_of("k:meta");
     let victim = (meta_node + 1) % 3;
@@ -125,7 +126,7 @@ fn a_dead_node_degrades_its_shards_and_the_others_keep_answering() {
         rf.set_batch_path(path);
         let (mut answered, mut degraded) = (0, 0);
         for key in 0..150u64 {
-            match rf.contains(&mut con, key) {
+            match rf.contains(&mut con, &key) {
                 Ok(present) => {
                     assert!(
                         present,
@@ -162,7 +163,13 @@ fn the_cluster_restarted_from_its_append_only_files_loses_nothing() {
     let probes: Vec<u64> = (0..2 * n).chain(extra.iter().copied()).collect();
     let mut before = Vec::new();
     for path in paths {
-        let mut rf = RedisFilter::store(&mut con, &format!("p{path:?}"), &f, 64).unwrap();
+        let rf = RedisFilter::store(
+            &mut con,
+            &format!("p{path:?}"),
+            &f,
+            FilterOptions::default().shard_blocks(64),
+        )
+        .unwrap();
         rf.set_batch_path(path);
         rf.insert_many(&mut con, &extra).unwrap();
         let mut answers = Vec::new();
@@ -175,7 +182,7 @@ fn the_cluster_restarted_from_its_append_only_files_loses_nothing() {
     cluster.restart();
     let mut con = cluster.connect();
     for (path, before) in paths.into_iter().zip(before) {
-        let mut rf = RedisFilter::open(&mut con, &format!("p{path:?}"))
+        let rf = RedisFilter::open(&mut con, &format!("p{path:?}"))
             .expect("the filter is back after the restart");
         rf.set_batch_path(path);
         let mut after = Vec::new();
@@ -263,6 +270,7 @@ fn a_module_guard_across_slots_is_refused_with_crossslot() {
                     shard,
                     "linebloom-v2",
                     "8",
+                    "1",
                     &probe,
                     "META",
                     meta,

@@ -36,14 +36,13 @@ impl Script {
 }
 
 /// The scripts, for [`with_bodies`].
-const ALL: [&Script; 7] = [
+const ALL: [&Script; 6] = [
     &SWAP_META,
     &BEGIN_REBUILD,
     &CANCEL_REBUILD,
     &DELETE_META,
     &INSERT,
     &FILL_SHARD,
-    &TEST,
 ];
 
 /// `cmd` as `EVAL <body> …` if it is an `EVALSHA` of one of these scripts.
@@ -221,38 +220,6 @@ if new > 0 and redis.call('EXISTS', KEYS[2]) == 1 then
     redis.pcall('INCRBY', KEYS[2], new)
 end
 return new
-"#
-));
-
-/// A batch's lookups in one shard, without the module. `KEYS[1]` the shard, on one
-/// server `KEYS[2]` the meta; `ARGV[1]` the shard's length in bytes, `ARGV[2]` `k`,
-/// `ARGV[3]` the meta expected (with the guard), then per key the byte offset of its
-/// block followed by `k` pairs (byte within the block, 1-based; bit mask). Replies one
-/// byte per key, `1` where every bit is set, `0` where one is clear.
-pub(crate) static TEST: Script = Script::new(concat!(
-    shard_checks!(),
-    r#"
-local first = 3
-if #KEYS == 2 then first = 4 end
-local refused = refuse(#KEYS == 2 and 3 or nil)
-if refused then return refused end
-local k = tonumber(ARGV[2])
-local out = {}
-local band = bit.band
-local byte = string.byte
-for i = first, #ARGV, 2 * k + 1 do
-    local at = tonumber(ARGV[i])
-    local line = redis.call('GETRANGE', KEYS[1], at, at + 63)
-    local present = '1'
-    for j = i + 1, i + 2 * k, 2 do
-        if band(byte(line, tonumber(ARGV[j])), tonumber(ARGV[j + 1])) == 0 then
-            present = '0'
-            break
-        end
-    end
-    out[#out + 1] = present
-end
-return table.concat(out)
 "#
 ));
 

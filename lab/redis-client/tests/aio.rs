@@ -24,8 +24,11 @@ fn key(task: usize, i: usize) -> String {
 async fn sixty_four_tasks_share_one_multiplexed_connection() {
     let dir = tempfile::tempdir().unwrap();
     for modules in [Modules::NONE, Modules::LINEBLOOM] {
-        let Some(server) = Server::start(&dir.path().join(format!("{}", modules.linebloom)), modules, false)
-        else {
+        let Some(server) = Server::start(
+            &dir.path().join(format!("{}", modules.linebloom)),
+            modules,
+            false,
+        ) else {
             return;
         };
         let client = redis::Client::open(server.url()).unwrap();
@@ -38,7 +41,11 @@ async fn sixty_four_tasks_share_one_multiplexed_connection() {
         )
         .await
         .unwrap();
-        let expected_path = if modules.linebloom { BatchPath::Module } else { BatchPath::Commands };
+        let expected_path = if modules.linebloom {
+            BatchPath::Module
+        } else {
+            BatchPath::Commands
+        };
         assert_eq!(filter.batch_path(), expected_path);
         let tasks: Vec<_> = (0..64)
             .map(|task| {
@@ -76,7 +83,12 @@ async fn sixty_four_tasks_share_one_multiplexed_connection() {
 
         // A ConnectionManager, and the sync handle's twin over the same state.
         let mut manager = client.get_connection_manager().await.unwrap();
-        assert!(filter.contains(&mut manager, key(3, 7).as_str()).await.unwrap());
+        assert!(
+            filter
+                .contains(&mut manager, key(3, 7).as_str())
+                .await
+                .unwrap()
+        );
         let sync: RedisFilter = filter.clone().into();
         let mut blocking = server.connect();
         let in_thread = tokio::task::spawn_blocking(move || {
@@ -86,10 +98,15 @@ async fn sixty_four_tasks_share_one_multiplexed_connection() {
 
         // An async rebuild, its source a future.
         let done = filter
-            .rebuild(&mut manager, params(), RebuildOptions::default(), || async {
-                tokio::task::yield_now().await;
-                Ok::<_, std::io::Error>((0..64).flat_map(|t| (0..200).map(move |i| key(t, i))))
-            })
+            .rebuild(
+                &mut manager,
+                params(),
+                RebuildOptions::default(),
+                || async {
+                    tokio::task::yield_now().await;
+                    Ok::<_, std::io::Error>((0..64).flat_map(|t| (0..200).map(move |i| key(t, i))))
+                },
+            )
             .await
             .unwrap();
         assert_eq!((done.generation.number, done.keys), (2, 12_800));
@@ -102,11 +119,19 @@ async fn sixty_four_tasks_share_one_multiplexed_connection() {
 async fn an_async_cluster_splits_batches_per_node() {
     let dir = tempfile::tempdir().unwrap();
     for modules in [Modules::LINEBLOOM, Modules::NONE] {
-        let Some(cluster) = Cluster::start(&dir.path().join(format!("{}", modules.linebloom)), 3, modules)
-        else {
+        let Some(cluster) = Cluster::start(
+            &dir.path().join(format!("{}", modules.linebloom)),
+            3,
+            modules,
+        ) else {
             return;
         };
-        let mut con = cluster.client().unwrap().get_async_connection().await.unwrap();
+        let mut con = cluster
+            .client()
+            .unwrap()
+            .get_async_connection()
+            .await
+            .unwrap();
         let options = FilterOptions::default().shard_blocks(8);
         let filter = AsyncRedisFilter::create_with(&mut con, "c", params(), options)
             .await
@@ -124,9 +149,12 @@ async fn an_async_cluster_splits_batches_per_node() {
             assert_eq!(a, local.contains(k), "key {k}");
         }
         let done = filter
-            .rebuild(&mut con, Params::for_fpr(40_000, 0.01).unwrap(), RebuildOptions::default(), || async {
-                Ok::<_, std::io::Error>(keys.clone())
-            })
+            .rebuild(
+                &mut con,
+                Params::for_fpr(40_000, 0.01).unwrap(),
+                RebuildOptions::default(),
+                || async { Ok::<_, std::io::Error>(keys.clone()) },
+            )
             .await
             .unwrap();
         assert_eq!(done.generation.number, 2);

@@ -424,6 +424,33 @@ fn l5_replicas_without_the_module_hold_the_same_bits_and_take_over() {
 }
 
 #[test]
+fn l5_an_append_only_file_replays_without_the_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(mut server) = Server::start(dir.path(), Modules::LINEBLOOM, true) else {
+        return;
+    };
+    let mut con = server.connect();
+    let filter = RedisFilter::create(&mut con, "aof", params(10_000)).unwrap();
+    assert_eq!(filter.batch_path(), BatchPath::Module);
+    let keys: Vec<u64> = (0..10_000).collect();
+    for chunk in keys.chunks(1_000) {
+        filter.insert_many(&mut con, chunk).unwrap();
+    }
+    filter.insert(&mut con, &777u64).unwrap();
+    let bits = filter.load(&mut con).unwrap();
+    let count = filter.count(&mut con).unwrap();
+    drop(con);
+    server.restart_without_modules();
+    let mut con = server.connect();
+    let opened = RedisFilter::open(&mut con, "aof").unwrap();
+    assert_eq!(opened.batch_path(), BatchPath::Commands);
+    assert_eq!(opened.load(&mut con).unwrap(), bits);
+    assert_eq!(opened.count(&mut con).unwrap(), count);
+    assert_eq!(never_absent(&opened, &mut con, &keys, "replayed"), 0);
+    println!("L5 the append-only file replayed without the module: the same bits and count");
+}
+
+#[test]
 fn l6_a_lost_switch_reply_removes_nothing_and_can_be_verified() {
     let dir = tempfile::tempdir().unwrap();
     let Some(servers) = both_servers(dir.path(), &[]) else {

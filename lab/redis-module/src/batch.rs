@@ -102,7 +102,11 @@ pub fn check_args(scheme: &[u8], k: &[u8], blocks: &[u8]) -> Result<(u32, u64), 
         ));
     }
     let text = |a: &[u8]| String::from_utf8_lossy(a).into_owned();
-    let number = |a: &[u8]| std::str::from_utf8(a).ok().and_then(|s| s.parse::<u64>().ok());
+    let number = |a: &[u8]| {
+        std::str::from_utf8(a)
+            .ok()
+            .and_then(|s| s.parse::<u64>().ok())
+    };
     let k = number(k)
         .and_then(|k| u32::try_from(k).ok())
         .filter(|k| (1..=linebloom::hash::MAX_K).contains(k))
@@ -276,6 +280,25 @@ pub fn set_all(shard: &mut [u8], k: u32, blocks: u64, payload: &[u8]) -> Result<
     Ok(added)
 }
 
+/// The script `LINEBLOOM.MADD` replicates when it changed more than one block, so that
+/// a replica or an append-only file without the module writes the same bytes: `KEYS[1]`
+/// the shard, `ARGV[1]` per changed block its byte offset (`u32`, little-endian) and
+/// its 64 new bytes ([`replication_blob`]).
+pub const REPLICATE_BLOCKS: &str = "for p = 1, #ARGV[1], 68 do \
+redis.call('SETRANGE', KEYS[1], struct.unpack('<I4', ARGV[1], p), \
+string.sub(ARGV[1], p + 4, p + 67)) end";
+
+/// [`REPLICATE_BLOCKS`]' argument for the blocks at byte offsets `changed` of `shard`
+/// (a shard is at most 512 MiB, so an offset fits 32 bits).
+pub fn replication_blob(shard: &[u8], changed: &[usize]) -> Vec<u8> {
+    let mut blob = Vec::with_capacity(changed.len() * (4 + Block::BYTES));
+    for &at in changed {
+        blob.extend_from_slice(&(at as u32).to_le_bytes());
+        blob.extend_from_slice(&shard[at..at + Block::BYTES]);
+    }
+    blob
+}
+
 /// Encodes probes as the commands take them (what a client sends).
 pub fn encode(probes: impl IntoIterator<Item = (u64, u64)>) -> Vec<u8> {
     probes
@@ -443,7 +466,10 @@ mod tests {
             argv
         };
         assert_eq!(options(&with(&[]), true), Ok(Options::default()));
-        let (key, value) = (&b"f:meta"[..], &b"linebloom-v2 live 1 aa 64 8 0 1048576"[..]);
+        let (key, value) = (
+            &b"f:meta"[..],
+            &b"linebloom-v2 live 1 aa 64 8 0 1048576"[..],
+        );
         let guard = Some(Guard {
             key: OptionKey { key, position: 7 },
             value,
@@ -472,7 +498,11 @@ mod tests {
             &[b"COUNT", b"c", b"COUNT", b"d"],
             &[b"META", key, value, b"META", key, value],
         ] {
-            assert_eq!(options(&with(bad), true), Err(BatchError::Options), "{bad:?}");
+            assert_eq!(
+                options(&with(bad), true),
+                Err(BatchError::Options),
+                "{bad:?}"
+            );
         }
         // COUNT on a read is refused.
         assert_eq!(

@@ -328,6 +328,18 @@ impl Server {
         let args = std::mem::take(&mut self.args);
         *self = Server::spawn(&self.dir.clone(), self.port, args);
     }
+
+    /// Starts it again, on its port, in its folder, with its arguments but no module
+    /// (after `stop` or `crash`: it replays what its append-only file holds without
+    /// the modules that wrote it).
+    pub fn restart_without_modules(&mut self) {
+        self.stop();
+        let mut args = std::mem::take(&mut self.args);
+        while let Some(at) = args.iter().position(|a| a == "--loadmodule") {
+            args.drain(at..at + 2);
+        }
+        *self = Server::spawn(&self.dir.clone(), self.port, args);
+    }
 }
 
 impl Drop for Server {

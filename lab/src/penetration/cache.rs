@@ -2,7 +2,7 @@
 //! default) or Redis with `SET … PX ttl`. Both store either a value or the "known empty"
 //! marker that the null-caching scheme writes.
 
-use linebloom_redis_client::FilterConnection;
+use super::connection::Con;
 use std::time::{Duration, Instant};
 
 /// What a cache lookup found.
@@ -72,7 +72,7 @@ impl Cache for LocalCache {
 /// Redis as the cache: `GET`, `SET key value PX ttl`, `DEL`, under a key prefix, on one
 /// server or a cluster.
 pub struct RedisCache {
-    con: Box<dyn FilterConnection + Send>,
+    con: Con,
     prefix: String,
     ttl_ms: u64,
     name: &'static str,
@@ -81,12 +81,7 @@ pub struct RedisCache {
 impl RedisCache {
     /// A cache on `con` with keys `prefix:<id>` and this TTL, named `name` in the CSV
     /// (`redis` or `redis-cluster`).
-    pub fn new(
-        con: Box<dyn FilterConnection + Send>,
-        prefix: &str,
-        ttl: Duration,
-        name: &'static str,
-    ) -> Self {
+    pub fn new(con: Con, prefix: &str, ttl: Duration, name: &'static str) -> Self {
         RedisCache {
             con,
             prefix: prefix.to_string(),
@@ -100,7 +95,7 @@ impl Cache for RedisCache {
     fn get(&mut self, key: u64) -> anyhow::Result<Option<Cached>> {
         let v: Option<String> = redis::cmd("GET")
             .arg(format!("{}:{key}", self.prefix))
-            .query(self.con.single())?;
+            .query(self.con.commands())?;
         Ok(v.map(|s| {
             if s == EMPTY {
                 Cached::Empty
@@ -119,13 +114,13 @@ impl Cache for RedisCache {
             .arg(v)
             .arg("PX")
             .arg(self.ttl_ms)
-            .query::<()>(self.con.single())?;
+            .query::<()>(self.con.commands())?;
         Ok(())
     }
     fn invalidate(&mut self, key: u64) -> anyhow::Result<()> {
         redis::cmd("DEL")
             .arg(format!("{}:{key}", self.prefix))
-            .query::<()>(self.con.single())?;
+            .query::<()>(self.con.commands())?;
         Ok(())
     }
     fn name(&self) -> &'static str {

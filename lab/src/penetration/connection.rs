@@ -6,6 +6,40 @@ use crate::Ctx;
 use linebloom_redis_client::FilterConnection;
 use std::time::Duration;
 
+/// A connection the Redis schemes use: the filter's pipelines
+/// ([`FilterConnection`]), and single commands of the lab's own (the cache,
+/// RedisBloom, the classic filter).
+pub trait RedisConnection: FilterConnection + Send {
+    /// The connection for single commands (a cluster routes each by key).
+    fn commands(&mut self) -> &mut dyn redis::ConnectionLike;
+}
+
+impl RedisConnection for redis::Connection {
+    fn commands(&mut self) -> &mut dyn redis::ConnectionLike {
+        self
+    }
+}
+
+impl RedisConnection for redis::cluster::ClusterConnection {
+    fn commands(&mut self) -> &mut dyn redis::ConnectionLike {
+        self
+    }
+}
+
+/// A boxed [`RedisConnection`], one server or a cluster.
+pub type Con = Box<dyn RedisConnection>;
+
+/// Runs `cmds` as one pipeline; the first error reply fails it.
+pub fn run_all(
+    con: &mut dyn RedisConnection,
+    cmds: &[redis::Cmd],
+) -> anyhow::Result<Vec<redis::Value>> {
+    con.run(cmds)?
+        .into_iter()
+        .map(|reply| reply.map_err(Into::into))
+        .collect()
+}
+
 /// Connects to `url`, with a clear error.
 pub fn connect(url: &str) -> anyhow::Result<redis::Connection> {
     let client =
@@ -35,7 +69,7 @@ impl RedisTarget {
     }
 
     /// A new connection, with a clear error.
-    pub fn connect(&self) -> anyhow::Result<Box<dyn FilterConnection + Send>> {
+    pub fn connect(&self) -> anyhow::Result<Con> {
         Ok(match self {
             RedisTarget::Single(url) => Box::new(connect(url)?),
             RedisTarget::Cluster(urls) => Box::new(connect_cluster(urls)?),

@@ -5,10 +5,11 @@
 //! "maybe" and counts the request as *degraded*: it never answers "absent" for a key it
 //! could not check.
 
+use super::connection::{Con, run_all};
 use crate::scheme;
 use linebloom::{Block, ClassicParams, CountingBloomFilter, KeyHasher, Params, Xxh3};
 pub use linebloom_redis_client::Capacity;
-use linebloom_redis_client::{FilterConnection, RedisFilter};
+use linebloom_redis_client::{RebuildOptions, RedisFilter};
 
 /// What a rebuild did.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -182,7 +183,7 @@ pub struct InRedis {
     /// The filter handle.
     pub filter: RedisFilter,
     /// Its connection (one server or a cluster).
-    pub con: Box<dyn FilterConnection + Send>,
+    pub con: Con,
 }
 
 impl Guard for InRedis {
@@ -190,10 +191,11 @@ impl Guard for InRedis {
         scheme::IN_REDIS
     }
     fn might_contain(&mut self, key: u64) -> anyhow::Result<bool> {
-        Ok(self.filter.contains(&mut *self.con, key)?)
+        Ok(self.filter.contains(&mut *self.con, &key)?)
     }
     fn add(&mut self, key: u64) -> anyhow::Result<()> {
-        Ok(self.filter.insert(&mut *self.con, key)?)
+        self.filter.insert(&mut *self.con, &key)?;
+        Ok(())
     }
     fn remove(&mut self, _: u64) -> anyhow::Result<bool> {
         Ok(false)
@@ -204,7 +206,7 @@ impl Guard for InRedis {
     fn capacity(&mut self, target: f64) -> Option<anyhow::Result<Capacity>> {
         Some(
             self.filter
-                .capacity(&mut *self.con, target)
+                .measure(&mut *self.con, target)
                 .map_err(Into::into),
         )
     }
@@ -227,7 +229,7 @@ impl Guard for InRedis {
     fn rebuild(&mut self, db: &super::db::Db, target: f64) -> Option<anyhow::Result<Rebuild>> {
         let mut run = || -> anyhow::Result<Rebuild> {
             let ids = db.ids()?;
-            let over = self.filter.capacity(&mut *self.con, target)?.over_target();
+            let over = self.filter.measure(&mut *self.con, target)?.over_target();
             let params = if over {
                 Params::for_fpr(2 * ids.len() as u64, target)?
             } else {
@@ -236,7 +238,7 @@ impl Guard for InRedis {
             // One process: its inserts go through this handle, so no grace is needed.
             let done =
                 self.filter
-                    .rebuild(&mut *self.con, params, std::time::Duration::ZERO, || {
+                    .rebuild(&mut *self.con, params, RebuildOptions::default(), || {
                         Ok::<_, String>(ids)
                     })?;
             Ok(Rebuild {
@@ -254,7 +256,7 @@ pub struct RedisBloom {
     /// The BF key.
     pub key: String,
     /// Its connection (one server or a cluster).
-    pub con: Box<dyn FilterConnection + Send>,
+    pub con: Con,
     /// Bytes RedisBloom reported after loading.
     pub bytes: usize,
 }
@@ -262,24 +264,19 @@ pub struct RedisBloom {
 impl RedisBloom {
     /// `BF.RESERVE key p n` (RedisBloom's default scaling, so live adds past `n` open a
     /// new layer instead of failing), then `BF.MADD` of `0..n` in chunks.
-    pub fn load(
-        mut con: Box<dyn FilterConnection + Send>,
-        key: &str,
-        n: u64,
-        p: f64,
-    ) -> anyhow::Result<Self> {
-        redis::cmd("DEL").arg(key).query::<()>(con.single())?;
+    pub fn load(mut con: Con, key: &str, n: u64, p: f64) -> anyhow::Result<Self> {
+        redis::cmd("DEL").arg(key).query::<()>(con.commands())?;
         redis::cmd("BF.RESERVE")
             .arg(key)
             .arg(p)
             .arg(n)
-            .query::<()>(con.single())?;
+            .query::<()>(con.commands())?;
         let ids: Vec<u64> = (0..n).collect();
         for chunk in ids.chunks(10_000) {
             redis::cmd("BF.MADD")
                 .arg(key)
                 .arg(chunk)
-                .query::<()>(con.single())?;
+                .query::<()>(con.commands())?;
         }
         let mut this = RedisBloom {
             key: key.into(),
@@ -300,7 +297,7 @@ impl RedisBloom {
         let v: Vec<u64> = redis::cmd("BF.INFO")
             .arg(&self.key)
             .arg(field)
-            .query(self.con.single())?;
+            .query(self.con.commands())?;
         v.first()
             .copied()
             .ok_or_else(|| anyhow::anyhow!("BF.INFO {field} returned nothing"))
@@ -315,13 +312,13 @@ impl Guard for RedisBloom {
         Ok(redis::cmd("BF.EXISTS")
             .arg(&self.key)
             .arg(key)
-            .query(self.con.single())?)
+            .query(self.con.commands())?)
     }
     fn add(&mut self, key: u64) -> anyhow::Result<()> {
         redis::cmd("BF.ADD")
             .arg(&self.key)
             .arg(key)
-            .query::<()>(self.con.single())?;
+            .query::<()>(self.con.commands())?;
         Ok(())
     }
     fn remove(&mut self, _: u64) -> anyhow::Result<bool> {
@@ -355,23 +352,18 @@ pub struct RedisClassic {
     /// Shape.
     pub params: ClassicParams,
     /// Its connection (one server or a cluster).
-    pub con: Box<dyn FilterConnection + Send>,
+    pub con: Con,
 }
 
 impl RedisClassic {
     /// Sized by the classic formula for `n` at `p`, loaded with `0..n`.
-    pub fn load(
-        mut con: Box<dyn FilterConnection + Send>,
-        key: &str,
-        n: u64,
-        p: f64,
-    ) -> anyhow::Result<Self> {
+    pub fn load(mut con: Con, key: &str, n: u64, p: f64) -> anyhow::Result<Self> {
         let params = ClassicParams::for_fpr(n, p)?;
         anyhow::ensure!(
             params.bits() < 1 << 32,
             "classic Redis filter would exceed 512 MB"
         );
-        redis::cmd("DEL").arg(key).query::<()>(con.single())?;
+        redis::cmd("DEL").arg(key).query::<()>(con.commands())?;
         let mut this = RedisClassic {
             key: key.into(),
             params,
@@ -395,7 +387,7 @@ impl RedisClassic {
                 cmds.push(setbit);
             });
         }
-        self.con.run(cmds)?;
+        run_all(&mut *self.con, &cmds)?;
         Ok(())
     }
 }
@@ -415,8 +407,8 @@ impl Guard for RedisClassic {
             getbit.arg(&self.key).arg(b);
             cmds.push(getbit);
         });
-        let bits = self.con.run(cmds)?;
-        for bit in &bits {
+        let bits = run_all(&mut *self.con, &cmds)?;
+        for bit in bits {
             if redis::from_redis_value::<u8>(bit)? != 1 {
                 return Ok(false);
             }
@@ -438,7 +430,7 @@ impl Guard for RedisClassic {
         let mut count = || -> anyhow::Result<Capacity> {
             let ones: u64 = redis::cmd("BITCOUNT")
                 .arg(&self.key)
-                .query(self.con.single())?;
+                .query(self.con.commands())?;
             let fill = ones as f64 / self.params.bits() as f64;
             Ok(Capacity {
                 fill_ratio: Some(fill),

@@ -184,14 +184,14 @@ fn masters(seeds: &[String]) -> anyhow::Result<Vec<String>> {
                 for range in &slots {
                     let master: Vec<redis::Value> = range
                         .get(2)
-                        .map(redis::from_redis_value)
+                        .map(redis::from_redis_value_ref)
                         .transpose()?
                         .unwrap_or_default();
                     let (Some(host), Some(port)) = (master.first(), master.get(1)) else {
                         anyhow::bail!("unexpected CLUSTER SLOTS reply from {seed}");
                     };
-                    let host: String = redis::from_redis_value(host)?;
-                    let port: u16 = redis::from_redis_value(port)?;
+                    let host: String = redis::from_redis_value_ref(host)?;
+                    let port: u16 = redis::from_redis_value_ref(port)?;
                     urls.push(format!("redis://{host}:{port}/"));
                 }
                 urls.sort();

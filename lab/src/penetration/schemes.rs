@@ -11,7 +11,7 @@ use super::namespace::Namespace;
 use super::row::FPR;
 use super::scenario::Scenario;
 use crate::{Ctx, scheme};
-use linebloom_redis_client::{DEFAULT_SHARD_BLOCKS, RedisFilter};
+use linebloom_redis_client::{DEFAULT_SHARD_BLOCKS, FilterOptions, RedisFilter};
 use std::time::Duration;
 
 /// Blocks per shard key on a Redis Cluster: 1024 (64 KiB), so a filter of 1e6 keys at 1%
@@ -77,7 +77,8 @@ pub fn schemes(
         RedisTarget::Single(_) => DEFAULT_SHARD_BLOCKS,
         RedisTarget::Cluster(_) => CLUSTER_SHARD_BLOCKS,
     };
-    let filter = RedisFilter::store(&mut *con, &ns.key("filter"), &plain, shard_blocks)?;
+    let options = FilterOptions::default().shard_blocks(shard_blocks);
+    let filter = RedisFilter::store(&mut *con, &ns.key("filter"), &plain, options)?;
     out.push(scenario(
         scheme::IN_REDIS,
         Box::new(InRedis { filter, con }),
@@ -85,7 +86,7 @@ pub fn schemes(
         fresh_db("inredis")?,
         false,
     ));
-    if has_redisbloom(target.connect()?.single(), &ns.key("probe-missing")) {
+    if has_redisbloom(target.connect()?.commands(), &ns.key("probe-missing")) {
         let guard = RedisBloom::load(target.connect()?, &ns.key(scheme::REDISBLOOM), n, FPR)?;
         out.push(scenario(
             scheme::REDISBLOOM,

@@ -31,7 +31,7 @@ use super::namespace::Namespace;
 use super::row::FPR;
 use crate::Ctx;
 use crate::scheme;
-use linebloom_redis_client::{BatchPath, DEFAULT_SHARD_BLOCKS, RedisFilter};
+use linebloom_redis_client::{BatchPath, RedisFilter};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -104,7 +104,9 @@ impl Contender {
                 .arg(&*key)
                 .arg(keys)
                 .query::<()>(con)?,
-            Contender::Linebloom { filter, con } => filter.insert_many(con, keys)?,
+            Contender::Linebloom { filter, con } => {
+                filter.insert_many(con, keys)?;
+            }
             Contender::RoundTrip { .. } => {}
         }
         Ok(())
@@ -114,7 +116,9 @@ impl Contender {
             Contender::RedisBloom { key, con } => {
                 redis::cmd("BF.ADD").arg(&*key).arg(k).query::<()>(con)?
             }
-            Contender::Linebloom { filter, con } => filter.insert(con, k)?,
+            Contender::Linebloom { filter, con } => {
+                filter.insert(con, &k)?;
+            }
             Contender::RoundTrip { key, con } => {
                 redis::cmd("SET").arg(&*key).arg(k).query::<()>(con)?
             }
@@ -135,7 +139,7 @@ impl Contender {
             Contender::RedisBloom { key, con } => {
                 redis::cmd("BF.EXISTS").arg(&*key).arg(k).query(con)?
             }
-            Contender::Linebloom { filter, con } => filter.contains(con, k)?,
+            Contender::Linebloom { filter, con } => filter.contains(con, &k)?,
             Contender::RoundTrip { key, con } => redis::cmd("GET")
                 .arg(&*key)
                 .query::<Option<String>>(con)?
@@ -212,12 +216,7 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
         contenders.push(redisbloom("sbs:redisbloom-control", CONTROL)?);
         let params = linebloom::Params::for_bits_per_key(n, bytes as f64 * 8.0 / n as f64)?;
         let mut con = connect(url)?;
-        let filter = RedisFilter::create(
-            &mut con,
-            &ns.key("sbs:equal-memory"),
-            params,
-            DEFAULT_SHARD_BLOCKS,
-        )?;
+        let filter = RedisFilter::create(&mut con, &ns.key("sbs:equal-memory"), params)?;
         let module = filter.batch_path() == BatchPath::Module;
         let linebloom = |filter: RedisFilter, con, sizing| -> anyhow::Result<Entry> {
             let batches = filter.batch_path().name();
@@ -235,19 +234,15 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
         if module {
             // The same filter without the module, for what the module buys.
             let mut con = connect(url)?;
-            let mut filter = RedisFilter::create(
-                &mut con,
-                &ns.key("sbs:equal-memory-commands"),
-                params,
-                DEFAULT_SHARD_BLOCKS,
-            )?;
+            let filter =
+                RedisFilter::create(&mut con, &ns.key("sbs:equal-memory-commands"), params)?;
             filter.set_batch_path(BatchPath::Commands);
             contenders.push(linebloom(filter, con, "equal memory")?);
         }
     }
     let params = linebloom::Params::for_fpr(n, FPR)?;
     let mut con = connect(url)?;
-    let filter = RedisFilter::create(&mut con, &ns.key("sbs:for-p"), params, DEFAULT_SHARD_BLOCKS)?;
+    let filter = RedisFilter::create(&mut con, &ns.key("sbs:for-p"), params)?;
     let batches = filter.batch_path().name();
     let mut c = Contender::Linebloom { filter, con };
     load(&mut c)?;

@@ -1,0 +1,140 @@
+//! Many async tasks sharing one multiplexed connection, each sending single-key lookups
+//! one at a time: linebloom's `AsyncRedisFilter::contains` through the module against
+//! redis-rs's `bf_exists` (RedisBloom's `BF.EXISTS`) on the same server, and an
+//! identical second RedisBloom filter as the control. What a web service does: every
+//! request task asks the guard about one id.
+//!
+//! ```text
+//! redis-server --port 6400 --save "" --loadmodule target/release/liblinebloom_redis.so \
+//!     --loadmodule "$LINEBLOOM_REDISBLOOM_SO" &
+//! cargo run --release -p linebloom-benches --example redis_tasks -- redis://127.0.0.1:6400/ [ROUNDS] [TASKS]
+//! ```
+//!
+//! Method: each filter holds 100,000 keys at 1%; each round runs every contender for
+//! 1.5 s (64 tasks on a two-thread tokio runtime, each task a clone of the one
+//! multiplexed connection), in a start order that rotates every round; the table gives
+//! the median lookups per second and the median of the per-round ratios of each
+//! contender's throughput to RedisBloom's (wall time: the server and the client share
+//! the machine's two cores, as they would on one host).
+
+use linebloom::Params;
+use linebloom_lab::penetration::namespace::Namespace;
+use linebloom_lab::stats::summary;
+use linebloom_lab::timing::round_order;
+use linebloom_redis_client::{AsyncRedisFilter, BatchPath};
+use redis::AsyncCommands;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+const KEYS: u64 = 100_000;
+const PER_RUN: Duration = Duration::from_millis(1500);
+
+#[derive(Clone)]
+enum Contender {
+    RedisBloom(String),
+    Linebloom(AsyncRedisFilter),
+}
+
+impl Contender {
+    async fn contains(&self, con: &mut redis::aio::MultiplexedConnection, key: u64) -> bool {
+        match self {
+            Contender::RedisBloom(bf) => con.bf_exists(bf, key).await.expect("BF.EXISTS"),
+            Contender::Linebloom(filter) => filter.contains(con, &key).await.expect("contains"),
+        }
+    }
+}
+
+/// Lookups per second of `tasks` tasks asking one key at a time for `PER_RUN`.
+async fn throughput(
+    c: &Contender,
+    con: &redis::aio::MultiplexedConnection,
+    tasks: usize,
+    round: u64,
+) -> f64 {
+    let done = Arc::new(AtomicU64::new(0));
+    let start = Instant::now();
+    let handles: Vec<_> = (0..tasks as u64)
+        .map(|t| {
+            let (c, mut con, done) = (c.clone(), con.clone(), Arc::clone(&done));
+            tokio::spawn(async move {
+                let mut n = 0u64;
+                let mut absent = 0u64;
+                while start.elapsed() < PER_RUN {
+                    // Non-members (odd keys), different per task and round.
+                    let key = ((round << 40) | (t << 32) | n) * 2 + 1;
+                    absent += u64::from(!c.contains(&mut con, key).await);
+                    n += 1;
+                }
+                std::hint::black_box(absent);
+                done.fetch_add(n, Ordering::Relaxed);
+            })
+        })
+        .collect();
+    for h in handles {
+        h.await.expect("a task");
+    }
+    done.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64()
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let url = args
+        .next()
+        .ok_or("usage: redis_tasks redis://127.0.0.1:PORT/ [ROUNDS] [TASKS]")?;
+    let rounds: usize = args.next().map_or(Ok(9), |s| s.parse())?;
+    let tasks: usize = args.next().map_or(Ok(64), |s| s.parse())?;
+    let client = redis::Client::open(url.as_str())?;
+    let mut con = client.get_multiplexed_async_connection().await?;
+    // Every key under one fresh prefix, removed at the end.
+    let mut ns = Namespace::claim_on(&url, &Namespace::default_prefix())?;
+    let members: Vec<u64> = (0..KEYS).map(|i| i * 2).collect();
+    let mut contenders = Vec::new();
+    for (name, key) in [("RedisBloom", "bf"), ("RedisBloom (control)", "bf-control")] {
+        let key = ns.key(key);
+        redis::cmd("BF.RESERVE")
+            .arg(&key)
+            .arg(0.01)
+            .arg(KEYS)
+            .exec_async(&mut con)
+            .await?;
+        for chunk in members.chunks(10_000) {
+            let _: Vec<bool> = con.bf_madd(&key, chunk).await?;
+        }
+        contenders.push((name, Contender::RedisBloom(key)));
+    }
+    let filter =
+        AsyncRedisFilter::create(&mut con, &ns.key("linebloom"), Params::for_fpr(KEYS, 0.01)?)
+            .await?;
+    if filter.batch_path() != BatchPath::Module {
+        return Err("the server has no linebloom module: load it (see the module docs)".into());
+    }
+    for chunk in members.chunks(10_000) {
+        filter.insert_many(&mut con, chunk).await?;
+    }
+    contenders.push(("linebloom, module", Contender::Linebloom(filter)));
+
+    let mut rates = vec![Vec::new(); contenders.len()];
+    for round in 0..rounds {
+        for i in round_order(round, contenders.len()) {
+            rates[i].push(throughput(&contenders[i].1, &con, tasks, round as u64).await);
+        }
+    }
+    println!(
+        "{rounds} rounds of {} s, {tasks} tasks on one multiplexed connection, rotating order\n",
+        PER_RUN.as_secs_f64()
+    );
+    println!("| contender | lookups/s (median) | throughput ÷ RedisBloom's (median, range) |");
+    println!("|---|---:|---:|");
+    for (i, (name, _)) in contenders.iter().enumerate() {
+        let ratios: Vec<f64> = rates[i].iter().zip(&rates[0]).map(|(r, b)| r / b).collect();
+        let (r, lo, hi) = summary(&ratios);
+        println!(
+            "| {name} | {:.0} | {r:.3} ({lo:.3}–{hi:.3}) |",
+            summary(&rates[i]).0
+        );
+    }
+    ns.clear()?;
+    Ok(())
+}
