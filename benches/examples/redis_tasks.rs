@@ -34,6 +34,7 @@ const PER_RUN: Duration = Duration::from_millis(1500);
 enum Contender {
     RedisBloom(String),
     Linebloom(AsyncRedisFilter),
+    Raw(redis::Cmd),
 }
 
 impl Contender {
@@ -41,6 +42,10 @@ impl Contender {
         match self {
             Contender::RedisBloom(bf) => con.bf_exists(bf, key).await.expect("BF.EXISTS"),
             Contender::Linebloom(filter) => filter.contains(con, &key).await.expect("contains"),
+            Contender::Raw(cmd) => {
+                let v: redis::Value = cmd.query_async(con).await.expect("raw");
+                v != redis::Value::Nil
+            }
         }
     }
 }
@@ -113,7 +118,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for chunk in members.chunks(10_000) {
         filter.insert_many(&mut con, chunk).await?;
     }
+    let g = filter.generation();
+    let meta: String = redis::cmd("GET")
+        .arg(format!("{}:meta", filter.prefix()))
+        .query_async(&mut con)
+        .await?;
+    let mut raw = redis::cmd("LINEBLOOM.MTEST");
+    raw.arg(g.shard_key(filter.prefix(), 0))
+        .arg("linebloom-v2")
+        .arg(g.params.k())
+        .arg(g.params.blocks())
+        .arg(&[[0u8; 8], [5u8; 8]].concat()[..])
+        .arg("META")
+        .arg(format!("{}:meta", filter.prefix()))
+        .arg(meta);
     contenders.push(("linebloom, module", Contender::Linebloom(filter)));
+    contenders.push(("raw MTEST", Contender::Raw(raw)));
 
     let mut rates = vec![Vec::new(); contenders.len()];
     for round in 0..rounds {

@@ -36,8 +36,11 @@ async fn pipeline(
     con: &mut (impl redis::aio::ConnectionLike + Send),
     cmds: &[redis::Cmd],
 ) -> redis::RedisResult<Vec<Reply>> {
-    if cmds.is_empty() {
-        return Ok(Vec::new());
+    match cmds {
+        [] => return Ok(Vec::new()),
+        // One command goes alone, without a pipeline's copy of it.
+        [cmd] => return Ok(vec![con.req_packed_command(cmd).await?.extract_error()]),
+        _ => {}
     }
     let mut pipe = redis::pipe();
     pipe.ignore_errors();

@@ -36,16 +36,22 @@ fn each(values: Vec<redis::Value>) -> Vec<Reply> {
 }
 
 impl FilterConnection for redis::Connection {
+    /// The commands packed into one write, then one reply read per command.
     fn run(&mut self, cmds: &[redis::Cmd]) -> redis::RedisResult<Vec<Reply>> {
-        if cmds.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut pipe = redis::pipe();
-        pipe.ignore_errors();
+        let mut packed = Vec::new();
         for cmd in cmds {
-            pipe.add_command(cmd.clone());
+            cmd.write_packed_command(&mut packed);
         }
-        Ok(each(pipe.query(self)?))
+        self.send_packed_command(&packed)?;
+        let mut replies = Vec::with_capacity(cmds.len());
+        while replies.len() < cmds.len() {
+            match self.recv_response()? {
+                // Out-of-band pushes (RESP3) are no command's reply.
+                redis::Value::Push { .. } => {}
+                value => replies.push(value.extract_error()),
+            }
+        }
+        Ok(replies)
     }
     fn ordered(&self) -> bool {
         true

@@ -183,8 +183,8 @@ end
 /// `ARGV[1]` the shard's length in bytes, `ARGV[2]` `k`, `ARGV[3]` the meta expected
 /// (with the guard), then `k` Redis bit offsets per key. After the checks, sets every
 /// bit with `BITFIELD … SET u1` (64 keys a call, under Lua's `unpack` limit), whose
-/// replies are the old bits: a key with one clear is new. Increases the count, while
-/// its key exists, and replies how many keys were new.
+/// replies are the old bits: a key with one clear is new. Increases the count (`BITFIELD
+/// … INCRBY i64 0`), while its key exists, and replies how many keys were new.
 pub(crate) static INSERT: Script = Script::new(concat!(
     shard_checks!(),
     r#"
@@ -197,15 +197,16 @@ local new = 0
 local at = first
 while at <= #ARGV do
     local last = math.min(at + 64 * k - 1, #ARGV)
-    local args = {}
+    -- Strings only: a Lua number passed to Redis is formatted with snprintf first.
+    local args, n = {}, 0
     for i = at, last do
-        local n = #args
         args[n + 1] = 'SET'
         args[n + 2] = 'u1'
         args[n + 3] = ARGV[i]
-        args[n + 4] = 1
+        args[n + 4] = '1'
+        n = n + 4
     end
-    local old = redis.call('BITFIELD', KEYS[1], unpack(args))
+    local old = redis.call('BITFIELD', KEYS[1], unpack(args, 1, n))
     for j = 1, #old, k do
         for b = j, j + k - 1 do
             if old[b] == 0 then
@@ -217,7 +218,7 @@ while at <= #ARGV do
     at = last + 1
 end
 if new > 0 and redis.call('EXISTS', KEYS[2]) == 1 then
-    redis.pcall('INCRBY', KEYS[2], new)
+    redis.pcall('BITFIELD', KEYS[2], 'INCRBY', 'i64', 0, new)
 end
 return new
 "#
@@ -243,7 +244,7 @@ redis.call('BITOP', 'OR', KEYS[1], KEYS[1], KEYS[2])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
 redis.call('UNLINK', KEYS[2])
 if redis.call('EXISTS', KEYS[3]) == 1 then
-    redis.pcall('INCRBY', KEYS[3], ARGV[2])
+    redis.pcall('BITFIELD', KEYS[3], 'INCRBY', 'i64', 0, ARGV[2])
 end
 return 1
 "#

@@ -56,7 +56,7 @@ pub enum BatchError {
     /// The arguments after the probes are not `[COUNT <key>] [META <key> <value>]`, or
     /// `COUNT` on a command that writes nothing.
     Options,
-    /// The count key holds something other than an integer.
+    /// The count key holds something other than a count ([`COUNT_BYTES`] bytes).
     Count,
 }
 
@@ -86,7 +86,10 @@ impl std::fmt::Display for BatchError {
                 "LBOPTIONS after the probes only COUNT <count key> (LINEBLOOM.MADD) and \
                  META <meta key> <meta value> may follow, each once"
             ),
-            BatchError::Count => write!(f, "LBCOUNT the count key does not hold an integer"),
+            BatchError::Count => write!(
+                f,
+                "LBCOUNT the count key does not hold a count ({COUNT_BYTES} bytes, a big-endian i64)"
+            ),
         }
     }
 }
@@ -198,12 +201,18 @@ pub fn check_length(held: usize, blocks: u64) -> Result<(), BatchError> {
     Ok(())
 }
 
-/// The count key's value as an integer (`INCRBY` would refuse anything else).
-pub fn parse_count(held: &[u8]) -> Result<i64, BatchError> {
-    std::str::from_utf8(held)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .ok_or(BatchError::Count)
+/// Bytes of a count key: one signed 64-bit big-endian integer, what `BITFIELD … INCRBY
+/// i64 0 n` adds to, so that the module, a script and a replica keep it alike.
+pub const COUNT_BYTES: usize = 8;
+
+/// Adds `n` to a count key's bytes, wrapping as `BITFIELD`'s default overflow does.
+/// Refuses bytes that are not one count.
+pub fn add_count(held: &mut [u8], n: u64) -> Result<(), BatchError> {
+    let held: &mut [u8; COUNT_BYTES] = held.try_into().map_err(|_| BatchError::Count)?;
+    *held = i64::from_be_bytes(*held)
+        .wrapping_add(n as i64)
+        .to_be_bytes();
+    Ok(())
 }
 
 /// The probes of a payload, checked against a shard of `blocks` blocks, as (byte
@@ -280,13 +289,15 @@ pub fn set_all(shard: &mut [u8], k: u32, blocks: u64, payload: &[u8]) -> Result<
     Ok(added)
 }
 
-/// The script `LINEBLOOM.MADD` replicates when it changed more than one block, so that
-/// a replica or an append-only file without the module writes the same bytes: `KEYS[1]`
-/// the shard, `ARGV[1]` per changed block its byte offset (`u32`, little-endian) and
-/// its 64 new bytes ([`replication_blob`]).
-pub const REPLICATE_BLOCKS: &str = "for p = 1, #ARGV[1], 68 do \
+/// The script `LINEBLOOM.MADD` replicates, so that a replica or an append-only file
+/// without the module writes the same bytes, in one command however many blocks
+/// changed: `KEYS[1]` the shard, `KEYS[2]` (if given) its count key; `ARGV[1]` per
+/// changed block its byte offset (`u32`, little-endian) and its 64 new bytes
+/// ([`replication_blob`]), `ARGV[2]` the count's increase.
+pub const REPLICATE_BLOCKS: &std::ffi::CStr = c"for p = 1, #ARGV[1], 68 do \
 redis.call('SETRANGE', KEYS[1], struct.unpack('<I4', ARGV[1], p), \
-string.sub(ARGV[1], p + 4, p + 67)) end";
+string.sub(ARGV[1], p + 4, p + 67)) end \
+if KEYS[2] then redis.call('BITFIELD', KEYS[2], 'INCRBY', 'i64', 0, ARGV[2]) end";
 
 /// [`REPLICATE_BLOCKS`]' argument for the blocks at byte offsets `changed` of `shard`
 /// (a shard is at most 512 MiB, so an offset fits 32 bits).
@@ -453,8 +464,10 @@ mod tests {
             "LBLENGTH the shard holds 100 bytes where the filter's shape needs 128"
         );
         assert!(BatchError::Count.to_string().starts_with("LBCOUNT "));
-        assert_eq!(parse_count(b"17"), Ok(17));
-        assert_eq!(parse_count(b"x"), Err(BatchError::Count));
+        let mut count = 17i64.to_be_bytes();
+        assert_eq!(add_count(&mut count, 5), Ok(()));
+        assert_eq!(i64::from_be_bytes(count), 22);
+        assert_eq!(add_count(&mut [0u8; 7], 1), Err(BatchError::Count));
     }
 
     #[test]

@@ -19,8 +19,9 @@
 //!
 //! Options may follow the probes, each at most once:
 //!
-//! * `COUNT <count key>` (`MADD` only): the filter's approximate count, increased by the
-//!   number of new keys, while that key exists;
+//! * `COUNT <count key>` (`MADD` only): the filter's approximate count (8 bytes, a
+//!   big-endian `i64`, what `BITFIELD … INCRBY i64 0` adds to), increased by the number
+//!   of new keys, while that key exists;
 //! * `META <meta key> <meta value>`: the command first checks that the filter's meta key
 //!   holds exactly that value, and refuses with `LBSTALE <meta key>`, reading and
 //!   writing nothing, if it does not. A client on one server sends it instead of a `GET`
@@ -43,10 +44,10 @@
 //!
 //! The data stay plain strings: a client without the module reads and writes the same
 //! keys with its scripts, and `SAVE`/`BGSAVE` persist them as any string. `MADD`
-//! replicates what it changed as plain commands (the changed blocks' new bytes, by
-//! `SETRANGE` or one `EVAL` of a script that runs `SETRANGE` per block, then `INCRBY`
-//! of the count), never itself, so a replica or an append-only file replayed without
-//! the module holds the same bits.
+//! replicates what it changed as one `EVAL` of a script any server runs (`SETRANGE` of
+//! each changed block's new bytes, then `BITFIELD … INCRBY` of the count), never itself,
+//! so a replica or an append-only file replayed without the module holds the same
+//! bits.
 //!
 //! A command runs whole on Redis's one thread, so a batch is atomic: no reader sees
 //! half of it. A refused batch (missing key, wrong type, wrong length, a block past the
@@ -126,7 +127,8 @@ mod entry {
         k: u32,
         blocks: u64,
         probes: &'a [u8],
-        count: Option<RedisString>,
+        /// The `COUNT` key, one of the arguments.
+        count: Option<&'a RedisString>,
     }
 
     /// The arguments: shard key, scheme, `k`, the shard's block count, probes, then the
@@ -143,8 +145,9 @@ mod entry {
             .map_err(refusal)?;
         let options = batch::options(&bytes(argv), writes).map_err(refusal)?;
         if let Some(guard) = options.guard {
-            let meta_key = ctx.create_string(guard.key.key);
-            let meta = ctx.open_key(&meta_key);
+            // The meta key is one of the arguments: opened as it is, not copied.
+            let meta_key = &argv[guard.key.position];
+            let meta = ctx.open_key(meta_key);
             let held = match meta.key_type() {
                 KeyType::String => meta.read()?,
                 _ => None,
@@ -161,8 +164,67 @@ mod entry {
             k,
             blocks,
             probes: probes.as_slice(),
-            count: options.count.map(|c| ctx.create_string(c.key)),
+            count: options.count.map(|c| &argv[c.position]),
         })
+    }
+
+    /// Replicates one `EVAL` of [`batch::REPLICATE_BLOCKS`] on `shard` (and its count
+    /// key, increased by `new`) with `blob` ([`batch::replication_blob`]). It calls
+    /// `RedisModule_Replicate` with the arguments as they are, where the `redis-module`
+    /// crate's `replicate` copies each into a string first (the script's body every
+    /// time): measured with callgrind, that copy was most of a single-key insert's work.
+    fn replicate_blocks(
+        ctx: &Context,
+        shard: &RedisString,
+        count: Option<&RedisString>,
+        blob: &[u8],
+        new: u64,
+    ) {
+        use std::os::raw::{c_char, c_longlong};
+        // SAFETY: a copy of a `static mut` of the module API table, which
+        // `RedisModule_Init` writes once in `OnLoad`, before any command runs; after that
+        // it is only read, on Redis's main thread.
+        let Some(replicate) = (unsafe { redis_module::raw::RedisModule_Replicate }) else {
+            return;
+        };
+        let (script, blob_ptr) = (
+            batch::REPLICATE_BLOCKS.as_ptr(),
+            blob.as_ptr() as *const c_char,
+        );
+        match count {
+            // SAFETY: `ctx.ctx` is this command's live context; the format's items match
+            // the arguments that follow, as `RedisModule_Replicate` reads them with
+            // `va_arg`: `c` a NUL-terminated C string (a `CStr` constant), `l` a `long
+            // long`, `s` a `RedisModuleString *` (the command's own arguments, alive for
+            // the call), `b` a pointer and a `size_t` length (`blob`, alive for the call).
+            Some(count) => unsafe {
+                replicate(
+                    ctx.ctx,
+                    c"EVAL".as_ptr(),
+                    c"clssbl".as_ptr(),
+                    script,
+                    2 as c_longlong,
+                    shard.inner,
+                    count.inner,
+                    blob_ptr,
+                    blob.len(),
+                    new as c_longlong,
+                )
+            },
+            // SAFETY: as above, with the format `clsb`.
+            None => unsafe {
+                replicate(
+                    ctx.ctx,
+                    c"EVAL".as_ptr(),
+                    c"clsb".as_ptr(),
+                    script,
+                    1 as c_longlong,
+                    shard.inner,
+                    blob_ptr,
+                    blob.len(),
+                )
+            },
+        };
     }
 
     fn refusal(e: batch::BatchError) -> RedisError {
@@ -221,16 +283,15 @@ mod entry {
         }
         let args = args(ctx, &argv, true)?;
         // The count goes up only while its key exists (an expired filter's count key
-        // is not brought back), and must hold an integer: checked before any bit is set.
-        let count = match &args.count {
+        // is not brought back), and must hold a count: checked before any bit is set.
+        let count = match args.count {
             None => None,
             Some(name) => {
-                let key = ctx.open_key(name);
+                let key = ctx.open_key_writable(name);
                 match key.key_type() {
                     KeyType::Empty => None,
-                    KeyType::String => {
-                        batch::parse_count(key.read()?.unwrap_or_default()).map_err(refusal)?;
-                        Some(name)
+                    KeyType::String if key.as_string_dma()?.len() == batch::COUNT_BYTES => {
+                        Some((name, key))
                     }
                     _ => return Err(refusal(batch::BatchError::Count)),
                 }
@@ -245,38 +306,19 @@ mod entry {
         let mut shard = key.as_string_dma()?;
         let added = batch::set_all(&mut shard, args.k, args.blocks, args.probes)
             .map_err(|e| refusal_on(args.shard, e))?;
-        // Replicas and the append-only file get plain commands any server runs, with or
-        // without this module: each changed block's new bytes, one `SETRANGE` for a
-        // single block, one `EVAL` of `batch::REPLICATE_BLOCKS` for more (a command per
-        // block cost the master about a microsecond each: `benches` `redis_batch`).
-        match added.changed.as_slice() {
-            [] => {}
-            [at] => {
-                let offset = at.to_string();
-                let block = &shard[*at..*at + linebloom::Block::BYTES];
-                ctx.replicate(
-                    "SETRANGE",
-                    &[args.shard.as_slice(), offset.as_bytes(), block][..],
-                );
-            }
-            changed => {
-                let blob = batch::replication_blob(&shard, changed);
-                ctx.replicate(
-                    "EVAL",
-                    &[
-                        batch::REPLICATE_BLOCKS.as_bytes(),
-                        b"1",
-                        args.shard.as_slice(),
-                        &blob,
-                    ][..],
-                );
-            }
+        if added.changed.is_empty() {
+            return Ok(RedisValue::Integer(0));
         }
-        if let (Some(count), true) = (count, added.new > 0) {
-            let by = added.new.to_string();
-            ctx.call("INCRBY", &[count.as_slice(), by.as_bytes()][..])?;
-            ctx.replicate("INCRBY", &[count.as_slice(), by.as_bytes()][..]);
+        if let Some((_, count)) = &count {
+            batch::add_count(&mut count.as_string_dma()?, added.new).map_err(refusal)?;
         }
+        // Replicas and the append-only file get one `EVAL` of a script any server runs,
+        // with or without this module: the changed blocks' new bytes, then the count (a
+        // command per block cost the master about a microsecond each: `benches`
+        // `redis_batch`).
+        let blob = batch::replication_blob(&shard, &added.changed);
+        let count_key = count.as_ref().map(|(name, _)| *name);
+        replicate_blocks(ctx, args.shard, count_key, &blob, added.new);
         Ok(RedisValue::Integer(added.new as i64))
     }
 

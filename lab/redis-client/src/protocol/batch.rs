@@ -78,7 +78,10 @@ impl<'a, A: Attempt> Retrying<'a, A> {
                 prefix: self.shared.prefix.clone(),
             });
         }
-        self.state = self.shared.state();
+        if self.tries > 1 {
+            // A retry: the meta moved on since the first attempt read it.
+            self.state = self.shared.state();
+        }
         self.guard = self.ordered && self.attempt.guarded(&self.state);
         let mut cmds = Vec::new();
         self.attempt
@@ -187,10 +190,14 @@ impl<A: Attempt> Exchange for Retrying<'_, A> {
     }
 }
 
-/// Keys grouped by the shard of one generation they fall in: per shard, the indices
-/// of its keys (into the batch) and their hashes.
-fn by_shard<K: Key>(keys: &Keys, batch: &[K]) -> Vec<(usize, Vec<(usize, u64)>)> {
-    let mut placed: Vec<(usize, usize, u64)> = batch
+/// One key of a batch placed in a generation: its shard, its index in the batch, its
+/// hash.
+type Placed = (usize, usize, u64);
+
+/// The keys of a batch placed in one generation, sorted by shard: each run of one
+/// shard is one command ([`shard_runs`]).
+fn placed<K: Key>(keys: &Keys, batch: &[K]) -> Vec<Placed> {
+    let mut placed: Vec<Placed> = batch
         .iter()
         .enumerate()
         .map(|(i, key)| {
@@ -199,35 +206,38 @@ fn by_shard<K: Key>(keys: &Keys, batch: &[K]) -> Vec<(usize, Vec<(usize, u64)>)>
         })
         .collect();
     placed.sort_unstable_by_key(|&(shard, i, _)| (shard, i));
-    let mut groups: Vec<(usize, Vec<(usize, u64)>)> = Vec::new();
-    for (shard, i, hash) in placed {
-        match groups.last_mut() {
-            Some((s, members)) if *s == shard => members.push((i, hash)),
-            _ => groups.push((shard, vec![(i, hash)])),
-        }
-    }
-    groups
+    placed
 }
 
-/// The module's 16-byte probes of a shard's keys: block within the shard, then hash.
-fn probes(keys: &Keys, members: &[(usize, u64)]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(members.len() * 16);
-    for &(_, hash) in members {
-        out.extend_from_slice(&keys.place(hash).1.to_le_bytes());
-        out.extend_from_slice(&hash.to_le_bytes());
-    }
-    out
+/// The runs of one shard in [`placed`] keys.
+fn shard_runs(placed: &[Placed]) -> impl Iterator<Item = &[Placed]> {
+    placed.chunk_by(|a, b| a.0 == b.0)
 }
 
-/// A module command (`LINEBLOOM.MTEST` or `MADD`) on one shard: `<shard> <scheme> <k>
-/// <blocks> <probes>`.
-fn module_cmd(name: &str, keys: &Keys, shard: usize, members: &[(usize, u64)]) -> redis::Cmd {
-    let mut cmd = redis::cmd(name);
-    cmd.arg(&keys.shards[shard])
+/// A module command (`LINEBLOOM.MTEST` or `MADD`) on one shard's keys: `<shard>
+/// <scheme> <k> <blocks> <probes>`, the probes 16 bytes per key (block within the
+/// shard, then hash, little-endian), with room for `options` more arguments.
+fn module_cmd(name: &str, keys: &Keys, run: &[Placed], options: usize) -> redis::Cmd {
+    let shard = run[0].0;
+    let mut cmd = redis::Cmd::with_capacity(6 + options, 64 + run.len() * 16 + options * 48);
+    cmd.arg(name)
+        .arg(&keys.shards[shard])
         .arg(SCHEME)
         .arg(&keys.k_arg)
-        .arg(&keys.blocks_arg[shard])
-        .arg(probes(keys, members));
+        .arg(&keys.blocks_arg[shard]);
+    if let [(_, _, hash)] = run {
+        let mut probe = [0u8; 16];
+        probe[..8].copy_from_slice(&keys.place(*hash).1.to_le_bytes());
+        probe[8..].copy_from_slice(&hash.to_le_bytes());
+        cmd.arg(&probe[..]);
+    } else {
+        let mut probes = Vec::with_capacity(run.len() * 16);
+        for &(_, _, hash) in run {
+            probes.extend_from_slice(&keys.place(hash).1.to_le_bytes());
+            probes.extend_from_slice(&hash.to_le_bytes());
+        }
+        cmd.arg(probes);
+    }
     cmd
 }
 
@@ -239,15 +249,15 @@ fn guard(cmd: &mut redis::Cmd, shared: &Shared, state: &State) {
 /// Lookups in the live generation.
 pub(crate) struct Contains<'k, K> {
     keys: &'k [K],
-    /// The shard groups of the last attempt, and which of its replies is whose.
-    groups: Vec<(usize, Vec<(usize, u64)>)>,
+    /// The keys of the last attempt by shard: which of its replies is whose.
+    placed: Vec<Placed>,
 }
 
 impl<'k, K: Key> Contains<'k, K> {
     pub(crate) fn new(keys: &'k [K]) -> Self {
         Contains {
             keys,
-            groups: Vec::new(),
+            placed: Vec::new(),
         }
     }
 }
@@ -267,11 +277,11 @@ impl<K: Key> Attempt for Contains<'_, K> {
         cmds: &mut Vec<redis::Cmd>,
     ) {
         let live = &state.live;
-        self.groups = by_shard(live, self.keys);
-        for (shard, members) in &self.groups {
+        self.placed = placed(live, self.keys);
+        for run in shard_runs(&self.placed) {
             match state.path {
                 BatchPath::Module => {
-                    let mut cmd = module_cmd("LINEBLOOM.MTEST", live, *shard, members);
+                    let mut cmd = module_cmd("LINEBLOOM.MTEST", live, run, 3);
                     if guarded {
                         guard(&mut cmd, shared, state);
                     }
@@ -279,13 +289,14 @@ impl<K: Key> Attempt for Contains<'_, K> {
                 }
                 BatchPath::Commands => {
                     // The shard's exact length, then each key's block.
+                    let shard = &live.shards[run[0].0];
                     let mut strlen = redis::cmd("STRLEN");
-                    strlen.arg(&live.shards[*shard]);
+                    strlen.arg(shard);
                     cmds.push(strlen);
-                    for &(_, hash) in members {
+                    for &(_, _, hash) in run {
                         let at = live.place(hash).1 * 64;
                         let mut getrange = redis::cmd("GETRANGE");
-                        getrange.arg(&live.shards[*shard]).arg(at).arg(at + 63);
+                        getrange.arg(shard).arg(at).arg(at + 63);
                         cmds.push(getrange);
                     }
                 }
@@ -306,26 +317,26 @@ impl<K: Key> Attempt for Contains<'_, K> {
                 .next()
                 .ok_or_else(|| RedisFilterError::Reply("fewer replies than commands".into()))
         };
-        for (shard, members) in &self.groups {
-            let key = &live.shards[*shard];
+        for run in shard_runs(&self.placed) {
+            let (shard, key) = (run[0].0, &live.shards[run[0].0]);
             let on_key = |e| crate::error::on_key(e, key);
             match state.path {
                 BatchPath::Module => {
                     let got = bytes(next()?.map_err(on_key))?.unwrap_or_default();
-                    if got.len() != members.len() || got.iter().any(|&b| b > 1) {
+                    if got.len() != run.len() || got.iter().any(|&b| b > 1) {
                         return Err(RedisFilterError::Reply(format!(
                             "LINEBLOOM.MTEST on {key} answered {got:?} for {} keys",
-                            members.len()
+                            run.len()
                         )));
                     }
-                    for (&(i, _), answer) in members.iter().zip(got) {
+                    for (&(_, i, _), answer) in run.iter().zip(got) {
                         answers[i] = answer == 1;
                     }
                 }
                 BatchPath::Commands => {
                     let held = integer(next()?.map_err(on_key))?;
-                    check_length(key, held, live.gen_.shard_len(*shard as u64))?;
-                    for &(i, hash) in members {
+                    check_length(key, held, live.gen_.shard_len(shard as u64))?;
+                    for &(_, i, hash) in run {
                         let line = bytes(next()?.map_err(on_key))?.unwrap_or_default();
                         let line: &[u8; 64] = line.as_slice().try_into().map_err(|_| {
                             RedisFilterError::ShardLength {
@@ -411,11 +422,13 @@ impl<K: Key> Attempt for Insert<'_, K> {
     ) {
         self.targets.clear();
         for (g, keys) in state.written().enumerate() {
-            for (shard, members) in by_shard(keys, self.keys) {
+            let placed = placed(keys, self.keys);
+            for run in shard_runs(&placed) {
+                let shard = run[0].0;
                 self.targets.push((Arc::clone(keys), shard));
                 let cmd = match state.path {
                     BatchPath::Module => {
-                        let mut cmd = module_cmd("LINEBLOOM.MADD", keys, shard, &members);
+                        let mut cmd = module_cmd("LINEBLOOM.MADD", keys, run, 5);
                         cmd.arg("COUNT").arg(&keys.counts[shard]);
                         if guarded {
                             guard(&mut cmd, shared, state);
@@ -434,7 +447,7 @@ impl<K: Key> Attempt for Insert<'_, K> {
                             cmd.arg(&state.text);
                         }
                         let k = keys.gen_.params.k();
-                        for &(_, hash) in &members {
+                        for &(_, _, hash) in run {
                             let block = keys.place(hash).1;
                             for_each_position(hash, k, |word, field| {
                                 cmd.arg(redis_bit_offset(block, word as u32 * 64 + field));

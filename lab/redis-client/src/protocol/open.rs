@@ -8,8 +8,8 @@
 use super::batch::check_length;
 use super::read::{eviction_from, info_memory, ttl_of};
 use super::{
-    Exchange, Flow, Input, Keys, State, all_replies, bytes, integer, meta_key, random_u64, replies,
-    state_for, unlinks,
+    Exchange, Flow, Input, Keys, State, all_replies, bytes, count_bytes, integer, meta_key,
+    random_u64, replies, state_for, unlinks,
 };
 use crate::meta::Meta;
 use crate::{BatchPath, Generation, MAX_RETRIES, RedisFilterError};
@@ -299,7 +299,8 @@ impl Exchange for Create<'_> {
                 };
                 for (shard, key) in keys.counts.iter().enumerate() {
                     let mut set = redis::cmd("SET");
-                    set.arg(key).arg(if shard == 0 { estimate } else { 0 });
+                    set.arg(key)
+                        .arg(&count_bytes(if shard == 0 { estimate } else { 0 })[..]);
                     if let Some(ms) = self.ttl_ms() {
                         set.arg("PX").arg(ms);
                     }

@@ -19,12 +19,12 @@ fn count(
         let reply = replies
             .next()
             .ok_or_else(|| RedisFilterError::Reply("fewer replies than commands".into()))?;
-        if let Some(text) = bytes(reply)? {
-            let n: i64 = std::str::from_utf8(&text)
-                .ok()
-                .and_then(|t| t.parse().ok())
-                .ok_or_else(|| RedisFilterError::Reply(format!("a count of {text:?}")))?;
-            total = total.saturating_add(n.max(0) as u64);
+        if let Some(held) = bytes(reply)? {
+            let held: [u8; 8] = held
+                .as_slice()
+                .try_into()
+                .map_err(|_| RedisFilterError::Reply(format!("a count of {held:?}")))?;
+            total = total.saturating_add(i64::from_be_bytes(held).max(0) as u64);
         }
     }
     Ok(total)

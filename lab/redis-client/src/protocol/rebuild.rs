@@ -300,7 +300,9 @@ impl<'a> Rebuild<'a> {
                 .arg(next.gen_.shard_len(shard as u64) * 64 - 1)
                 .arg(&[0u8][..]);
             let mut count = redis::cmd("SET");
-            count.arg(&next.counts[shard]).arg(0);
+            count
+                .arg(&next.counts[shard])
+                .arg(&super::count_bytes(0)[..]);
             cmds.extend([zeros, count]);
             if let Some(ms) = self.ttl_ms {
                 for k in [key, &next.counts[shard]] {
