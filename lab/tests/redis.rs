@@ -64,7 +64,8 @@ fn loading_and_reading_back_give_the_same_answers() {
         for (k, r) in probes.iter().zip(remote) {
             assert_eq!(r, f.contains(k), "{path:?}: key {k}");
         }
-        // Inserts (BITFIELD, or the module's LINEBLOOM.MADD) set exactly the in-process bits.
+        // Inserts (the insert script, or the module's LINEBLOOM.MADD) set exactly the
+        // in-process bits.
         let mut local = f.clone();
         let extra: Vec<u64> = (1_000_000..1_002_000).collect();
         rf.insert_many(&mut con, &extra).unwrap();
@@ -158,7 +159,7 @@ fn the_filter_survives_a_restart_with_persistence() {
     let probes: Vec<u64> = (0..30_000).chain([777_777, 888_888]).collect();
     let mut before = Vec::new();
     for path in PATHS {
-        // The module's inserts reach the AOF as LINEBLOOM.MADD, replayed on restart.
+        // The module's inserts reach the AOF as the plain commands they replicate.
         let rf = RedisFilter::store(&mut con, &format!("p{path:?}"), &f, shards(50)).unwrap();
         rf.set_batch_path(path);
         rf.insert_many(&mut con, &[777_777, 888_888]).unwrap();

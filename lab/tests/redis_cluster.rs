@@ -157,7 +157,7 @@ fn the_cluster_restarted_from_its_append_only_files_loses_nothing() {
     let mut f = BloomFilter::new(Params::for_fpr(n, 0.01).unwrap());
     f.extend(0..n);
     // One filter per batch path; the module's inserts reach each node's append-only
-    // file as LINEBLOOM.MADD, replayed when the node (with the module) restarts.
+    // file as the plain commands they replicate, replayed when the node restarts.
     let paths = [BatchPath::Commands, BatchPath::Module];
     let extra: Vec<u64> = (1 << 40..(1 << 40) + 2_000).collect();
     let probes: Vec<u64> = (0..2 * n).chain(extra.iter().copied()).collect();

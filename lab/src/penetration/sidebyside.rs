@@ -13,8 +13,9 @@
 //!
 //! Where the server has the linebloom module (`lab/redis-module`), the linebloom filters
 //! send batches through it (one `LINEBLOOM.MTEST`/`LINEBLOOM.MADD` per shard), and the
-//! equal-memory filter runs a second time as plain pipelined `GETRANGE`/`BITFIELD`
-//! commands, so the table shows what the module buys. The `batches` column says which.
+//! equal-memory filter runs a second time without it (pipelined `GETRANGE` lookups,
+//! one insert script per shard), so the table shows what the module buys. The
+//! `batches` column says which.
 //!
 //! Method: every contender is loaded with its `n` keys in batches of 1000. Then, in
 //! `ROUNDS` rounds whose start order rotates, each contender answers 1e5 non-members in
