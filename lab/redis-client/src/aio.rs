@@ -167,13 +167,13 @@ impl<C: AsyncFilterConnection + ?Sized> AsyncFilterConnection for &mut C {
 /// Runs an exchange on an async connection.
 macro_rules! run_async {
     ($con:expr, $exchange:expr) => {
-        $crate::drive!(
+        crate::protocol::drive!(
             $exchange,
             |cmds| $con.run(cmds).await,
             |d| tokio::time::sleep(d).await,
             |f| {
                 drop(f);
-                Err($crate::front::no_source())
+                Err(crate::front::no_source())
             }
         )
     };
@@ -248,7 +248,7 @@ impl AsyncRedisFilter {
         E: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let mut source = Some(source);
-        crate::drive!(
+        crate::protocol::drive!(
             crate::protocol::rebuild::Rebuild::new(&self.shared, params, options),
             |cmds| con.run(cmds).await,
             |d| tokio::time::sleep(d).await,

@@ -156,13 +156,13 @@ impl<C: FilterConnection + ?Sized> FilterConnection for Box<C> {
 /// Runs an exchange on a sync connection.
 macro_rules! run_sync {
     ($con:expr, $exchange:expr) => {
-        $crate::drive!(
+        crate::protocol::drive!(
             $exchange,
             |cmds| $con.run(cmds),
             |d| std::thread::sleep(d),
             |f| {
                 drop(f);
-                Err($crate::front::no_source())
+                Err(crate::front::no_source())
             }
         )
     };
@@ -230,7 +230,7 @@ impl RedisFilter {
         E: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let mut source = Some(source);
-        crate::drive!(
+        crate::protocol::drive!(
             crate::protocol::rebuild::Rebuild::new(&self.shared, params, options),
             |cmds| con.run(cmds),
             |d| std::thread::sleep(d),

@@ -45,8 +45,8 @@
 //! What a service needs of it:
 //!
 //! * **Sync and async**: [`RedisFilter`] over [`FilterConnection`] (a connection, a
-//!   cluster connection), and with the `tokio` feature [`AsyncRedisFilter`] over
-//!   [`AsyncFilterConnection`] (a multiplexed connection, a `ConnectionManager`, an
+//!   cluster connection), and with the `tokio` feature `AsyncRedisFilter` over
+//!   `AsyncFilterConnection` (a multiplexed connection, a `ConnectionManager`, an
 //!   async cluster connection, or one from a bb8 or deadpool pool). Both run one
 //!   sans-IO protocol core. A handle is `Clone`, `Send` and `Sync`, and its calls take
 //!   `&self`.
@@ -66,7 +66,7 @@
 //! The crate re-exports the `redis` crate it is built on ([`redis`]) and the core
 //! ([`linebloom`]), so a service names one version of each.
 //!
-//! Features: `tokio` adds the async front ([`AsyncRedisFilter`]).
+//! Features: `tokio` adds the async front (`AsyncRedisFilter`).
 
 #[cfg(feature = "tokio")]
 mod aio;
@@ -76,8 +76,7 @@ mod front;
 mod info;
 mod meta;
 mod path;
-#[doc(hidden)]
-pub mod protocol;
+mod protocol;
 mod scripts;
 
 #[cfg(feature = "tokio")]
@@ -98,7 +97,7 @@ pub const MAX_RETRIES: usize = 16;
 /// Default shard size: 2^20 blocks = 64 MiB per key.
 pub const DEFAULT_SHARD_BLOCKS: u64 = 1 << 20;
 
-/// The README's examples, compiled as doc tests.
-#[cfg(doctest)]
+/// The README's examples, compiled as doc tests (the second is async).
+#[cfg(all(doctest, feature = "tokio"))]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;

@@ -66,11 +66,9 @@ pub(crate) trait Exchange {
 /// [`Input::Filled`]'s content. Commands a server refuses with `NOSCRIPT` are sent
 /// again as `EVAL`. The sync front expands it with plain calls, the async front with
 /// `.await`s: the loop is the only code the two share by text.
-#[macro_export]
-#[doc(hidden)]
 macro_rules! drive {
     ($exchange:expr, |$cmds:ident| $send:expr, |$d:ident| $sleep:expr, |$f:ident| $fill:expr) => {{
-        use $crate::protocol::{Exchange as _, Flow, Input};
+        use crate::protocol::{Exchange as _, Flow, Input};
         let mut exchange = $exchange;
         let mut input = Input::Start;
         loop {
@@ -83,7 +81,7 @@ macro_rules! drive {
                     let replies = match replies {
                         Ok(mut replies) => {
                             if let Some((at, again)) =
-                                $crate::scripts::with_bodies(&commands, &replies)
+                                crate::scripts::with_bodies(&commands, &replies)
                             {
                                 let $cmds: &[redis::Cmd] = &again;
                                 match $send {
@@ -108,11 +106,13 @@ macro_rules! drive {
                     input = Input::Woke;
                 }
                 Flow::Fill($f) => input = Input::Filled($fill),
-                Flow::Done(output) => break Ok::<_, $crate::RedisFilterError>(output),
+                Flow::Done(output) => break Ok::<_, crate::RedisFilterError>(output),
             }
         }
     }};
 }
+
+pub(crate) use drive;
 
 /// How many replies a step expects back, checked before they are read.
 pub(crate) fn replies(input: Input, expected: usize) -> Result<Vec<Reply>, RedisFilterError> {
