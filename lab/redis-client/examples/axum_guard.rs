@@ -28,8 +28,8 @@ use axum::http::StatusCode;
 use axum::routing::get;
 use linebloom_redis_client::linebloom::Params;
 use linebloom_redis_client::{AsyncRedisFilter, FilterOptions, redis};
-use std::future::IntoFuture;
 use rusqlite::{OptionalExtension, params};
+use std::future::IntoFuture;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -78,7 +78,10 @@ async fn with_db<T: Send + 'static>(
     Ok(result.await??)
 }
 
-async fn get_product(State(app): State<App>, Path(id): Path<u64>) -> Result<(StatusCode, String), Failure> {
+async fn get_product(
+    State(app): State<App>,
+    Path(id): Path<u64>,
+) -> Result<(StatusCode, String), Failure> {
     let mut con = app.pool.get().await?;
     if !app.guard.contains(&mut *con, &id).await? {
         app.saved.fetch_add(1, Ordering::Relaxed);
@@ -86,8 +89,12 @@ async fn get_product(State(app): State<App>, Path(id): Path<u64>) -> Result<(Sta
     }
     drop(con);
     let name = with_db(&app, move |db| {
-        db.query_row("SELECT name FROM products WHERE id = ?1", params![id as i64], |r| r.get(0))
-            .optional()
+        db.query_row(
+            "SELECT name FROM products WHERE id = ?1",
+            params![id as i64],
+            |r| r.get(0),
+        )
+        .optional()
     })
     .await?;
     Ok(match name {
@@ -149,7 +156,9 @@ async fn main() -> Result<(), Error> {
              server with: redis-server --port 6400 --save \"\"",
         )?;
     let seconds: u64 = match args.next() {
-        Some(s) => s.parse().map_err(|_| format!("SECONDS must be a number, not {s:?}"))?,
+        Some(s) => s
+            .parse()
+            .map_err(|_| format!("SECONDS must be a number, not {s:?}"))?,
         None => 3,
     };
     let dir = tempfile::tempdir()?;
@@ -219,14 +228,16 @@ async fn load(app: App, seconds: u64) -> Result<(), Error> {
                 let mut requests = 0u64;
                 while Instant::now() < end {
                     requests += 1;
-                    let status = |r: Result<ureq::http::Response<ureq::Body>, ureq::Error>| match r {
+                    let status = |r: Result<ureq::http::Response<ureq::Body>, ureq::Error>| match r
+                    {
                         Ok(r) => Ok(r.status().as_u16()),
                         Err(ureq::Error::StatusCode(code)) => Ok(code),
                         Err(e) => Err(e),
                     };
                     if requests % 20 == 0 {
                         let id = added.fetch_add(1, Ordering::Relaxed);
-                        let code = status(agent.post(format!("{base}/products/{id}")).send_empty())?;
+                        let code =
+                            status(agent.post(format!("{base}/products/{id}")).send_empty())?;
                         assert_eq!(code, 201, "adding product {id}");
                     }
                     let known = added.load(Ordering::Relaxed);
@@ -237,7 +248,9 @@ async fn load(app: App, seconds: u64) -> Result<(), Error> {
                     };
                     let code = status(agent.get(format!("{base}/products/{id}")).call())?;
                     if exists && code != 200 {
-                        return Err(format!("product {id} answered {code}: a false \"absent\"").into());
+                        return Err(
+                            format!("product {id} answered {code}: a false \"absent\"").into()
+                        );
                     }
                 }
                 Ok(requests)
