@@ -246,7 +246,7 @@ fn bad_keys_give_clear_errors() {
         .arg("x")
         .query::<()>(&mut con)
         .unwrap();
-    let err = RedisFilter::open(&mut con, "w").err().expect("wrong type");
+    let err = RedisFilter::open(&mut con, "w").expect_err("wrong type");
     assert!(
         matches!(&err, RedisFilterError::WrongType { key } if key == "w:meta"),
         "{err}"

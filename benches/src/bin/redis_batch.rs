@@ -129,11 +129,14 @@ fn scripted_contains(
     Ok(answers)
 }
 
+/// A batch call on a connection: lookups' answers, or an insert's ().
+type Batch<'a, T> = Box<dyn FnMut(&mut redis::Connection, &[u64]) -> redis::RedisResult<T> + 'a>;
+
 /// One contender: a name, and its batch lookup and batch insert.
 struct Contender<'a> {
     name: &'static str,
-    contains: Box<dyn FnMut(&mut redis::Connection, &[u64]) -> redis::RedisResult<Vec<bool>> + 'a>,
-    insert: Option<Box<dyn FnMut(&mut redis::Connection, &[u64]) -> redis::RedisResult<()> + 'a>>,
+    contains: Batch<'a, Vec<bool>>,
+    insert: Option<Batch<'a, ()>>,
 }
 
 fn to_redis(e: linebloom_redis_client::RedisFilterError) -> redis::RedisError {

@@ -234,14 +234,14 @@ async fn load(app: App, seconds: u64) -> Result<(), Error> {
                         Err(ureq::Error::StatusCode(code)) => Ok(code),
                         Err(e) => Err(e),
                     };
-                    if requests % 20 == 0 {
+                    if requests.is_multiple_of(20) {
                         let id = added.fetch_add(1, Ordering::Relaxed);
                         let code =
                             status(agent.post(format!("{base}/products/{id}")).send_empty())?;
                         assert_eq!(code, 201, "adding product {id}");
                     }
                     let known = added.load(Ordering::Relaxed);
-                    let (id, exists) = if requests % 2 == 0 {
+                    let (id, exists) = if requests.is_multiple_of(2) {
                         ((client * 7_919 + requests * 104_729) % known, true)
                     } else {
                         ((1 << 40) + client * 1_000_000 + requests, false)
