@@ -290,15 +290,15 @@ mod tests {
 
     #[test]
     fn shards_cover_the_blocks() {
-        let gen_ = Generation {
+        let generation = Generation {
             shard_blocks: 4,
             ..g(2, 10)
         };
-        assert_eq!(gen_.shards(), 3);
+        assert_eq!(generation.shards(), 3);
         assert_eq!(
-            (0..3).map(|s| gen_.shard_len(s)).collect::<Vec<_>>(),
+            (0..3).map(|s| generation.shard_len(s)).collect::<Vec<_>>(),
             [4, 4, 2]
         );
-        assert_eq!(gen_.shard_key("p", 1), "p:{2.feed000000000002:1}");
+        assert_eq!(generation.shard_key("p", 1), "p:{2.feed000000000002:1}");
     }
 }

@@ -156,19 +156,10 @@ impl<A: Attempt> Exchange for Retrying<'_, A> {
                 } else if self.ordered {
                     let meta = batch.pop();
                     self.judge(batch, meta)
+                } else if first_refusal(&batch).is_some() {
+                    // A cluster's batch refused: that settles it before the meta.
+                    self.judge(batch, None)
                 } else {
-                    // A cluster: the batch's own refusals first, then the meta.
-                    match first_refusal(&batch) {
-                        Some(Refusal::NoModule) => return self.judge(batch, None),
-                        Some(refusal) => {
-                            self.attempt.refused(&self.state, &batch);
-                            return Ok(match refusal {
-                                Refusal::Missing(key) => self.refresh(Some(key)),
-                                _ => self.refresh(None),
-                            });
-                        }
-                        None => {}
-                    }
                     self.phase = Phase::Confirm(batch);
                     self.sent = 1;
                     Ok(Flow::Send(vec![get_meta(self.shared)]))
@@ -335,7 +326,7 @@ impl<K: Key> Attempt for Contains<'_, K> {
                 }
                 BatchPath::Commands => {
                     let held = integer(next()?.map_err(on_key))?;
-                    check_length(key, held, live.gen_.shard_len(shard as u64))?;
+                    check_length(key, held, live.generation.shard_len(shard as u64))?;
                     for &(_, i, hash) in run {
                         let line = bytes(next()?.map_err(on_key))?.unwrap_or_default();
                         let line: &[u8; 64] = line.as_slice().try_into().map_err(|_| {
@@ -346,7 +337,7 @@ impl<K: Key> Attempt for Contains<'_, K> {
                             }
                         })?;
                         answers[i] = Block::from_le_bytes(line)
-                            .contains_mask(&pattern(hash, live.gen_.params.k()));
+                            .contains_mask(&pattern(hash, live.generation.params.k()));
                     }
                 }
             }
@@ -446,7 +437,7 @@ impl<K: Key> Attempt for Insert<'_, K> {
                         if guarded {
                             cmd.arg(&state.text);
                         }
-                        let k = keys.gen_.params.k();
+                        let k = keys.generation.params.k();
                         for &(_, _, hash) in run {
                             let block = keys.place(hash).1;
                             for_each_position(hash, k, |word, field| {

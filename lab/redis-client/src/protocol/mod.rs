@@ -3,7 +3,7 @@
 //! ([`Flow::Send`]), reads their replies ([`Input::Replies`]), and decides what comes
 //! next, until it is [`Flow::Done`]. The sync front (`blocking.rs`) and the async front
 //! (`aio.rs`) only carry commands to the server and replies back
-//! ([`drive!`](crate::drive)), so every rule of `PROTOCOL.md` is written once, here.
+//! (`drive!`), so every rule of `PROTOCOL.md` is written once, here.
 //!
 //! The handle's state, shared by its clones and both fronts, is [`Shared`]: the prefix
 //! and the meta as last read ([`State`]), replaced whole when a reply shows that the
@@ -114,19 +114,16 @@ macro_rules! drive {
 
 pub(crate) use drive;
 
-/// How many replies a step expects back, checked before they are read.
+/// The replies of a step that sent `expected` commands, checked before they are read.
 pub(crate) fn replies(input: Input, expected: usize) -> Result<Vec<Reply>, RedisFilterError> {
-    match input {
-        Input::Replies(Ok(replies)) if replies.len() == expected => Ok(replies),
-        Input::Replies(Ok(replies)) => Err(RedisFilterError::Reply(format!(
+    let replies = all_replies(input)?;
+    if replies.len() != expected {
+        return Err(RedisFilterError::Reply(format!(
             "{} replies to {expected} commands",
             replies.len()
-        ))),
-        Input::Replies(Err(e)) => Err(RedisFilterError::from(e)),
-        _ => Err(RedisFilterError::Reply(
-            "an exchange resumed out of order".into(),
-        )),
+        )));
     }
+    Ok(replies)
 }
 
 /// Every reply of a step, however many.
@@ -155,7 +152,7 @@ pub(crate) fn unlinks<S: AsRef<str>>(keys: impl IntoIterator<Item = S>) -> Vec<r
 /// formats nothing it can reuse.
 #[derive(Debug)]
 pub(crate) struct Keys {
-    pub(crate) gen_: Generation,
+    pub(crate) generation: Generation,
     pub(crate) hasher: IntFold,
     /// Shard key names.
     pub(crate) shards: Vec<String>,
@@ -173,7 +170,7 @@ impl Keys {
     pub(crate) fn new(prefix: &str, g: Generation) -> Keys {
         let shards: Vec<String> = (0..g.shards()).map(|s| g.shard_key(prefix, s)).collect();
         Keys {
-            gen_: g,
+            generation: g,
             hasher: IntFold::with_seed(g.seed),
             counts: shards.iter().map(|s| count_key(s)).collect(),
             blocks_arg: (0..g.shards())
@@ -187,12 +184,12 @@ impl Keys {
         }
     }
 
-    /// (shard, block within the shard, hash) of a key's hash.
+    /// The shard of a key's hash, and its block within that shard.
     pub(crate) fn place(&self, hash: u64) -> (usize, u64) {
-        let block = linebloom::hash::block_index(hash, self.gen_.params.blocks()) as u64;
+        let block = linebloom::hash::block_index(hash, self.generation.params.blocks()) as u64;
         (
-            (block / self.gen_.shard_blocks) as usize,
-            block % self.gen_.shard_blocks,
+            (block / self.generation.shard_blocks) as usize,
+            block % self.generation.shard_blocks,
         )
     }
 
@@ -228,7 +225,7 @@ pub(crate) fn count_bytes(n: u64) -> [u8; 8] {
 
 /// What a handle knows of its filter: the meta as last read, parsed, with the key names
 /// of the generations a call uses, and how it sends batches.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct State {
     /// The meta as stored (what the guards compare).
     pub(crate) text: String,
@@ -245,12 +242,8 @@ impl State {
     /// The same state, sending batches by `path`.
     pub(crate) fn with_path(&self, path: BatchPath) -> State {
         State {
-            text: self.text.clone(),
-            meta: self.meta.clone(),
-            live: Arc::clone(&self.live),
-            next: self.next.clone(),
             path,
-            eviction: self.eviction.clone(),
+            ..self.clone()
         }
     }
 
@@ -333,7 +326,7 @@ pub(crate) fn state_for(
     let keys = |g: &Generation| {
         old.into_iter()
             .flat_map(|o| o.written())
-            .find(|k| k.gen_ == *g)
+            .find(|k| k.generation == *g)
             .cloned()
             .unwrap_or_else(|| Arc::new(Keys::new(prefix, *g)))
     };

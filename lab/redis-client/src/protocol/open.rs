@@ -185,7 +185,7 @@ impl Exchange for Open {
                 for (shard, reply) in replies(input, live.shards.len())?.into_iter().enumerate() {
                     let key = &live.shards[shard];
                     let held = integer(reply.map_err(|e| crate::error::on_key(e, key)))?;
-                    match check_length(key, held, live.gen_.shard_len(shard as u64)) {
+                    match check_length(key, held, live.generation.shard_len(shard as u64)) {
                         // A rebuild may have retired this generation since the meta
                         // was read: read it again.
                         Err(RedisFilterError::Missing { .. }) => return self.read_meta(),
@@ -207,8 +207,12 @@ pub(crate) enum Content<'a> {
 }
 
 enum CreatePhase {
+    Start,
+    /// The shards and counts are being written.
     Shards,
+    /// The meta is being set, if there is none.
     Meta,
+    /// Another filter held the prefix: this call's keys are being removed.
     Undo,
 }
 
@@ -232,7 +236,7 @@ impl<'a> Create<'a> {
             prefix: prefix.to_string(),
             content,
             options,
-            phase: CreatePhase::Shards,
+            phase: CreatePhase::Start,
             state: None,
         })
     }
@@ -247,7 +251,7 @@ impl Exchange for Create<'_> {
 
     fn resume(&mut self, input: Input) -> Result<Flow<State>, RedisFilterError> {
         match self.phase {
-            CreatePhase::Shards if matches!(input, Input::Start) => {
+            CreatePhase::Start => {
                 let (params, seed) = match self.content {
                     Content::Empty(params) => (params, self.options.seed),
                     Content::Filter(f) => (f.params(), f.hasher().seed()),

@@ -155,7 +155,7 @@ impl Attempt for Load {
         replies: Vec<Reply>,
     ) -> Result<BloomFilter, RedisFilterError> {
         let live = &state.live;
-        let g = live.gen_;
+        let g = live.generation;
         let mut payload = Vec::with_capacity(g.params.bytes());
         for (shard, reply) in replies.into_iter().enumerate() {
             let key = &live.shards[shard];
@@ -206,9 +206,9 @@ impl Attempt for Measure {
                 ));
             };
             let held = integer(strlen.map_err(|e| crate::error::on_key(e, key)))?;
-            check_length(key, held, live.gen_.shard_len(shard as u64))?;
+            check_length(key, held, live.generation.shard_len(shard as u64))?;
             ones += integer(bitcount)? as u64;
         }
-        Ok(Capacity::of_bits(live.gen_.params, ones, self.target))
+        Ok(Capacity::of_bits(live.generation.params, ones, self.target))
     }
 }

@@ -297,7 +297,7 @@ impl<'a> Rebuild<'a> {
             let mut zeros = redis::cmd("SETRANGE");
             zeros
                 .arg(key)
-                .arg(next.gen_.shard_len(shard as u64) * 64 - 1)
+                .arg(next.generation.shard_len(shard as u64) * 64 - 1)
                 .arg(&[0u8][..]);
             let mut count = redis::cmd("SET");
             count
@@ -326,7 +326,7 @@ impl<'a> Rebuild<'a> {
         let meta = Meta {
             live: state.meta.live,
             rebuilding: Some(Rebuilding {
-                next: self.next_keys().gen_,
+                next: self.next_keys().generation,
                 owner: random_u64(),
                 until_ms: 0,
             }),
@@ -344,7 +344,7 @@ impl<'a> Rebuild<'a> {
     /// ORs the built bits of `shard` into the next generation, through its scratch key.
     fn load(&mut self, built: BloomFilter, shard: usize) -> Flow<Rebuilt> {
         let next = self.next_keys();
-        let g = next.gen_;
+        let g = next.generation;
         let from = shard * g.shard_blocks as usize;
         let to = from + g.shard_len(shard as u64) as usize;
         let scratch = super::scratch_key(&next.shards[shard]);
@@ -372,7 +372,7 @@ impl<'a> Rebuild<'a> {
     fn switched(&self) -> Meta {
         let begun = self.begun_meta.as_ref().expect("switched after it began");
         Meta {
-            live: self.next_keys().gen_,
+            live: self.next_keys().generation,
             rebuilding: None,
             retired: vec![begun.live],
         }
@@ -395,7 +395,7 @@ impl<'a> Rebuild<'a> {
 
     fn done(&self) -> Flow<Rebuilt> {
         Flow::Done(Rebuilt {
-            generation: self.next_keys().gen_,
+            generation: self.next_keys().generation,
             keys: self.keys_read,
             took: self.started.elapsed(),
         })
@@ -484,7 +484,7 @@ impl Exchange for Rebuild<'_> {
             },
             Phase::Sleeping => {
                 self.phase = Phase::Filling;
-                let g = self.next_keys().gen_;
+                let g = self.next_keys().generation;
                 Ok(Flow::Fill(BloomFilter::with_hasher(
                     g.params,
                     IntFold::with_seed(g.seed),
@@ -518,7 +518,7 @@ impl Exchange for Rebuild<'_> {
                 Input::Replies(Ok(mut replies)) => match replies.pop() {
                     Some(Ok(_)) => self.after_switch(),
                     Some(Err(e)) if is_stale(&e) => Err(RedisFilterError::RebuildCancelled {
-                        generation: self.next_keys().gen_.number,
+                        generation: self.next_keys().generation.number,
                     }),
                     Some(Err(e)) => Err(e.into()),
                     None => Err(RedisFilterError::Reply("no reply to the switch".into())),
@@ -542,7 +542,7 @@ impl Exchange for Rebuild<'_> {
                     Ok(text) => text,
                     Err(_) => {
                         return Err(RedisFilterError::SwitchUnconfirmed {
-                            generation: self.next_keys().gen_.number,
+                            generation: self.next_keys().generation.number,
                             source: lost,
                         });
                     }
@@ -558,11 +558,11 @@ impl Exchange for Rebuild<'_> {
                 let text = text.ok_or_else(|| RedisFilterError::NotFound {
                     prefix: self.shared.prefix.clone(),
                 })?;
-                if Meta::decode(&self.shared.meta_key, &text)?.live == self.next_keys().gen_ {
+                if Meta::decode(&self.shared.meta_key, &text)?.live == self.next_keys().generation {
                     self.after_switch()
                 } else {
                     Err(RedisFilterError::RebuildCancelled {
-                        generation: self.next_keys().gen_.number,
+                        generation: self.next_keys().generation.number,
                     })
                 }
             }
@@ -580,7 +580,7 @@ impl Exchange for Rebuild<'_> {
                 }
                 let mut meta = self.begun_meta.clone().expect("abandoned after it began");
                 meta.rebuilding = None;
-                meta.retired.push(self.next_keys().gen_);
+                meta.retired.push(self.next_keys().generation);
                 self.shared.adopt(Some(meta.encode().into_bytes()))?;
                 let mut cleanup = Cleanup::new(self.shared);
                 match cleanup.resume(Input::Start) {
