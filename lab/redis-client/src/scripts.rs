@@ -83,61 +83,79 @@ pub(crate) fn with_bodies(
     (!at.is_empty()).then_some((at, again))
 }
 
-/// Compare-and-set of the meta. `KEYS[1]` the meta; `ARGV[1]` the value expected,
-/// `ARGV[2]` the new one. Replies 1 when it set it, 0 when the meta already holds the new
-/// value (the same step done before, whose reply was lost), else refuses with
-/// `LBSTALE`. Keeps the meta's TTL.
-pub(crate) static SWAP_META: Script = Script::new(
-    r#"
+/// The start of a compare-and-set of the meta (`KEYS[1]`) from `ARGV[1]` to `ARGV[2]`:
+/// replies 0 at once where the meta already holds `ARGV[2]` (the same step done before,
+/// whose reply was lost), refuses with `LBSTALE` where it holds anything but `ARGV[1]`.
+macro_rules! compare_and_set {
+    () => {
+        r#"
 local held = redis.call('GET', KEYS[1])
 if held == ARGV[2] then return 0 end
 if held ~= ARGV[1] then
     return redis.error_reply('LBSTALE ' .. KEYS[1] .. ' (the filter meta changed)')
 end
+"#
+    };
+}
+
+/// `server_ms()`: the server's clock in Unix milliseconds (leases are timed by the
+/// server, never by a client's clock).
+macro_rules! server_ms {
+    () => {
+        r#"
+local function server_ms()
+    local t = redis.call('TIME')
+    return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+"#
+    };
+}
+
+/// Compare-and-set of the meta. `KEYS[1]` the meta; `ARGV[1]` the value expected,
+/// `ARGV[2]` the new one. Replies 1 when it set it, 0 when the meta already holds the new
+/// value (the same step done before, whose reply was lost), else refuses with
+/// `LBSTALE`. Keeps the meta's TTL.
+pub(crate) static SWAP_META: Script = Script::new(concat!(
+    compare_and_set!(),
+    r#"
 redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 return 1
-"#,
-);
+"#
+));
 
 /// A rebuild's start: the meta with the next generation and a lease that ends
 /// `ARGV[4]` ms after the server's clock. `KEYS[1]` the meta; `ARGV[1]` the value
 /// expected; `ARGV[2]` and `ARGV[3]` the new value before and after the lease's end.
 /// Replies the new meta, or refuses with `LBSTALE`.
-pub(crate) static BEGIN_REBUILD: Script = Script::new(
+pub(crate) static BEGIN_REBUILD: Script = Script::new(concat!(
+    server_ms!(),
     r#"
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
     return redis.error_reply('LBSTALE ' .. KEYS[1] .. ' (the filter meta changed)')
 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local meta = ARGV[2] .. string.format('%.0f', now + tonumber(ARGV[4])) .. ARGV[3]
+local meta = ARGV[2] .. string.format('%.0f', server_ms() + tonumber(ARGV[4])) .. ARGV[3]
 redis.call('SET', KEYS[1], meta, 'KEEPTTL')
 return meta
-"#,
-);
+"#
+));
 
 /// Cancels a rebuild: as [`SWAP_META`], but unless `ARGV[4]` is `1` (forced) only once
 /// the lease that ends at `ARGV[3]` (server ms) has run out, else refuses with
 /// `LBLEASED <ms left>`.
-pub(crate) static CANCEL_REBUILD: Script = Script::new(
+pub(crate) static CANCEL_REBUILD: Script = Script::new(concat!(
+    server_ms!(),
+    compare_and_set!(),
     r#"
-local held = redis.call('GET', KEYS[1])
-if held == ARGV[2] then return 0 end
-if held ~= ARGV[1] then
-    return redis.error_reply('LBSTALE ' .. KEYS[1] .. ' (the filter meta changed)')
-end
 if ARGV[4] ~= '1' then
-    local t = redis.call('TIME')
-    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-    local left = tonumber(ARGV[3]) - now
+    local left = tonumber(ARGV[3]) - server_ms()
     if left > 0 then
         return redis.error_reply('LBLEASED ' .. string.format('%.0f', left))
     end
 end
 redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 return 1
-"#,
-);
+"#
+));
 
 /// Deletes the meta if it holds `ARGV[1]`, else refuses with `LBSTALE`.
 pub(crate) static DELETE_META: Script = Script::new(
