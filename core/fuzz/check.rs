@@ -90,8 +90,37 @@ fn decode_once(bytes: &[u8]) {
     // A quotient filter may be full; what it took, it gives back once per insert.
     check_decoded!(VectorQuotientFilter<Blocks, IntFold>, bytes, |g, k| quotient_round_trip(&mut g, k));
     check_decoded!(VectorQuotientFilter<Blocks, Xxh3>, bytes, |g, k| quotient_round_trip(&mut g, k));
+    quotient_layout(bytes);
     view(bytes);
     into_storage(bytes);
+}
+
+/// An accepted quotient filter's blocks follow the layout, walked bit by bit (a naive
+/// model of the block check): every `1` of the metadata sits in a bucket, before the
+/// last bucket's closing `0`, and nothing is set after it.
+fn quotient_layout(bytes: &[u8]) {
+    let Ok(f) = VectorQuotientFilter::<Blocks, IntFold>::from_bytes_with_hasher(bytes) else {
+        return;
+    };
+    let (buckets, words) = match f.params().tag_bits() {
+        8 => (80, 2),
+        _ => (36, 1),
+    };
+    for (i, block) in f.as_blocks().iter().enumerate() {
+        let mut closed = 0;
+        for bit in 0..64 * words {
+            let one = (block.0[bit / 64] >> (bit % 64)) & 1 == 1;
+            if closed == buckets {
+                assert!(!one, "block {i}: metadata bit {bit} is a tag in no bucket");
+            } else if !one {
+                closed += 1;
+            }
+        }
+        assert_eq!(
+            closed, buckets,
+            "block {i}: {closed} of {buckets} buckets closed"
+        );
+    }
 }
 
 /// Inserts `key` into a decoded quotient filter twice; if both went in, removes it once

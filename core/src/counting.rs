@@ -45,13 +45,14 @@ const SATURATED: u64 = 15;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RemoveError {
-    /// One of the key's counters is zero: the key is certainly not in the filter.
+    /// The key is certainly not in the filter (one of its counters is zero, or neither of
+    /// its blocks holds its tag).
     NotPresent,
 }
 
 impl core::fmt::Display for RemoveError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("key is not in the filter (a counter is zero); nothing was removed")
+        f.write_str("key is not in the filter; nothing was removed")
     }
 }
 

@@ -703,6 +703,40 @@ fn quotient_blocks_are_checked_after_the_checksum() {
         malformed
     );
     assert_eq!(storage, [Block::ZERO; 4], "the storage was not written");
+    // A metadata bit after the last bucket's closing zero (metadata bit 80 of block 1,
+    // an 8-bit block holding no other tag) is a tag in no bucket: malformed for the
+    // decoder, `from_storage` and `view` alike.
+    let mut stray = bytes.clone();
+    stray[HEADER_LEN + 64..HEADER_LEN + 128].fill(0);
+    stray[HEADER_LEN + 64 + 8 + 2] = 1; // byte 10 of the block: metadata bit 80
+    reseal(&mut stray);
+    let malformed = DecodeError::InvalidParams(ParamsError::MalformedBlock { index: 1 });
+    assert_eq!(
+        VectorQuotientFilter::from_bytes(&stray).unwrap_err(),
+        malformed
+    );
+    #[cfg(target_endian = "little")]
+    {
+        let aligned = common::aligned_copy(&stray);
+        let view = &linebloom::block::blocks_as_bytes(&aligned)[..stray.len()];
+        assert_eq!(
+            VectorQuotientFilter::<&[Block]>::view(view).unwrap_err(),
+            malformed
+        );
+    }
+    // A corrupted scheme word is caught by the checksum first, as every header byte is.
+    let mut corrupted = bytes.clone();
+    corrupted[33] ^= 0x10;
+    assert!(matches!(
+        VectorQuotientFilter::from_bytes(&corrupted),
+        Err(DecodeError::BadChecksum { .. })
+    ));
+    let mut blocks = vec![Block::ZERO; 2];
+    blocks[0].0[0] = !0u64 << 36; // 16-bit: 36 empty buckets, then 28 tags in none
+    assert_eq!(
+        VectorQuotientFilter::from_storage(blocks, 16).unwrap_err(),
+        ParamsError::MalformedBlock { index: 0 }
+    );
     // Every single-byte mutation of the payload is refused (checksum) or, resealed,
     // either refused as malformed or decoded into a filter whose blocks are well formed.
     for at in HEADER_LEN..HEADER_LEN + 4 * 64 {

@@ -271,6 +271,40 @@ fn sizing_meets_capacity_and_rate() {
     assert!(QuotientParams::for_fpr(10, 1.5).is_err());
 }
 
+/// `for_fpr` keeps both promises over a dense grid of capacities and rates, both
+/// widths among them: room for `n` keys (`capacity() >= n`) and the rate at `n`
+/// (`expected_fpr(n) <= p`), including the shapes whose block count the rate pushes
+/// just past a power of two, where the capacity's load row drops.
+#[test]
+fn for_fpr_keeps_capacity_and_rate_over_a_dense_grid() {
+    let mut pairs = vec![(182_845u64, 0.004_587_685), (93_073_195, 0.004_56)];
+    for i in 0..120 {
+        let n = (10f64.powf(1.0 + 7.0 * i as f64 / 119.0)) as u64;
+        for j in 0..160 {
+            pairs.push((n, 10f64.powf(-6.0 + 5.0 * j as f64 / 159.0)));
+        }
+    }
+    // Rates at the tag widths' crossings, finely.
+    for n in [1_000u64, 65_537, 182_845, 1 << 20, 3_000_001] {
+        for j in 0..400 {
+            pairs.push((n, 0.0044 + 0.0003 * j as f64 / 399.0));
+            pairs.push((n, 1.9e-5 + 0.3e-5 * j as f64 / 399.0));
+        }
+    }
+    let mut widths = [0usize; 2];
+    for (n, fpr) in pairs {
+        let p = QuotientParams::for_fpr(n, fpr).unwrap();
+        widths[usize::from(p.tag_bits() == 16)] += 1;
+        assert!(
+            p.capacity() >= n,
+            "for_fpr({n}, {fpr}): capacity {}",
+            p.capacity()
+        );
+        assert!(p.expected_fpr(n) <= fpr, "for_fpr({n}, {fpr})");
+    }
+    assert!(widths[0] > 1000 && widths[1] > 1000, "{widths:?}");
+}
+
 #[test]
 fn malformed_storage_is_refused() {
     let mut blocks = vec![Block::ZERO; 4];

@@ -8,7 +8,9 @@
 //! [`BlockArray`] says what the codec needs of a kind, and [`block_array_codec!`] writes
 //! each kind's public methods as calls into the generic functions here.
 
-use super::header::{Fields, block_array_len, fill_storage, open, seal, write_blocks};
+use super::header::{
+    Fields, block_array_len, fill_storage, open, quotient_scheme, seal, write_blocks,
+};
 use super::{
     CHECKSUM_LEN, DecodeError, EncodeError, HEADER_LEN, KIND_BLOOM, KIND_COUNTING, KIND_QUOTIENT,
 };
@@ -117,6 +119,7 @@ fn open_block_array<F: BlockArray>(bytes: &[u8]) -> Result<(Fields, &[u8]), Deco
     let (fields, payload) = open(bytes, F::KIND, <F::Hasher as StableHasher>::ID, |f, _| {
         block_array_len(f, F::KIND, F::EXTRA, F::payload_len)
     })?;
+    quotient_scheme(&fields, F::EXTRA)?;
     F::check_payload(payload, fields.k).map_err(DecodeError::InvalidParams)?;
     Ok((fields, payload))
 }

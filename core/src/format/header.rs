@@ -140,22 +140,30 @@ pub(crate) fn open(
     Ok((fields, &bytes[HEADER_LEN..body]))
 }
 
-/// `payload_len` for the block-array kinds (Bloom, counting, quotient): extra must be
-/// what the kind writes (`expected`: zero, but for the quotient filter's scheme), and
-/// `shape` (the kind's check of its block count and `k`) gives the payload's length.
+/// `payload_len` for the block-array kinds (Bloom, counting, quotient): the reserved
+/// words must be zero, and `shape` (the kind's check of its block count and `k`) gives
+/// the payload's length. The quotient filter's location scheme, in the first word, is
+/// checked after the checksum ([`quotient_scheme`]).
 pub(crate) fn block_array_len(
     f: &Fields,
     kind: u16,
     expected: [u64; 4],
     shape: impl FnOnce(u64, u32) -> Result<u64, ParamsError>,
 ) -> Result<u64, DecodeError> {
-    if kind == super::KIND_QUOTIENT && f.extra[0] != expected[0] {
-        return Err(DecodeError::UnsupportedQuotientScheme(f.extra[0]));
-    }
-    if f.extra != expected {
+    let reserved = if kind == super::KIND_QUOTIENT { 1 } else { 0 };
+    if f.extra[reserved..] != expected[reserved..] {
         return Err(DecodeError::ReservedNonZero);
     }
     shape(f.blocks, f.k).map_err(DecodeError::InvalidParams)
+}
+
+/// After the checksum: a quotient filter's location scheme must be the one this code
+/// reads (`expected`), since the same blocks answer differently under another.
+pub(crate) fn quotient_scheme(f: &Fields, expected: [u64; 4]) -> Result<(), DecodeError> {
+    if f.kind == super::KIND_QUOTIENT && f.extra[0] != expected[0] {
+        return Err(DecodeError::UnsupportedQuotientScheme(f.extra[0]));
+    }
+    Ok(())
 }
 
 /// Writes blocks as little-endian words.

@@ -85,6 +85,13 @@ pub const MAX_LOAD: [[u16; 2]; 34] = [
     [9185, 8603],
 ];
 
+/// The row of [`MAX_LOAD`] for `blocks` blocks: that of the next power of two (the
+/// more conservative end), the last row past the table.
+fn row(blocks: usize) -> usize {
+    let row = (64 - (blocks as u64 - 1).leading_zeros()).max(1) as usize - 1;
+    row.min(MAX_LOAD.len() - 1)
+}
+
 /// Shape of a [`crate::VectorQuotientFilter`]: an even number of 64-byte blocks (at
 /// least 2) and the tag width, 8 or 16 bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -149,21 +156,28 @@ impl QuotientParams {
         if capacity == 0 {
             return Err(ParamsError::ZeroCapacity);
         }
+        QuotientParams::at_least(capacity, tag_bits, 2)
+    }
+
+    /// The smallest filter of `tag_bits`-bit tags with at least `min_blocks` blocks
+    /// whose [`capacity`](Self::capacity) is at least `capacity`. A block count just
+    /// past a power of two takes the next row of [`MAX_LOAD`], whose load is lower, so
+    /// the count is raised until the row it lands in holds the capacity.
+    fn at_least(capacity: u64, tag_bits: u32, min_blocks: u64) -> Result<Self, ParamsError> {
         let column = column(tag_bits)?;
         let slots = slots_per_block(tag_bits) as u128;
-        for (row, loads) in MAX_LOAD.iter().enumerate() {
-            // Blocks at this row's load, rounded up to even; the first row whose
-            // power of two holds them is the smallest filter (loads fall row by row).
-            let per_block = slots * loads[column] as u128;
-            let blocks = (capacity as u128 * 10_000).div_ceil(per_block);
-            let blocks = blocks.max(2).next_multiple_of(2);
-            if blocks <= 1u128 << (row + 1) {
-                return QuotientParams::new(blocks as u64, tag_bits);
+        let mut blocks = min_blocks.max(2).next_multiple_of(2);
+        loop {
+            let p = QuotientParams::new(blocks, tag_bits)?;
+            if p.capacity() >= capacity {
+                return Ok(p);
             }
+            // The blocks this row's load needs, rounded up to even; more than now.
+            let load = MAX_LOAD[row(p.blocks)][column] as u128;
+            let needed = (capacity as u128 * 10_000).div_ceil(slots * load);
+            let needed = u64::try_from(needed.next_multiple_of(2)).unwrap_or(u64::MAX);
+            blocks = needed.max(blocks + 2);
         }
-        Err(ParamsError::TooLarge {
-            bytes: MAX_BYTES.saturating_add(1),
-        })
     }
 
     /// The smallest filter for `capacity` keys at false-positive rate `fpr`: for each
@@ -193,19 +207,17 @@ impl QuotientParams {
         let goal = sizing_goal(capacity, fpr)?;
         let mut best: Option<QuotientParams> = None;
         for tag_bits in TAG_BITS {
-            let for_load = QuotientParams::for_capacity(capacity, tag_bits);
             // fpr_bound(n) = 2n / (m · BUCKETS · 2^r) ≤ goal.
             let tag_space = buckets_per_block(tag_bits) as f64 * (1u64 << tag_bits) as f64;
             let for_rate = libm::ceil(2.0 * capacity as f64 / (tag_space * goal));
-            let candidate = for_load.and_then(|p| {
-                if for_rate > MAX_BLOCKS as f64 {
-                    return Err(ParamsError::TooLarge {
-                        bytes: MAX_BYTES.saturating_add(1),
-                    });
-                }
-                let blocks = (p.blocks as u64).max((for_rate as u64).next_multiple_of(2));
-                QuotientParams::new(blocks, tag_bits)
-            });
+            let candidate = if for_rate > MAX_BLOCKS as f64 {
+                Err(ParamsError::TooLarge {
+                    bytes: (for_rate * Block::BYTES as f64) as u64,
+                })
+            } else {
+                // Enough blocks for the rate, then for the capacity at their count.
+                QuotientParams::at_least(capacity, tag_bits, for_rate as u64)
+            };
             match (candidate, best) {
                 (Ok(c), Some(b)) if c.blocks >= b.blocks => {}
                 (Ok(c), _) => best = Some(c),
@@ -277,9 +289,8 @@ impl QuotientParams {
     /// ```
     #[must_use]
     pub fn capacity(&self) -> u64 {
-        let row = (64 - (self.blocks as u64 - 1).leading_zeros()).max(1) as usize - 1;
         let column = usize::from(self.tag_bits == 16);
-        let load = MAX_LOAD[row.min(MAX_LOAD.len() - 1)][column] as u128;
+        let load = MAX_LOAD[row(self.blocks)][column] as u128;
         (self.slots() as u128 * load / 10_000) as u64
     }
 

@@ -284,8 +284,9 @@ fn low_bits(position: u32) -> u128 {
 }
 
 /// Does `block` follow the layout: at most `SLOTS` tags, metadata zero above its
-/// `BUCKETS + L` bits, every slot from `L` up zero? Decoding and `from_storage` check
-/// every block with it.
+/// `BUCKETS + L` bits, the last of those bits the last bucket's closing `0` (so every
+/// tag sits in a bucket), every slot from `L` up zero? Decoding and `from_storage`
+/// check every block with it.
 pub(crate) fn is_well_formed<W: Width>(block: &Block) -> bool {
     let metadata = W::metadata(block);
     let tags = metadata.count_ones();
@@ -295,6 +296,11 @@ pub(crate) fn is_well_formed<W: Width>(block: &Block) -> bool {
     let used = W::BUCKETS + tags;
     let metadata_bits = 64 * W::TAG_WORD as u32;
     if used < metadata_bits && metadata >> used != 0 {
+        return false;
+    }
+    // The used bits hold the `L` ones and so `BUCKETS` zeros; ones after the last zero
+    // would be tags of no bucket, which no lookup or remove reaches.
+    if (metadata >> (used - 1)) & 1 != 0 {
         return false;
     }
     (tags..W::SLOTS).all(|slot| tag_at::<W>(block, slot) == 0)
@@ -391,5 +397,16 @@ mod tests {
         let b = Block([u64::MAX; 8]);
         assert!(!is_well_formed::<Eight>(&b));
         assert!(!is_well_formed::<Sixteen>(&b));
+        // Tags after the last bucket's closing zero: in no bucket.
+        let mut b = Block::ZERO;
+        b.0[0] = !0u64 << 36; // 36 empty buckets, then 28 ones
+        assert!(!is_well_formed::<Sixteen>(&b));
+        let mut b = Block::ZERO;
+        b.0[1] = 1 << 16; // metadata bit 80: one tag after 80 empty buckets
+        assert!(!is_well_formed::<Eight>(&b));
+        // One tag in the last bucket is fine: its one, then its closing zero.
+        let mut b = Block::ZERO;
+        b.0[0] = 1 << 35; // 35 empty buckets, a one, the last bucket's zero at 36
+        assert!(is_well_formed::<Sixteen>(&b));
     }
 }
