@@ -61,14 +61,12 @@ impl FilterConnection for redis::Connection {
 /// Commands a cluster pipeline refuses (scripts, `BITOP`) or cannot route by key
 /// (`INFO`, `COMMAND`, `TIME`): sent one at a time, routed by the connection.
 fn alone(cmd: &redis::Cmd) -> bool {
-    let name = cmd.args_iter().next().map(|a| match a {
-        redis::Arg::Simple(bytes) => bytes.to_ascii_uppercase(),
-        _ => Vec::new(),
-    });
-    matches!(
-        name.as_deref(),
-        Some(b"EVALSHA" | b"EVAL" | b"BITOP" | b"INFO" | b"COMMAND" | b"TIME")
-    )
+    crate::protocol::words(cmd).next().is_some_and(|name| {
+        crate::protocol::keyless(name)
+            || [&b"EVALSHA"[..], b"EVAL", b"BITOP"]
+                .iter()
+                .any(|n| name.eq_ignore_ascii_case(n))
+    })
 }
 
 /// A cluster pipeline's error over its `n` commands: a cluster pipeline keeps no

@@ -47,10 +47,7 @@ const ALL: [&Script; 6] = [
 
 /// `cmd` as `EVAL <body> …` if it is an `EVALSHA` of one of these scripts.
 fn with_body(cmd: &redis::Cmd) -> Option<redis::Cmd> {
-    let mut args = cmd.args_iter().map(|a| match a {
-        redis::Arg::Simple(bytes) => bytes,
-        _ => b"",
-    });
+    let mut args = crate::protocol::words(cmd);
     if !args.next()?.eq_ignore_ascii_case(b"EVALSHA") {
         return None;
     }
