@@ -476,7 +476,11 @@ fn l6_a_lost_switch_reply_removes_nothing_and_can_be_verified() {
             .unwrap();
         proxy.cut_reply_of(b" live 3 ");
         let result = filter.rebuild(&mut cut, params(10_000), RebuildOptions::default(), source);
-        assert_eq!(proxy.cuts(), 1, "{name}: the switch went through the proxy");
+        assert_eq!(
+            proxy.cuts(),
+            1,
+            "{name}: the switch went through the proxy ({result:?})"
+        );
         match result {
             Err(RedisFilterError::SwitchUnconfirmed { generation, .. }) => {
                 assert_eq!(generation, 3)

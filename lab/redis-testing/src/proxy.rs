@@ -126,13 +126,16 @@ fn forward(client: TcpStream, server: TcpStream, shared: Arc<Shared>) {
                     hit
                 };
                 if hit {
+                    // Counted before anything can close the client's side: the other
+                    // thread shuts it once it sees `cut`, and a test that then reads
+                    // `cuts()` must find this one.
+                    shared.cuts.fetch_add(1, Ordering::SeqCst);
                     cut.store(true, Ordering::SeqCst);
                 }
                 if server_out.write_all(&buf[..n]).is_err() {
                     break;
                 }
                 if hit {
-                    shared.cuts.fetch_add(1, Ordering::SeqCst);
                     let _ = client.shutdown(Shutdown::Both);
                     break;
                 }
