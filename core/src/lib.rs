@@ -214,7 +214,7 @@ pub use hasher::{Hashed, IntFold, Key, KeyHasher, StableHasher, Xxh3};
 pub use params::{
     ClassicParams, CountingParams, FAST_K, FAST_SHAPE_ALLOWANCE, FULL_CHANCE, MAX_BLOCKS,
     MAX_BYTES, MAX_CLASSIC_K, MAX_LOAD, Params, ParamsError, QuotientParams, SIZING_MARGIN,
-    TAG_BITS, blocks_for,
+    SMALL_CAPACITY, TAG_BITS, blocks_for,
 };
 pub use quotient::{FilterFull, VectorQuotientFilter};
 #[cfg(feature = "alloc")]

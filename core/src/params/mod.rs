@@ -18,7 +18,7 @@ pub use classic::{ClassicParams, MAX_CLASSIC_K};
 pub(crate) use classic::{PROBE_SCHEME, for_each_probe};
 pub use counting::CountingParams;
 pub use error::ParamsError;
-pub use quotient::{FULL_CHANCE, MAX_LOAD, QuotientParams, TAG_BITS};
+pub use quotient::{FULL_CHANCE, MAX_LOAD, QuotientParams, SMALL_CAPACITY, TAG_BITS};
 use search::min_blocks;
 pub(crate) use search::{check_shape, largest_meeting, sizing_goal};
 

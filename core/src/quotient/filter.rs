@@ -12,8 +12,8 @@ use crate::params::{ParamsError, QuotientParams};
 /// Why an insert changed nothing: both of the key's blocks are full.
 ///
 /// No key was dropped or moved. The filter holds more than its
-/// [`capacity`](QuotientParams::capacity) (below it this happens with probability at
-/// most [`crate::FULL_CHANCE`]); rebuild it larger, or remove keys.
+/// [`capacity`](QuotientParams::capacity) (below it this happens with a chance of
+/// about [`crate::FULL_CHANCE`] at most); rebuild it larger, or remove keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FilterFull;
 

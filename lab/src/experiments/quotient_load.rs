@@ -11,7 +11,8 @@
 //! * **Where does it first refuse a key?** Filters of the same shape are filled until
 //!   the first insert that finds both blocks full; the load at that point, over many
 //!   key sets, against the load [`QuotientParams::capacity`] promises (refused below it
-//!   with probability at most 1e-9). A refusal below the capacity is a defect.
+//!   with a chance of about 1e-9 at most; `QuotientParams` says where that is exact).
+//!   A refusal below the capacity is a defect.
 
 use crate::Ctx;
 use crate::experiment::{Experiment, Run, Summary};
