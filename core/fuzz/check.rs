@@ -7,15 +7,15 @@
 //! is found (no false negatives), and the monitoring numbers are in range.
 
 use linebloom::{
-    Block, Blocks, BloomFilter, ClassicBloomFilter, CountingBloomFilter, IntFold, KeyHasher,
-    ScalableBloomFilter, VectorQuotientFilter, Xxh3,
+    Block, Blocks, BloomFilter, ClassicBloomFilter, CountingBloomFilter, Filter, IntFold,
+    KeyHasher, ScalableBloomFilter, VectorQuotientFilter, Xxh3,
 };
 
 /// Keys inserted into a copy of every accepted filter.
 const PROBE_KEYS: [u64; 4] = [0, 1, 0xdead_beef, u64::MAX];
 
-/// The checks of one decoded filter, for a type with `from_bytes_with_hasher`, `to_bytes`,
-/// `fill_ratio`, `estimated_len` and `estimated_fpr`; `$insert` adds a key to a copy
+/// The checks of one decoded filter, for a type with `from_bytes_with_hasher`, `to_bytes`
+/// and the family's `fill_ratio`, `estimated_len` and `estimated_fpr` (`Filter`); `$insert` adds a key to a copy
 /// and says whether it went in.
 macro_rules! check_decoded {
     ($ty:ty, $bytes:expr, |$g:ident, $key:ident| $insert:expr) => {

@@ -61,10 +61,12 @@ pub trait Filter {
     /// Bytes of filter memory (bits or counters; not the struct around them).
     fn memory_bytes(&self) -> usize;
 
-    /// Fraction of bits (or counters) set.
+    /// How full the filter is, from 0 to 1: the fraction of bits (or counters) set; for
+    /// the vector quotient filter, of tag slots in use.
     fn fill_ratio(&self) -> f64;
 
-    /// Estimated number of distinct keys inserted.
+    /// Estimated number of distinct keys inserted; the vector quotient filter, which
+    /// holds a multiset, counts every insert not yet removed, exactly.
     fn estimated_len(&self) -> f64;
 
     /// The false-positive rate of this filter as it is now, for a random non-member.

@@ -216,7 +216,7 @@ pub use params::{
     MAX_BYTES, MAX_CLASSIC_K, MAX_LOAD, Params, ParamsError, QuotientParams, SIZING_MARGIN,
     SMALL_CAPACITY, TAG_BITS, blocks_for,
 };
-pub use quotient::{FilterFull, VectorQuotientFilter};
+pub use quotient::{FilterFull, Stored, VectorQuotientFilter};
 #[cfg(feature = "alloc")]
 pub use scalable::{
     DEFAULT_GROWTH, DEFAULT_TIGHTENING, MAX_LAYERS, Mode, ScalableBloomFilter, ScalableError,

@@ -5,7 +5,8 @@
 
 use linebloom::arch::quotient::{self, QuotientKernel};
 use linebloom::{
-    Block, FilterFull, MAX_BYTES, ParamsError, QuotientParams, RemoveError, VectorQuotientFilter,
+    Block, FilterFull, MAX_BYTES, ParamsError, QuotientParams, RemoveError, Stored,
+    VectorQuotientFilter,
 };
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
@@ -80,7 +81,7 @@ fn run(blocks: u64, tag_bits: u32, seed: u64, ops: &[Op]) {
                 let results: Vec<Result<bool, FilterFull>> = filters
                     .iter_mut()
                     .map(|f| match op {
-                        Op::Insert(_) => f.insert_hash(h),
+                        Op::Insert(_) => f.insert_hash(h).map(|s| s == Stored::New),
                         _ => f.add_hash(h).map(|()| !present),
                     })
                     .collect();
@@ -154,7 +155,8 @@ fn full_filter_refuses_and_counts() {
             let mut f = VectorQuotientFilter::new(params).with_kernel(kernel);
             let slots = params.slots();
             for i in 0..slots {
-                assert_eq!(f.insert(&7u64), Ok(i == 0));
+                let stored = if i == 0 { Stored::New } else { Stored::Again };
+                assert_eq!(f.insert(&7u64), Ok(stored));
             }
             let before = f.as_blocks().to_vec();
             assert_eq!(f.insert(&7u64), Err(FilterFull));

@@ -17,6 +17,18 @@ use crate::params::{ParamsError, QuotientParams};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FilterFull;
 
+/// What [`VectorQuotientFilter::insert`] did. An insert always stores one more copy of
+/// the key's fingerprint (the filter holds a multiset, and each copy takes its own
+/// `remove`); this says whether a matching one was held before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stored {
+    /// No matching fingerprint was held: the key was certainly absent before.
+    New,
+    /// A matching fingerprint was held already: the key inserted before and not yet
+    /// removed, or another key's (a false positive). The filter now holds one more.
+    Again,
+}
+
 impl core::fmt::Display for FilterFull {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(
@@ -56,9 +68,9 @@ impl VectorQuotientFilter {
     /// As for [`QuotientParams::for_fpr`].
     ///
     /// ```
-    /// use linebloom::VectorQuotientFilter;
+    /// use linebloom::{Stored, VectorQuotientFilter};
     /// let mut f = VectorQuotientFilter::for_fpr(10_000, 0.01)?;
-    /// assert_eq!(f.insert("session-1"), Ok(true));
+    /// assert_eq!(f.insert("session-1"), Ok(Stored::New));
     /// assert!(f.contains("session-1"));
     /// f.remove("session-1")?;
     /// assert!(!f.contains("session-1"));
@@ -194,7 +206,8 @@ impl<S: AsRef<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H> {
         unsafe { (self.probe.contains)(self.blocks.as_ref(), hash) }
     }
 
-    /// Tags held: every insert not yet removed. Exact.
+    /// Tags held: every insert not yet removed, each copy of a key inserted again
+    /// counted. Exact.
     #[must_use]
     pub fn len(&self) -> u64 {
         self.len
@@ -211,18 +224,6 @@ impl<S: AsRef<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H> {
     #[must_use]
     pub fn load_factor(&self) -> f64 {
         self.len as f64 / self.params.slots() as f64
-    }
-
-    /// The family's name for [`load_factor`](Self::load_factor).
-    #[must_use]
-    pub fn fill_ratio(&self) -> f64 {
-        self.load_factor()
-    }
-
-    /// [`len`](Self::len) as the family's estimate (here it is exact).
-    #[must_use]
-    pub fn estimated_len(&self) -> f64 {
-        self.len as f64
     }
 
     /// The false-positive rate of this filter as it is now, for a random non-member,
@@ -285,14 +286,23 @@ impl<S: AsRef<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H> {
 }
 
 impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H> {
-    /// Stores `key`'s fingerprint; `Ok(true)` when the key was certainly absent before,
-    /// `Ok(false)` when a matching fingerprint was there already (a key inserted again
-    /// is held again, and needs one more `remove`).
+    /// Stores one more copy of `key`'s fingerprint, and says whether a matching one was
+    /// held before ([`Stored::New`] or [`Stored::Again`]). A key inserted twice is held
+    /// twice and needs two `remove`s.
     ///
     /// # Errors
     ///
     /// [`FilterFull`] when both of the key's blocks are full; nothing changes.
-    pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> Result<bool, FilterFull> {
+    ///
+    /// ```
+    /// use linebloom::{Stored, VectorQuotientFilter};
+    /// let mut f = VectorQuotientFilter::for_fpr(1_000, 0.01)?;
+    /// assert_eq!(f.insert("a")?, Stored::New);
+    /// assert_eq!(f.insert("a")?, Stored::Again);
+    /// assert_eq!(f.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> Result<Stored, FilterFull> {
         self.insert_hash(self.hash(key))
     }
 
@@ -301,8 +311,12 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H
     /// # Errors
     ///
     /// As for [`insert`](Self::insert).
-    pub fn insert_hash(&mut self, hash: u64) -> Result<bool, FilterFull> {
-        self.store(hash, true).map(|new| new == Insertion::New)
+    pub fn insert_hash(&mut self, hash: u64) -> Result<Stored, FilterFull> {
+        self.store(hash, true).map(|done| match done {
+            Insertion::New => Stored::New,
+            // `store` answers `Full` with the error.
+            _ => Stored::Again,
+        })
     }
 
     /// Stores `key`'s fingerprint without first looking for it: the form for loading a
@@ -429,11 +443,33 @@ pub(crate) fn check_payload(payload: &[u8], tag_bits: u32) -> Result<(), ParamsE
 }
 
 crate::filter::block_storage_accessors!(VectorQuotientFilter, QuotientParams);
-crate::filter::family_traits!(
-    VectorQuotientFilter<S, H>, [S, H: KeyHasher], hasher: H,
-    read: [S: AsRef<[Block]>], write: [S: AsRef<[Block]> + AsMut<[Block]>],
-    memory: |f| f.params.bytes(),
-);
+/// The family's read side, with a multiset's numbers: `fill_ratio` is the
+/// [`load_factor`](VectorQuotientFilter::load_factor) (tag slots in use) and
+/// `estimated_len` the exact [`len`](VectorQuotientFilter::len), each copy of a key
+/// inserted again counted.
+impl<S: AsRef<[Block]>, H: KeyHasher> crate::Filter for VectorQuotientFilter<S, H> {
+    type Hasher = H;
+    #[inline]
+    fn hasher(&self) -> &H {
+        VectorQuotientFilter::hasher(self)
+    }
+    #[inline]
+    fn contains_hash(&self, hash: u64) -> bool {
+        VectorQuotientFilter::contains_hash(self, hash)
+    }
+    fn memory_bytes(&self) -> usize {
+        self.params.bytes()
+    }
+    fn fill_ratio(&self) -> f64 {
+        self.load_factor()
+    }
+    fn estimated_len(&self) -> f64 {
+        self.len as f64
+    }
+    fn estimated_fpr(&self) -> f64 {
+        VectorQuotientFilter::estimated_fpr(self)
+    }
+}
 
 impl<S: AsRef<[Block]>, H: core::fmt::Debug> core::fmt::Debug for VectorQuotientFilter<S, H> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

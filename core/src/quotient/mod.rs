@@ -64,5 +64,5 @@ mod filter;
 pub(crate) mod scheme;
 
 pub(crate) use filter::check_payload;
-pub use filter::{FilterFull, VectorQuotientFilter};
+pub use filter::{FilterFull, Stored, VectorQuotientFilter};
 pub use scheme::{Location, SCHEME, SCHEME_ID, location};

@@ -5,7 +5,7 @@
 
 use super::filter::Filter;
 use linebloom::arch::quotient::QuotientKernel;
-use linebloom::{QuotientParams, VectorQuotientFilter};
+use linebloom::{QuotientParams, Stored, VectorQuotientFilter};
 
 /// The contender's name.
 pub const NAME: &str = "linebloom-quotient";
@@ -48,7 +48,7 @@ impl Filter for LinebloomQuotient {
     }
     #[inline]
     fn insert_reporting(&mut self, key: u64) -> bool {
-        self.0.insert(&key).unwrap_or(false)
+        self.0.insert(&key) == Ok(Stored::New)
     }
     #[inline]
     fn contains(&self, key: u64) -> bool {
