@@ -1,7 +1,8 @@
 //! The AVX2 quotient kernel: the tag compare is two 32-byte compares and a byte mask
 //! (`vpcmpeqb` or `vpcmpeqw`, then `vpmovmskb`; for 16-bit lanes, every other bit);
 //! the select is [`broadword`], not `pdep`, because the AVX2 CPUs include AMD's before
-//! Zen 3, where `pdep` is microcoded (see the module docs of `arch::quotient`).
+//! Zen 3, where `pdep` is microcoded (see the module docs of `arch::quotient`). The
+//! `avx2-bmi2` kernel (`avx2_bmi2.rs`) is this compare with `pdep`, where it is fast.
 
 use super::TagOps;
 use super::quotient_kernel;

@@ -5,6 +5,7 @@
 
 use super::TagOps;
 use super::quotient_kernel;
+use super::select::pdep;
 use crate::block::Block;
 use core::arch::x86_64::*;
 
@@ -33,9 +34,8 @@ impl TagOps for Avx512 {
 
     #[inline(always)]
     unsafe fn select(word: u64, rank: u32) -> u32 {
-        // SAFETY: BMI1 and BMI2 per the TagOps contract. `pdep` deposits the rank's bit
-        // on the rank-th set bit of `word` (nothing when there is none: tzcnt gives 64).
-        unsafe { _tzcnt_u64(_pdep_u64(1u64.wrapping_shl(rank), word)) as u32 }
+        // SAFETY: BMI1 and BMI2 per the TagOps contract.
+        unsafe { pdep(word, rank) }
     }
 }
 

@@ -6,12 +6,16 @@
 //! | `scalar` | SWAR zero-lane test on the words | broadword ([`select`]) | nothing; the reference |
 //! | `portable` | `wide` 16-byte compares, `to_bitmask` | broadword | where `wide` has vectors (see `arch`) |
 //! | `avx2` | two `vpcmpeqb`/`vpcmpeqw`, `vpmovmskb` | broadword | AVX2, POPCNT |
+//! | `avx2-bmi2` | as `avx2` | `pdep` + `tzcnt` | AVX2, BMI1, BMI2, POPCNT, and a fast `pdep` |
 //! | `avx512` | one `vpcmpeqb`/`vpcmpeqw` into a mask register | `pdep` + `tzcnt` | AVX-512BW, BMI1, BMI2, POPCNT |
 //! | `neon` | four `cmeq`, bit-weight and pairwise-add reduction | broadword | NEON (aarch64 baseline) |
 //!
 //! `pdep` is microcoded on AMD before Zen 3 (hundreds of cycles), and every such CPU has
 //! AVX2 but not AVX-512; so the AVX2 kernel selects without it, and the AVX-512 kernel
-//! (Intel, and AMD from Zen 4) with it. `benches/README.md` ("Select") has the measured
+//! (Intel, and AMD from Zen 4) with it. `avx2-bmi2` is the AVX2 kernel with `pdep`, for
+//! the CPUs with BMI2 and no AVX-512BW whose `pdep` is fast (Intel from Haswell, AMD
+//! Zen 3): detection reads the vendor and family from CPUID and leaves it out on AMD
+//! and Hygon before family 19h. `benches/README.md` ("Select") has the measured
 //! cost of each select on the reference machine.
 //!
 //! Detection checks exactly the features a kernel's `#[target_feature]` enables. A
@@ -28,6 +32,8 @@ mod portable;
 
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod avx2;
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+mod avx2_bmi2;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod avx512;
 
@@ -79,8 +85,9 @@ pub(crate) struct QuotientProbe {
 /// Obtained only from [`available`], [`by_name`] or [`detect`], which return kernels
 /// this CPU runs; a filter takes one with `VectorQuotientFilter::with_kernel`.
 pub struct QuotientKernel {
-    /// The kernel's name (`scalar`, `portable`, `avx2`, `avx512`, `neon`): the names of
-    /// the Bloom kernels with the same instruction sets.
+    /// The kernel's name (`scalar`, `portable`, `avx2`, `avx2-bmi2`, `avx512`, `neon`):
+    /// the names of the Bloom kernels with the same instruction sets (`avx2-bmi2` is
+    /// `avx2` with BMI2's `pdep`).
     pub name: &'static str,
     pub(crate) eight: QuotientProbe,
     pub(crate) sixteen: QuotientProbe,
@@ -203,21 +210,21 @@ pub(crate) use quotient_kernel;
 
 /// Every quotient kernel this CPU runs, scalar first and the preferred one last.
 pub fn available() -> impl Iterator<Item = &'static QuotientKernel> {
-    let simd: [Option<&'static QuotientKernel>; 2] = {
+    let simd: [Option<&'static QuotientKernel>; 3] = {
         #[cfg(all(target_arch = "x86_64", not(miri)))]
         {
-            [avx2::kernel(), avx512::kernel()]
+            [avx2::kernel(), avx2_bmi2::kernel(), avx512::kernel()]
         }
         #[cfg(all(target_arch = "aarch64", not(miri)))]
         {
-            [Some(&neon::KERNEL), None]
+            [Some(&neon::KERNEL), None, None]
         }
         #[cfg(not(any(
             all(target_arch = "x86_64", not(miri)),
             all(target_arch = "aarch64", not(miri))
         )))]
         {
-            [None, None]
+            [None, None, None]
         }
     };
     #[cfg(linebloom_portable)]
@@ -240,6 +247,8 @@ pub fn compiled() -> &'static [&'static str] {
         "portable",
         #[cfg(all(target_arch = "x86_64", not(miri)))]
         "avx2",
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        "avx2-bmi2",
         #[cfg(all(target_arch = "x86_64", not(miri)))]
         "avx512",
         #[cfg(all(target_arch = "aarch64", not(miri)))]

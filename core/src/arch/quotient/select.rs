@@ -1,8 +1,9 @@
 //! Select without `pdep`: the position of a word's set bit number `r`, from byte
 //! population counts and their prefix sums (a broadword select, after Vigna, "Broadword
 //! Implementation of Rank/Select Queries", 2008), then a table inside one byte.
-//! Plain integer code: the select of every kernel but `avx512`, and of every target
-//! without BMI2 (Cortex-M0 has no population count either, so the sums are by hand).
+//! Plain integer code: the select of every kernel but `avx512` and `avx2-bmi2`, and of
+//! every target without BMI2 (Cortex-M0 has no population count either, so the sums are
+//! by hand). Those two use [`pdep`].
 
 /// `0x01` in every byte.
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -62,6 +63,22 @@ static IN_BYTE: [[u8; 8]; 256] = {
     }
     table
 };
+
+/// Position of set bit number `rank` (from 0) of `word` with BMI2: `pdep` deposits the
+/// rank's bit on the rank-th set bit of `word` (nothing when there is none), `tzcnt`
+/// reads its position (64 for nothing).
+///
+/// # Safety
+///
+/// Only on a CPU with BMI1 and BMI2.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[inline(always)]
+#[must_use]
+pub(crate) unsafe fn pdep(word: u64, rank: u32) -> u32 {
+    use core::arch::x86_64::{_pdep_u64, _tzcnt_u64};
+    // SAFETY: BMI1 and BMI2 per this function's contract.
+    unsafe { _tzcnt_u64(_pdep_u64(1u64.wrapping_shl(rank), word)) as u32 }
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,44 @@
+//! The AVX2 + BMI2 quotient kernel: the `avx2` kernel's tag compare with the `avx512`
+//! kernel's select (`pdep`, then `tzcnt`). Chosen only where `pdep` is fast: every
+//! Intel CPU with BMI2, and AMD from Zen 3 (family 19h); before that AMD runs `pdep` in
+//! microcode (see the module docs of `arch::quotient`).
+
+use super::TagOps;
+use super::avx2::Avx2;
+use super::quotient_kernel;
+use super::select::pdep;
+use crate::block::Block;
+
+/// The AVX2 compare and the BMI2 select.
+pub(crate) struct Avx2Bmi2;
+
+impl TagOps for Avx2Bmi2 {
+    #[inline(always)]
+    unsafe fn lanes8(block: &Block, tag: u8) -> u64 {
+        // SAFETY: AVX2 per the TagOps contract (this backend's features include it).
+        unsafe { Avx2::lanes8(block, tag) }
+    }
+
+    #[inline(always)]
+    unsafe fn lanes16(block: &Block, tag: u16) -> u32 {
+        // SAFETY: as above.
+        unsafe { Avx2::lanes16(block, tag) }
+    }
+
+    #[inline(always)]
+    unsafe fn select(word: u64, rank: u32) -> u32 {
+        // SAFETY: BMI1 and BMI2 per the TagOps contract.
+        unsafe { pdep(word, rank) }
+    }
+}
+
+quotient_kernel!(
+    "avx2-bmi2",
+    Avx2Bmi2,
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+);
+
+/// The AVX2 + BMI2 quotient kernel, if this CPU runs it and its `pdep` is fast.
+pub(crate) fn kernel() -> Option<&'static super::QuotientKernel> {
+    crate::arch::x86_64::has_quotient_avx2_bmi2().then_some(&KERNEL)
+}
