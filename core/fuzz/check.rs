@@ -15,8 +15,8 @@ use linebloom::{
 const PROBE_KEYS: [u64; 4] = [0, 1, 0xdead_beef, u64::MAX];
 
 /// The checks of one decoded filter, for a type with `from_bytes_with_hasher`, `to_bytes`
-/// and the family's `fill_ratio`, `estimated_len` and `estimated_fpr` (`Filter`); `$insert` adds a key to a copy
-/// and says whether it went in.
+/// and the family's `fill_ratio`, `estimated_len` and `estimated_fpr` (`Filter`);
+/// `$insert` adds a key to a copy and says whether it went in.
 macro_rules! check_decoded {
     ($ty:ty, $bytes:expr, |$g:ident, $key:ident| $insert:expr) => {
         if let Ok(f) = <$ty>::from_bytes_with_hasher($bytes) {
@@ -102,10 +102,10 @@ fn quotient_layout(bytes: &[u8]) {
     let Ok(f) = VectorQuotientFilter::<Blocks, IntFold>::from_bytes_with_hasher(bytes) else {
         return;
     };
-    let (buckets, words) = match f.params().tag_bits() {
-        8 => (80, 2),
-        _ => (36, 1),
-    };
+    let params = f.params();
+    let buckets = params.buckets_per_block();
+    // The metadata words: one bit per bucket and one per slot.
+    let words = (buckets + params.slots_per_block()).div_ceil(64) as usize;
     for (i, block) in f.as_blocks().iter().enumerate() {
         let mut closed = 0;
         for bit in 0..64 * words {

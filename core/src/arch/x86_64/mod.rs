@@ -71,7 +71,7 @@ pub(crate) fn has_quotient_avx2_bmi2() -> bool {
 /// Hygon's (a licensed Zen 1), ran it in microcode, at hundreds of cycles, before
 /// family 19h (Zen 3). From CPUID: the vendor (leaf 0) and the family (leaf 1, with
 /// its extension where the base family is 0xF).
-pub(crate) fn fast_pdep() -> bool {
+fn fast_pdep() -> bool {
     use core::arch::x86_64::__cpuid;
     let vendor = __cpuid(0).ebx.to_le_bytes();
     if &vendor != b"Auth" && &vendor != b"Hygo" {
