@@ -434,10 +434,9 @@ fn classic_filters_with_the_old_probe_scheme_are_refused() {
 
 #[test]
 fn quotient_filters_with_another_location_scheme_are_refused() {
-    // The vector quotient filter's bucket and tag moved from fmix64(h) (scheme 0: bytes
-    // 32..40 were zero) to the low half of h·m and h's low bits (scheme 2). The same
-    // blocks answer differently under the two, so other schemes are refused by name:
-    // first the bytes a scheme-0 build committed, then edited headers.
+    // Under scheme 0 (bytes 32..40 zero) the bucket and tag came from fmix64(h); the
+    // same blocks answer differently under it, so it and every unknown scheme are
+    // refused by name: first the bytes a scheme-0 build committed, then edited headers.
     use linebloom::VectorQuotientFilter;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let old = std::fs::read(dir.join("quotient-scheme0.lbf")).unwrap();
@@ -448,9 +447,9 @@ fn quotient_filters_with_another_location_scheme_are_refused() {
     let mut f = VectorQuotientFilter::for_fpr(100, 0.01).unwrap();
     f.insert("a").unwrap();
     let mut b = f.to_bytes();
-    assert_eq!(b[32..40], 2u64.to_le_bytes(), "scheme 2 is written");
-    assert_eq!(linebloom::quotient::SCHEME_ID, 2);
-    for scheme in [0u64, 1, 3, u64::MAX] {
+    assert_eq!(b[32..40], 3u64.to_le_bytes(), "scheme 3 is written");
+    assert_eq!(linebloom::quotient::SCHEME_ID, 3);
+    for scheme in [0u64, 1, 4, u64::MAX] {
         b[32..40].copy_from_slice(&scheme.to_le_bytes());
         reseal(&mut b);
         let err = VectorQuotientFilter::<_, linebloom::IntFold>::from_bytes(&b).unwrap_err();
@@ -469,13 +468,50 @@ fn quotient_filters_with_another_location_scheme_are_refused() {
         }
     }
     // The words after the scheme are reserved.
-    b[32..40].copy_from_slice(&2u64.to_le_bytes());
+    b[32..40].copy_from_slice(&3u64.to_le_bytes());
     b[48..56].copy_from_slice(&1u64.to_le_bytes());
     reseal(&mut b);
     assert_eq!(
         VectorQuotientFilter::<_, linebloom::IntFold>::from_bytes(&b).unwrap_err(),
         DecodeError::ReservedNonZero
     );
+}
+
+#[test]
+fn quotient_filters_of_the_emptier_block_scheme_are_read() {
+    // Scheme 2 put every key in the emptier of its two blocks; scheme 3 only changes
+    // which block an insert picks, so scheme-2 bytes (committed by a scheme-2 build:
+    // the `quotient` fixture of tests/golden.rs) answer as they did, and are written
+    // back as scheme 3 with the same blocks.
+    use linebloom::VectorQuotientFilter;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let old = std::fs::read(path.join("quotient-scheme2.lbf")).unwrap();
+    assert_eq!(old[32..40], 2u64.to_le_bytes());
+    let mut f = VectorQuotientFilter::from_bytes(&old).unwrap();
+    let members = (0..700u64)
+        .filter(|i| !i.is_multiple_of(5))
+        .map(|i| i * 7919);
+    assert!(members.clone().all(|k| f.contains(&k)));
+    assert_eq!(f.len(), members.clone().count() as u64);
+    let written = f.to_bytes();
+    assert_eq!(written[32..40], 3u64.to_le_bytes());
+    assert_eq!(written[64..written.len() - 8], old[64..old.len() - 8]);
+    #[cfg(target_endian = "little")]
+    {
+        let aligned = common::aligned_copy(&old);
+        let bytes = &linebloom::block::blocks_as_bytes(&aligned)[..old.len()];
+        let view = VectorQuotientFilter::<&[Block]>::view(bytes).unwrap();
+        assert!(members.clone().all(|k| view.contains(&k)));
+    }
+    // It goes on under scheme 3: removals and new inserts keep every member.
+    for k in members.clone().step_by(2) {
+        f.remove(&k).unwrap();
+    }
+    for k in 1_000_000..1_000_300u64 {
+        f.insert(&k).unwrap();
+    }
+    assert!(members.skip(1).step_by(2).all(|k| f.contains(&k)));
+    assert!((1_000_000..1_000_300u64).all(|k| f.contains(&k)));
 }
 
 #[test]

@@ -242,16 +242,16 @@ const GOLDEN_FILTERS: [u64; 10] = [
 
 // Format version 2, kind 5: (IntFold, Xxh3) for each shape of `quotient_filters_are_pinned`.
 const GOLDEN_QUOTIENT: [u64; 10] = [
-    0x6ec7666a11a70e1c,
-    0x8bdcbf7289290378,
-    0xc5af873369a6e1fa,
-    0xb00f0db51b6dc3f9,
-    0x904b664eabaf3e1d,
-    0xd3b4fbbc2b377efd,
-    0x5f28008e00ec0b75,
-    0xe6d93650fd94cf53,
-    0x45e5a2307e0bec2d,
-    0x70f38fe9bdaa37e1,
+    0x137744182aa13fbb,
+    0xfdcab5808abca56e,
+    0xe8049ffb3f119ae1,
+    0x80104d2a1720de2c,
+    0x473b77ebaa670360,
+    0x3dc49797412a21ae,
+    0x0273412235af1128,
+    0x78d45ffbbeb9e874,
+    0xba1c0042630f1ced,
+    0x86f4004856a7c25d,
 ];
 const GOLDEN_QUOTIENT_LOCATIONS: [(usize, usize, u32, u32); 4] = [
     (0, 1, 0, 0),

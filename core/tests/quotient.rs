@@ -174,6 +174,44 @@ fn full_filter_refuses_and_counts() {
     }
 }
 
+/// From 64 blocks up an insert fills the key's first block to the width's threshold
+/// (36 of 48 tags, 18 of 28) whatever its second block holds, then takes the emptier
+/// block; below 64 blocks every key goes to the emptier block. Keys whose first block is
+/// block 0 (found with `location`) show where each went.
+#[test]
+fn inserts_prefer_the_first_block_from_64_blocks_up() {
+    for kernel in kernels() {
+        for (tag_bits, threshold) in [(8u32, 36u64), (16, 18)] {
+            for blocks in [62u64, 64, 1000] {
+                let params = QuotientParams::new(blocks, tag_bits).unwrap();
+                let mut f = VectorQuotientFilter::new(params).with_kernel(kernel);
+                let mut rng = StdRng::seed_from_u64(blocks + u64::from(tag_bits));
+                let first_in_block_0 =
+                    std::iter::repeat_with(|| rng.random::<u64>()).filter(|&h| {
+                        linebloom::quotient::location(h, blocks as usize, tag_bits).first == 0
+                    });
+                for h in first_in_block_0.take(threshold as usize + 1) {
+                    f.add_hash(h).unwrap();
+                }
+                let load_0 = f.block_loads().next().unwrap() as u64;
+                if blocks >= 64 {
+                    // The threshold's keys filled block 0; the next went to its (empty)
+                    // second block.
+                    assert_eq!(load_0, threshold, "{tag_bits}-bit, {blocks} blocks");
+                } else {
+                    // Each key went to the emptier block: block 0 took the first, and
+                    // later ones only on a tie with a second block that earlier keys
+                    // shared.
+                    assert!(
+                        load_0 < threshold / 4,
+                        "{tag_bits}-bit, {blocks} blocks: {load_0}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Long churn at high load on a filter big enough for every kernel's path: every held
 /// key found after every step; the deleted keys were all inserted (the model holds
 /// them); the blocks of every kernel identical at the end.

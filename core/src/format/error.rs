@@ -50,9 +50,9 @@ pub enum DecodeError {
     /// repeat too often at small sizes (see the classic filter's docs): rebuild it.
     UnsupportedProbeScheme(u64),
     /// A vector quotient filter whose location scheme (bytes 32..40) this build does not
-    /// read ([`crate::quotient::SCHEME_ID`] is the one it does). `0` is the first
-    /// builds' scheme, under which the same blocks answer differently: rebuild the
-    /// filter from its keys.
+    /// read (it reads [`crate::quotient::SCHEME_ID`] and
+    /// [`crate::quotient::SCHEME_ID_EMPTIER_BLOCK`]). Under scheme `0` the same blocks
+    /// answer differently: rebuild the filter from its keys.
     UnsupportedQuotientScheme(u64),
     /// More bytes than the header says the filter has.
     TrailingBytes {
@@ -136,7 +136,8 @@ impl core::fmt::Display for DecodeError {
             DecodeError::UnsupportedQuotientScheme(id) => write!(
                 f,
                 "vector quotient filter with location scheme {id}, which this build does not \
-                 read (it reads scheme {}): rebuild the filter from its keys",
+                 read (it reads schemes {} and {}): rebuild the filter from its keys",
+                crate::quotient::SCHEME_ID_EMPTIER_BLOCK,
                 crate::quotient::SCHEME_ID
             ),
             DecodeError::Inconsistent => f.write_str("stored fields contradict each other"),

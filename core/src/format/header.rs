@@ -158,9 +158,11 @@ pub(crate) fn block_array_len(
 }
 
 /// After the checksum: a quotient filter's location scheme must be the one this code
-/// reads (`expected`), since the same blocks answer differently under another.
+/// writes (`expected`) or the emptier-block scheme with the same locations, since the
+/// same blocks answer differently under any other.
 pub(crate) fn quotient_scheme(f: &Fields, expected: [u64; 4]) -> Result<(), DecodeError> {
-    if f.kind == super::KIND_QUOTIENT && f.extra[0] != expected[0] {
+    let readable = [expected[0], crate::quotient::SCHEME_ID_EMPTIER_BLOCK];
+    if f.kind == super::KIND_QUOTIENT && !readable.contains(&f.extra[0]) {
         return Err(DecodeError::UnsupportedQuotientScheme(f.extra[0]));
     }
     Ok(())

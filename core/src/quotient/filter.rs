@@ -41,7 +41,7 @@ impl core::fmt::Display for FilterFull {
 impl core::error::Error for FilterFull {}
 
 /// A vector quotient filter: each 64-byte block a small quotient filter of 8- or 16-bit
-/// tags, each key in the emptier of two blocks (see the [module docs](crate::quotient)).
+/// tags, each key in one of two blocks (see the [module docs](crate::quotient)).
 ///
 /// Deletes, unlike a Bloom filter, at a quarter of a counting filter's memory. A key
 /// inserted twice is held twice; each [`remove`](Self::remove) undoes one insert.

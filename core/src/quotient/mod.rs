@@ -7,10 +7,11 @@
 //! Each 64-byte block is a small quotient filter: up to 48 one-byte tags (or 28
 //! two-byte tags) kept in bucket order, and a metadata bit string that says where each
 //! of its 80 (or 36) buckets ends. A key hashes to two blocks, a bucket and a tag, and
-//! goes into the emptier block, so the blocks fill evenly to over 92% (87% for 16-bit
-//! tags) before an insert may fail. A lookup finds the bucket's run with two selects on
-//! the metadata and compares the tag with the whole block in one vector compare, in
-//! each of the two blocks.
+//! goes into its first block until that is three quarters full, then into the emptier
+//! of the two, so the blocks fill evenly to over 91% (85% for 16-bit tags) before an
+//! insert may fail. A lookup finds the bucket's run with two selects on the metadata
+//! and compares the tag with the whole block in one vector compare, in the first block
+//! and, unless that found it, the second.
 //!
 //! ```
 //! use linebloom::{FilterFull, RemoveError, VectorQuotientFilter};
@@ -65,4 +66,4 @@ pub(crate) mod scheme;
 
 pub(crate) use filter::check_payload;
 pub use filter::{FilterFull, Stored, VectorQuotientFilter};
-pub use scheme::{Location, SCHEME, SCHEME_ID, location};
+pub use scheme::{Location, SCHEME, SCHEME_ID, SCHEME_ID_EMPTIER_BLOCK, location};

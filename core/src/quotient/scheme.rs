@@ -46,17 +46,40 @@
 //! same two blocks as every other key with that fingerprint there. That is what makes
 //! removal safe: removing a key deletes *a* matching fingerprint from its two blocks,
 //! and any key that put one there shares both blocks, bucket and tag with it, so it
-//! stays found through the copy that remains.
+//! stays found through the copy that remains. Which of the two blocks an insert picks
+//! does not matter for that, since a lookup and a removal look in both.
+//!
+//! # Which of the two blocks
+//!
+//! In a filter of 64 blocks or more, an insert puts the key in its first block while
+//! that block holds fewer than `FIRST_BLOCK_BELOW` tags (36 of 48 for 8-bit tags, 18
+//! of 28 for 16-bit), else in the emptier of the two (the first on a tie); a key whose
+//! blocks are both full is refused. At the load of a filter's capacity about 89% of
+//! keys (85% for 16-bit tags) then sit in their first block, where a lookup that finds
+//! them stops, against 66% when every key goes to the emptier block; the loads still
+//! even out once blocks pass the threshold, at the cost of about half a percent of
+//! capacity (`QuotientParams`). Smaller filters put every key in the emptier block:
+//! with few blocks the first-block phase crowds pairs of blocks far more often (at 4
+//! blocks of 8-bit tags the exact capacity would fall from 173 keys to 147), and from
+//! 64 blocks up the fluid limit behind the capacity table matches the filled filters'
+//! refusals under either rule.
 
 use crate::block::Block;
 
 /// The scheme's name, for stores that keep blocks outside the binary format.
-pub const SCHEME: &str = "linebloom-vqf-v2";
+pub const SCHEME: &str = "linebloom-vqf-v3";
 
-/// The scheme's number in the format's header (bytes 32..40 of kind 5). `0` is the
-/// first builds' scheme (bucket and tag from `fmix64(h)`), which decoders refuse:
-/// under this one the same blocks would answer differently.
-pub const SCHEME_ID: u64 = 2;
+/// The scheme's number in the format's header (bytes 32..40 of kind 5), written by
+/// every encoder.
+///
+/// Decoders also read [`SCHEME_ID_EMPTIER_BLOCK`]. They refuse `0` (bucket and tag from
+/// `fmix64(h)`): under this scheme the same blocks would answer differently.
+pub const SCHEME_ID: u64 = 3;
+
+/// The scheme that put every key in the emptier of its two blocks. Its locations are
+/// this scheme's, so its blocks answer every lookup and removal the same way; decoders
+/// read it, and the filter goes on under [`SCHEME_ID`].
+pub const SCHEME_ID_EMPTIER_BLOCK: u64 = 2;
 
 /// The golden-ratio multiplier that spreads a fingerprint over the blocks.
 const PAIR_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -143,6 +166,10 @@ pub(crate) trait Width: Copy + 'static {
     const SLOTS: u32;
     /// Buckets per block.
     const BUCKETS: u32;
+    /// In a filter of at least [`FIRST_BLOCK_FROM`] blocks, an insert puts the key in
+    /// its first block while that holds fewer tags than this (three quarters of the
+    /// slots, or fewer), else in the emptier of its two.
+    const FIRST_BLOCK_BELOW: u32;
     /// The word where the tags start.
     const TAG_WORD: usize;
     /// Lanes (of the tag's width) before the first slot: the metadata's.
@@ -166,6 +193,7 @@ impl Width for Eight {
     const TAG_BITS: u32 = 8;
     const SLOTS: u32 = 48;
     const BUCKETS: u32 = 80;
+    const FIRST_BLOCK_BELOW: u32 = 36;
     const TAG_WORD: usize = 2;
     #[inline(always)]
     fn metadata(block: &Block) -> u128 {
@@ -182,6 +210,7 @@ impl Width for Sixteen {
     const TAG_BITS: u32 = 16;
     const SLOTS: u32 = 28;
     const BUCKETS: u32 = 36;
+    const FIRST_BLOCK_BELOW: u32 = 18;
     const TAG_WORD: usize = 1;
     #[inline(always)]
     fn metadata(block: &Block) -> u128 {
@@ -190,6 +219,22 @@ impl Width for Sixteen {
     #[inline(always)]
     fn set_metadata(block: &mut Block, metadata: u128) {
         block.0[0] = metadata as u64;
+    }
+}
+
+/// The fewest blocks for which an insert prefers the key's first block; smaller filters
+/// put every key in the emptier block (see the module docs).
+pub(crate) const FIRST_BLOCK_FROM: usize = 64;
+
+/// The load below which an insert into a filter of `blocks` blocks takes the key's first
+/// block whatever the second holds: [`Width::FIRST_BLOCK_BELOW`] from
+/// [`FIRST_BLOCK_FROM`] blocks up, else 0.
+#[inline(always)]
+pub(crate) fn first_block_below<W: Width>(blocks: usize) -> u32 {
+    if blocks >= FIRST_BLOCK_FROM {
+        W::FIRST_BLOCK_BELOW
+    } else {
+        0
     }
 }
 

@@ -8,7 +8,8 @@
 //!               hit(first) or hit(second)
 //! hit(block):   slots [start, end) of the bucket's run (two selects on the metadata)
 //!               any slot in it equal to tag (one vector compare of the block)
-//! insert(h):    the emptier of first and second (first on a tie); both full: Full
+//! insert(h):    from 64 blocks up, first while it holds < FIRST_BLOCK_BELOW; else the
+//!               emptier of first and second (first on a tie); both full: Full
 //!               metadata: a 1 at select₀(bucket); tags: shift in at select₀(bucket) − bucket
 //! remove(h):    the first slot of the run that holds tag, in first, else in second
 //!               metadata: delete bit slot + bucket; tags: shift out
@@ -18,7 +19,7 @@ use super::TagOps;
 use crate::arch::prefetch_read;
 use crate::block::Block;
 use crate::quotient::scheme::{
-    Width, load, locate, metadata_insert, metadata_remove, shift_in, shift_out,
+    Width, first_block_below, load, locate, metadata_insert, metadata_remove, shift_in, shift_out,
 };
 
 /// What an insert did.
@@ -113,7 +114,8 @@ pub(crate) unsafe fn contains<W: Width, O: TagOps>(blocks: &[Block], h: u64) -> 
     }
 }
 
-/// Stores the key's fingerprint in the emptier of its blocks; with `check`, first looks
+/// Stores the key's fingerprint in its first block while that holds fewer than
+/// [`first_block_below`] tags, else in the emptier of its blocks; with `check`, first looks
 /// whether it was there already.
 ///
 /// # Safety
@@ -138,7 +140,8 @@ pub(crate) unsafe fn insert<W: Width, O: TagOps>(
     if load_first.min(load_second) >= W::SLOTS {
         return Insertion::Full;
     }
-    let target = if load_first <= load_second {
+    let below = first_block_below::<W>(blocks.len());
+    let target = if load_first < below || load_first <= load_second {
         at.first
     } else {
         at.second
