@@ -66,4 +66,7 @@ pub(crate) mod scheme;
 
 pub(crate) use filter::check_payload;
 pub use filter::{FilterFull, Stored, VectorQuotientFilter};
+#[cfg(linebloom_placement_sweep)]
+#[doc(hidden)]
+pub use scheme::placement_sweep;
 pub use scheme::{Location, SCHEME, SCHEME_ID, SCHEME_ID_EMPTIER_BLOCK, location};

@@ -60,9 +60,10 @@
 //! even out once blocks pass the threshold, at the cost of about half a percent of
 //! capacity (`QuotientParams`). Smaller filters put every key in the emptier block:
 //! with few blocks the first-block phase crowds pairs of blocks far more often (at 4
-//! blocks of 8-bit tags the exact capacity would fall from 173 keys to 147), and from
-//! 64 blocks up the fluid limit behind the capacity table matches the filled filters'
-//! refusals under either rule.
+//! blocks of 8-bit tags the exact capacity would fall from 173 keys to 147, where the
+//! fluid limit behind the capacity table says 179 under either rule). Where that gap
+//! closes cannot be computed; 64 blocks is a margin (benches/README.md has the
+//! measurements).
 
 use crate::block::Block;
 
@@ -231,10 +232,40 @@ pub(crate) const FIRST_BLOCK_FROM: usize = 64;
 /// [`FIRST_BLOCK_FROM`] blocks up, else 0.
 #[inline(always)]
 pub(crate) fn first_block_below<W: Width>(blocks: usize) -> u32 {
+    #[cfg(linebloom_placement_sweep)]
+    if let Some(below) = placement_sweep::first_block_below(W::TAG_BITS) {
+        return below;
+    }
     if blocks >= FIRST_BLOCK_FROM {
         W::FIRST_BLOCK_BELOW
     } else {
         0
+    }
+}
+
+/// A run-time first-block threshold, to measure other thresholds against the scheme's
+/// in one process (`benches/examples/quotient_placement.rs`). Compiled only with
+/// `RUSTFLAGS="--cfg linebloom_placement_sweep"`: filters built under another threshold
+/// are still read right (lookups and removals look in both blocks), but their capacity
+/// is not the one `QuotientParams` promises.
+#[cfg(linebloom_placement_sweep)]
+#[doc(hidden)]
+pub mod placement_sweep {
+    use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+    /// Per tag width (8, 16): the threshold set, `u32::MAX` for the scheme's.
+    static BELOW: [AtomicU32; 2] = [AtomicU32::new(u32::MAX), AtomicU32::new(u32::MAX)];
+
+    /// Sets the threshold inserts use for `tag_bits`-bit tags, at every block count,
+    /// from now on; `None` restores the scheme's.
+    pub fn set_first_block_below(tag_bits: u32, below: Option<u32>) {
+        BELOW[usize::from(tag_bits == 16)].store(below.unwrap_or(u32::MAX), Relaxed);
+    }
+
+    /// The threshold set for `tag_bits`-bit tags, if any.
+    pub(crate) fn first_block_below(tag_bits: u32) -> Option<u32> {
+        let below = BELOW[usize::from(tag_bits == 16)].load(Relaxed);
+        (below != u32::MAX).then_some(below)
     }
 }
 
