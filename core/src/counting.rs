@@ -304,7 +304,7 @@ impl<S: AsRef<[Block]>, H: KeyHasher> CountingBloomFilter<S, H> {
         out
     }
 
-    /// Writes the plain filter's blocks (see [`to_bloom`](Self::to_bloom)) into `out`,
+    /// Writes the plain filter's blocks (see `to_bloom`, with `alloc`) into `out`,
     /// with no allocation. `out.len()` must equal the block count.
     ///
     /// # Panics

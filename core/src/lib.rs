@@ -70,7 +70,7 @@
 //! ### Sizing and what the promise means
 //!
 //! The promise, for a filter sized by [`Params::for_fpr`]`(n, p)` ([`BloomFilter`],
-//! [`AtomicBloomFilter`] and the static filters share these params),
+//! `AtomicBloomFilter` and the static filters share these params),
 //! [`CountingParams::for_fpr`] ([`CountingBloomFilter`]) or [`ClassicParams::for_fpr`]
 //! ([`ClassicBloomFilter`]), and holding at most `n` distinct keys:
 //!
@@ -150,7 +150,7 @@
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `std` | yes | implies `alloc`; run-time CPU detection through std; on Linux, filters of 2 MiB or more on transparent huge pages ([`Blocks::zeroed`]) |
+//! | `std` | yes | implies `alloc`; run-time CPU detection through std; on Linux, filters of 2 MiB or more on transparent huge pages (`Blocks::zeroed`) |
 //! | `alloc` | via `std` | owned filters, `to_bytes`/`from_bytes` |
 //! | `serde` | no | implies `alloc`; `Serialize`/`Deserialize` for every kind with a format, through its bytes |
 //! | `ahash` | no | the `AHash` in-memory hasher (never serializable) |

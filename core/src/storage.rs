@@ -130,7 +130,7 @@ impl Blocks {
 
 impl Blocks {
     /// Did the OS accept the transparent-huge-page advice for these blocks? Only blocks
-    /// that [`zeroed`](Self::zeroed) mapped ask (2 MiB or more, Linux with `std`);
+    /// that `zeroed` mapped ask (2 MiB or more, Linux with `std`);
     /// any other blocks answer `false`. Whether the kernel then backs them with huge
     /// pages is its choice: `AnonHugePages` in `/proc/self/smaps_rollup` tells.
     #[must_use]

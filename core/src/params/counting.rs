@@ -85,7 +85,7 @@ impl CountingParams {
     }
 
     /// The blocks and `k` as a Bloom filter's shape: the shape of
-    /// [`crate::CountingBloomFilter::to_bloom`]'s filter, which answers alike.
+    /// `CountingBloomFilter::to_bloom`'s filter, which answers alike.
     #[must_use]
     pub fn bloom_shape(&self) -> Params {
         self.0

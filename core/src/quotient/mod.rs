@@ -59,7 +59,8 @@
 //! | `filter.rs` | [`VectorQuotientFilter`] |
 //!
 //! The sizing is `QuotientParams` (`params/quotient.rs`), the kernels
-//! [`crate::arch::quotient`], the format kind 5 (`format/quotient.rs`).
+//! [`crate::arch::quotient`], and the format kind 5 is written and read by
+//! `format/blocks.rs`, as the Bloom filter's blocks are.
 
 mod filter;
 pub(crate) mod scheme;

@@ -1,9 +1,9 @@
 //! The vector quotient filter's kernels: a block's tag compare and the metadata select,
-//! per instruction set, under one per-key algorithm ([`generic`]), chosen at run time.
+//! per instruction set, under one per-key algorithm (`generic`), chosen at run time.
 //!
 //! | kernel | compare (lanes of a block equal to the tag) | select | needs |
 //! |---|---|---|---|
-//! | `scalar` | SWAR zero-lane test on the words | broadword ([`select`]) | nothing; the reference |
+//! | `scalar` | SWAR zero-lane test on the words | broadword (`select`) | nothing; the reference |
 //! | `portable` | `wide` 16-byte compares, `to_bitmask` | broadword | where `wide` has vectors (see `arch`) |
 //! | `avx2` | two `vpcmpeqb`/`vpcmpeqw`, `vpmovmskb` | broadword | AVX2, POPCNT |
 //! | `avx2-bmi2` | as `avx2` | `pdep` + `tzcnt` | AVX2, BMI1, BMI2, POPCNT, and a fast `pdep` |
@@ -85,9 +85,11 @@ pub(crate) struct QuotientProbe {
 /// Obtained only from [`available`], [`by_name`] or [`detect`], which return kernels
 /// this CPU runs; a filter takes one with `VectorQuotientFilter::with_kernel`.
 pub struct QuotientKernel {
-    /// The kernel's name (`scalar`, `portable`, `avx2`, `avx2-bmi2`, `avx512`, `neon`):
-    /// the names of the Bloom kernels with the same instruction sets (`avx2-bmi2` is
-    /// `avx2` with BMI2's `pdep`).
+    /// The kernel's name (`scalar`, `portable`, `avx2`, `avx2-bmi2`, `avx512`, `neon`),
+    /// after the main instruction set it uses; what each needs is in the module docs'
+    /// table, which is not always what the Bloom kernel of the same name needs
+    /// (`avx512` here also needs AVX-512BW and BMI2, `avx2-bmi2` is `avx2` with BMI2's
+    /// `pdep`).
     pub name: &'static str,
     pub(crate) eight: QuotientProbe,
     pub(crate) sixteen: QuotientProbe,
