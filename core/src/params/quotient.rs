@@ -5,9 +5,10 @@
 //!
 //! # Capacity: how full before an insert can fail
 //!
-//! An insert fails only when both of the key's blocks are full. A key goes to its first
-//! block while that holds fewer than `T` tags (36 of 48 slots for 8-bit tags, 18 of 28
-//! for 16-bit), else to the emptier of its two. With two choices per key past `T` the
+//! An insert fails only when both of the key's blocks are full. In filters of 64 blocks
+//! or more a key goes to its first block while that holds fewer than `T` tags (36 of 48
+//! slots for 8-bit tags, 18 of 28 for 16-bit), else to the emptier of its two; in
+//! smaller ones always to the emptier (`T = 0` below). With two choices per key past `T` the
 //! loads stay close together, and how close is known exactly in the limit of many
 //! blocks: the fraction `s_i(t)` of blocks holding at least `i` tags after `t·m`
 //! inserts follows `ds_i/dt = (s_{i−1} − s_i)(1 + s_T)` for `i ≤ T` (a block below `T`

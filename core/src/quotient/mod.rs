@@ -7,9 +7,9 @@
 //! Each 64-byte block is a small quotient filter: up to 48 one-byte tags (or 28
 //! two-byte tags) kept in bucket order, and a metadata bit string that says where each
 //! of its 80 (or 36) buckets ends. A key hashes to two blocks, a bucket and a tag, and
-//! goes into its first block until that is three quarters full, then into the emptier
-//! of the two, so the blocks fill evenly to over 91% (85% for 16-bit tags) before an
-//! insert may fail. A lookup finds the bucket's run with two selects on the metadata
+//! goes into its first block until that holds 36 of its 48 tags (18 of 28), then into
+//! the emptier of the two (in filters under 64 blocks, always into the emptier), so the
+//! blocks fill evenly to over 91% (85% for 16-bit tags) before an insert may fail. A lookup finds the bucket's run with two selects on the metadata
 //! and compares the tag with the whole block in one vector compare, in the first block
 //! and, unless that found it, the second.
 //!
