@@ -610,8 +610,9 @@ mod tests {
                     .map(|blocks| first_block_below(blocks, slots as u32))
                     .map(|below| tail_levels(slots, below, 0.97 * slots as f64).collect());
             for (row, loads) in MAX_LOAD.iter().enumerate() {
-                let path = &paths
-                    [usize::from(1usize << (row + 1) >= crate::quotient::scheme::FIRST_BLOCK_FROM)];
+                let path = &paths[usize::from(
+                    1u64 << (row + 1) >= crate::quotient::scheme::FIRST_BLOCK_FROM as u64,
+                )];
                 let blocks = (1u64 << (row + 1)) as f64;
                 let limit = FULL_CHANCE / blocks;
                 let last_ok = path
