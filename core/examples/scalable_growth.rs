@@ -8,7 +8,7 @@ use linebloom::ScalableBloomFilter;
 
 fn main() -> Result<(), linebloom::ParamsError> {
     let target = 0.01;
-    let mut f = ScalableBloomFilter::new(1_000, target)?;
+    let mut f = ScalableBloomFilter::for_fpr(1_000, target)?;
     let mut inserted = 0u64;
     for stop in [1_000u64, 10_000, 100_000, 1_000_000] {
         while inserted < stop {

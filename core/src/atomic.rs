@@ -31,7 +31,7 @@ use crate::block::Block;
 use crate::bloom::BloomFilter;
 use crate::hash::{all_positions, block_index, for_each_position};
 use crate::hasher::{IntFold, Key, KeyHasher};
-use crate::params::Params;
+use crate::params::{Params, ParamsError};
 use core::sync::atomic::{AtomicU64, Ordering};
 
 /// A 64-byte block of atomic words, laid out exactly like [`Block`].
@@ -70,6 +70,23 @@ impl AtomicBloomFilter {
     #[must_use]
     pub fn new(params: Params) -> Self {
         AtomicBloomFilter::from(BloomFilter::new(params))
+    }
+
+    /// An empty filter for `capacity` keys at false-positive rate `fpr`
+    /// ([`Params::for_fpr`]), with the default hasher.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Params::for_fpr`].
+    ///
+    /// ```
+    /// use linebloom::{AtomicBloomFilter, Params};
+    /// let f = AtomicBloomFilter::for_fpr(10_000, 0.01)?;
+    /// assert_eq!(f.params(), Params::for_fpr(10_000, 0.01)?);
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    pub fn for_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
+        Ok(AtomicBloomFilter::new(Params::for_fpr(capacity, fpr)?))
     }
 }
 

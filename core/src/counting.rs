@@ -33,6 +33,7 @@
 //! [`to_bloom`]: CountingBloomFilter::to_bloom
 
 use crate::block::Block;
+use crate::filter::RemoveError;
 use crate::hash::{block_index, for_each_position};
 use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::{CountingParams, ParamsError};
@@ -40,23 +41,6 @@ use crate::params::{CountingParams, ParamsError};
 /// Counters per word, and the saturation value.
 const COUNTERS_PER_WORD: u32 = 16;
 const SATURATED: u64 = 15;
-
-/// Why `remove` changed nothing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RemoveError {
-    /// The key is certainly not in the filter (one of its counters is zero, or neither of
-    /// its blocks holds its tag).
-    NotPresent,
-}
-
-impl core::fmt::Display for RemoveError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("key is not in the filter; nothing was removed")
-    }
-}
-
-impl core::error::Error for RemoveError {}
 
 /// A blocked counting Bloom filter over owned or borrowed blocks (see the module docs).
 #[derive(Clone)]

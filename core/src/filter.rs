@@ -1,6 +1,11 @@
 //! The filter family's shared shape: the [`Filter`], [`InsertFilter`] and
-//! [`RemoveFilter`] traits every kind implements, the one error of combining two
-//! filters ([`IncompatibleError`]), and the macros that write what the kinds share.
+//! [`RemoveFilter`] traits, the errors of removing a key ([`RemoveError`]) and of
+//! combining two filters ([`IncompatibleError`]), and the macros that write what the
+//! kinds share.
+//!
+//! Every kind implements [`Filter`] and [`InsertFilter`]; the counting and the vector
+//! quotient filters also [`RemoveFilter`]; [`InsertFilter`] says what the answers
+//! mean for the filters that count copies of a key.
 //!
 //! Each kind keeps its operations as inherent methods too (so calling them needs no
 //! import); the traits are for code generic over the kind: a test suite, a benchmark,
@@ -8,24 +13,26 @@
 //! which kind implements which trait.
 //!
 //! ```
-//! use linebloom::{BloomFilter, CountingBloomFilter, Filter, InsertFilter};
+//! use linebloom::{BloomFilter, Filter, InsertFilter, VectorQuotientFilter};
 //!
-//! /// Inserts `keys` and reports how full the filter is, whatever its kind.
-//! fn load<F: InsertFilter>(filter: &mut F, keys: &[u64]) -> f64 {
+//! /// Inserts `keys` and reports how full the filter is, whatever its kind; the first
+//! /// refused key stops it (only the vector quotient filter and a scalable filter that
+//! /// may not grow refuse one).
+//! fn load<F: InsertFilter>(filter: &mut F, keys: &[u64]) -> Result<f64, F::InsertError> {
 //!     for key in keys {
-//!         filter.insert(key);
+//!         filter.add(key)?;
 //!     }
 //!     assert!(keys.iter().all(|k| filter.contains(k)));
-//!     filter.estimated_fpr()
+//!     Ok(filter.estimated_fpr())
 //! }
 //! let keys: Vec<u64> = (0..1000).collect();
-//! let plain = load(&mut BloomFilter::for_fpr(1000, 0.01)?, &keys);
-//! let counting = load(&mut CountingBloomFilter::for_fpr(1000, 0.01)?, &keys);
-//! assert!(plain < 0.01 && counting < 0.01);
-//! # Ok::<(), linebloom::ParamsError>(())
+//! // A Bloom filter never refuses: its error type is `Infallible`.
+//! let Ok(plain) = load(&mut BloomFilter::for_fpr(1000, 0.01)?, &keys);
+//! let quotient = load(&mut VectorQuotientFilter::for_fpr(1000, 0.01)?, &keys)?;
+//! assert!(plain < 0.01 && quotient < 0.01);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::counting::RemoveError;
 use crate::hasher::{Key, KeyHasher};
 use crate::params::{ClassicParams, Params};
 
@@ -65,8 +72,8 @@ pub trait Filter {
     /// the vector quotient filter, of tag slots in use.
     fn fill_ratio(&self) -> f64;
 
-    /// Estimated number of distinct keys inserted; the vector quotient filter, which
-    /// holds a multiset, counts every insert not yet removed, exactly.
+    /// Estimated number of keys inserted: distinct keys for a set, copies for a
+    /// multiset (the counting and vector quotient filters; see [`InsertFilter`]).
     fn estimated_len(&self) -> f64;
 
     /// The false-positive rate of this filter as it is now, for a random non-member.
@@ -74,13 +81,49 @@ pub trait Filter {
 }
 
 /// A filter that takes new keys.
+///
+/// An insert can be refused only where [`InsertError`](Self::InsertError) says so:
+/// [`Infallible`](core::convert::Infallible) for the Bloom kinds (a filter past its
+/// capacity takes keys at a higher false-positive rate),
+/// [`FilterFull`](crate::FilterFull) for the vector quotient filter and
+/// `ScalableError` for the scalable filter (`alloc`; it refuses only in `Mode::Fixed`,
+/// or past its layer limit). A refused insert changes nothing.
+///
+/// # Sets and multisets
+///
+/// The Bloom kinds hold a set: inserting a key twice changes nothing the second time.
+/// The counting and the vector quotient filters hold a multiset: every insert counts
+/// one more copy (a counter step, a stored fingerprint), and every `remove` takes one
+/// away, so a key inserted twice stays present after one removal. For both:
+///
+/// * `insert` answers `true` when the key was certainly not present before (a bit or
+///   counter was zero, no block held its fingerprint) and `false` when it was possibly
+///   present; a multiset then holds one more copy, a set is unchanged;
+/// * [`Filter::estimated_len`] estimates the distinct keys of a set from its bits; a
+///   multiset counts copies: the vector quotient filter its stored fingerprints,
+///   exactly (its `len`), and the counting filter the sum of its counters over `k`
+///   (exact while none saturates), so a key inserted twice counts twice;
+/// * [`Filter::fill_ratio`] is the fraction of bits or counters that are nonzero, or of
+///   the quotient filter's tag slots in use.
 pub trait InsertFilter: Filter {
-    /// Adds the key with this hash; `true` if it was not already present (some bit was
-    /// clear), as `HashSet::insert` says.
-    fn insert_hash(&mut self, hash: u64) -> bool;
+    /// Why an insert can be refused.
+    type InsertError: core::error::Error;
 
-    /// Adds `key`; `true` if it was not already present.
-    fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool
+    /// Adds the key with this hash: `Ok(true)` if it was certainly not present before,
+    /// `Ok(false)` if it possibly was (a multiset then holds one more copy).
+    ///
+    /// # Errors
+    ///
+    /// [`InsertError`](Self::InsertError) when the filter cannot take the key; nothing
+    /// changes.
+    fn insert_hash(&mut self, hash: u64) -> Result<bool, Self::InsertError>;
+
+    /// Adds `key`: `Ok(true)` if it was certainly not present before.
+    ///
+    /// # Errors
+    ///
+    /// As for [`insert_hash`](Self::insert_hash).
+    fn insert<K: Key + ?Sized>(&mut self, key: &K) -> Result<bool, Self::InsertError>
     where
         Self: Sized,
     {
@@ -91,28 +134,36 @@ pub trait InsertFilter: Filter {
     /// Adds the key with this hash without saying whether it was new. The default
     /// inserts and drops the answer; a kind whose test costs something on its own
     /// ([`BloomFilter::add`](crate::BloomFilter::add)) leaves the test out.
+    ///
+    /// # Errors
+    ///
+    /// As for [`insert_hash`](Self::insert_hash).
     #[inline]
-    fn add_hash(&mut self, hash: u64) {
-        self.insert_hash(hash);
+    fn add_hash(&mut self, hash: u64) -> Result<(), Self::InsertError> {
+        self.insert_hash(hash).map(drop)
     }
 
     /// Adds `key` without saying whether it was new: the form for loading a filter
     /// ([`add_hash`](Self::add_hash)).
+    ///
+    /// # Errors
+    ///
+    /// As for [`insert_hash`](Self::insert_hash).
     #[inline]
-    fn add<K: Key + ?Sized>(&mut self, key: &K)
+    fn add<K: Key + ?Sized>(&mut self, key: &K) -> Result<(), Self::InsertError>
     where
         Self: Sized,
     {
         let hash = self.hash(key);
-        self.add_hash(hash);
+        self.add_hash(hash)
     }
 
     /// Removes every key.
     fn clear(&mut self);
 }
 
-/// A filter that removes keys it holds.
-pub trait RemoveFilter: InsertFilter {
+/// A filter that removes keys it holds: one `remove` undoes one `insert`.
+pub trait RemoveFilter: Filter {
     /// Removes one insertion of the key with this hash.
     ///
     /// # Errors
@@ -121,7 +172,7 @@ pub trait RemoveFilter: InsertFilter {
     fn remove_hash(&mut self, hash: u64) -> Result<(), RemoveError>;
 
     /// Removes one insertion of `key`. Remove only keys you inserted: removing a false
-    /// positive removes some other key's counts.
+    /// positive takes away another key's count or fingerprint.
     ///
     /// # Errors
     ///
@@ -134,6 +185,23 @@ pub trait RemoveFilter: InsertFilter {
         self.remove_hash(hash)
     }
 }
+
+/// Why `remove` changed nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RemoveError {
+    /// The key is certainly not in the filter: one of its counters is zero, or neither
+    /// of its blocks holds its fingerprint.
+    NotPresent,
+}
+
+impl core::fmt::Display for RemoveError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("key is not in the filter; nothing was removed")
+    }
+}
+
+impl core::error::Error for RemoveError {}
 
 /// Why two filters cannot be combined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -204,8 +272,9 @@ impl core::fmt::Display for IncompatibleError {
 impl core::error::Error for IncompatibleError {}
 
 /// The traits of a kind whose inherent methods carry the family's names: [`Filter`],
-/// forwarding to them; with `insert`, [`InsertFilter`] (with `insert_and_add`, also its
-/// `add_hash`, for a kind with its own); with `extend`, `Extend` one key at a time
+/// forwarding to them; with `insert`, [`InsertFilter`] for a kind that never refuses a
+/// key (with `insert_and_add`, also its `add_hash`, for a kind with its own); with
+/// `extend`, `Extend` one key at a time
 /// through `insert_hash`. `$generics` are the impl's parameters, `$read` and
 /// `$write` the bounds that reading and writing need, `$memory` the memory in bytes.
 macro_rules! family_traits {
@@ -248,16 +317,18 @@ macro_rules! family_traits {
     (@insert_and_add $ty:ty, $generics:tt, $write:tt) => {
         $crate::filter::family_traits!(@insert_impl $ty, $generics, $write,
             #[inline]
-            fn add_hash(&mut self, hash: u64) {
-                <$ty>::add_hash(self, hash)
+            fn add_hash(&mut self, hash: u64) -> Result<(), core::convert::Infallible> {
+                <$ty>::add_hash(self, hash);
+                Ok(())
             }
         );
     };
     (@insert_impl $ty:ty, [$($generics:tt)*], [$($write:tt)*], $($add:tt)*) => {
         impl<$($generics)*> $crate::InsertFilter for $ty where $($write)* {
+            type InsertError = core::convert::Infallible;
             #[inline]
-            fn insert_hash(&mut self, hash: u64) -> bool {
-                <$ty>::insert_hash(self, hash)
+            fn insert_hash(&mut self, hash: u64) -> Result<bool, core::convert::Infallible> {
+                Ok(<$ty>::insert_hash(self, hash))
             }
             $($add)*
             fn clear(&mut self) {

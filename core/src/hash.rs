@@ -2,7 +2,7 @@
 //!
 //! Every kernel, the binary format and the Redis-held filter rely on this mapping; the
 //! golden-vector test pins it. Changing it is a format-version change (this is the
-//! scheme of format version 2; version 1 used a `fmix64` pattern, see `core/FORMAT.md`).
+//! scheme of format version 2, see `core/FORMAT.md`).
 //!
 //! # The scheme
 //!

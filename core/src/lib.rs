@@ -28,8 +28,7 @@
 //! * [`CountingBloomFilter`]: 4-bit counters, `remove`, `to_bloom`;
 //! * [`VectorQuotientFilter`]: 8- or 16-bit fingerprints in 64-byte blocks, `remove`,
 //!   an exact `len`, a quarter of the counting filter's memory; its `insert` can
-//!   refuse when full ([`FilterFull`]), so it implements [`Filter`] but not
-//!   [`InsertFilter`];
+//!   refuse when full ([`FilterFull`]);
 //! * `ScalableBloomFilter` (`alloc`): grows in layers, compounded rate ≤ target;
 //! * `AtomicBloomFilter` (`alloc`, 64-bit atomics): concurrent inserts through `&self`;
 //! * [`ClassicBloomFilter`]: the unblocked textbook baseline;
@@ -37,8 +36,10 @@
 //!   filter in a `static`, for microcontrollers.
 //!
 //! Every kind implements [`Filter`] (lookups and the monitoring numbers) and
-//! [`InsertFilter`]; the counting filter also [`RemoveFilter`]: code can be generic over
-//! the kind.
+//! [`InsertFilter`] (whose error type says whether an insert can be refused); the
+//! counting and vector quotient filters also [`RemoveFilter`]: code can be generic over
+//! the kind. [`InsertFilter`] says what the answers mean for the filters that count
+//! copies of a key.
 //!
 //! Each type's default storage is [`Blocks`]: owned blocks with `alloc`, or a
 //! `&'static mut [Block]` (a `static` array) with or without it. It is one type in every
@@ -79,9 +80,9 @@
 //! * **What holds on average:** over hash seeds, its rate averages at most `0.95·p`.
 //!
 //! How: sizing picks the smallest filter whose *exact* average rate ([`fpr::blocked`],
-//! the binomial mixture over block loads) is at most `0.95·p` ([`SIZING_MARGIN`]), then
-//! grows it, where blocks are few, until a high quantile of one filter's rate over key
-//! sets is at most `p`: the 3-sigma point ([`fpr::PER_FILTER_Z`]) of a log-normal with
+//! the binomial mixture over block loads) is at most `0.95·p`
+//! ([`params::SIZING_MARGIN`]), then grows it, where blocks are few, until a high
+//! quantile of one filter's rate over key sets is at most `p`: the 3-sigma point ([`fpr::PER_FILTER_Z`]) of a log-normal with
 //! the average and the spread ([`fpr::blocked_spread`]) as its moments
 //! ([`fpr::per_filter_quantile`], [`Params::per_filter_fpr`]). The spread shrinks as
 //! `1/√blocks`, so a large filter gets no extra memory (at 1%, from about 3·10⁴ keys
@@ -185,10 +186,10 @@ pub mod hash;
 pub mod hasher;
 #[cfg(linebloom_huge_pages)]
 mod huge_pages;
-mod params;
+pub mod params;
 pub mod quotient;
 #[cfg(feature = "alloc")]
-mod scalable;
+pub mod scalable;
 #[cfg(any(target_has_atomic = "32", feature = "portable-atomic"))]
 mod static_atomic;
 mod storage;
@@ -205,23 +206,16 @@ pub use atomic::{AtomicBlock, AtomicBloomFilter};
 pub use block::Block;
 pub use bloom::BloomFilter;
 pub use classic::ClassicBloomFilter;
-pub use counting::{CountingBloomFilter, RemoveError};
-pub use filter::{Filter, IncompatibleError, InsertFilter, RemoveFilter};
+pub use counting::CountingBloomFilter;
+pub use filter::{Filter, IncompatibleError, InsertFilter, RemoveError, RemoveFilter};
 pub use format::{DecodeError, EncodeError};
 #[cfg(feature = "ahash")]
 pub use hasher::AHash;
 pub use hasher::{Hashed, IntFold, Key, KeyHasher, StableHasher, Xxh3};
-pub use params::{
-    ClassicParams, CountingParams, FAST_K, FAST_SHAPE_ALLOWANCE, FULL_CHANCE, MAX_BLOCKS,
-    MAX_BYTES, MAX_CLASSIC_K, MAX_LOAD, Params, ParamsError, QuotientParams, SIZING_MARGIN,
-    SMALL_CAPACITY, TAG_BITS, blocks_for,
-};
+pub use params::{ClassicParams, CountingParams, MAX_BYTES, Params, ParamsError, QuotientParams};
 pub use quotient::{FilterFull, Stored, VectorQuotientFilter};
 #[cfg(feature = "alloc")]
-pub use scalable::{
-    DEFAULT_GROWTH, DEFAULT_TIGHTENING, MAX_LAYERS, Mode, ScalableBloomFilter, ScalableError,
-    ScalableOptions,
-};
+pub use scalable::{ScalableBloomFilter, ScalableError, ScalableOptions};
 #[cfg(any(target_has_atomic = "32", feature = "portable-atomic"))]
 pub use static_atomic::StaticAtomicBloomFilter;
 pub use storage::Blocks;

@@ -94,7 +94,8 @@ impl core::error::Error for ScalableError {}
 /// measurement: see the module docs) and [`Mode::Scaling`].
 ///
 /// ```
-/// use linebloom::{Mode, ScalableOptions};
+/// use linebloom::ScalableOptions;
+/// use linebloom::scalable::Mode;
 /// let o = ScalableOptions::new(1_000, 0.01).with_growth(4.0).with_mode(Mode::Fixed);
 /// assert_eq!((o.growth(), o.tightening(), o.mode()), (4.0, 0.8, Mode::Fixed));
 /// ```
@@ -110,7 +111,7 @@ pub struct ScalableOptions {
 impl ScalableOptions {
     /// A scaling filter for `initial_capacity` keys in its first layer and a compounded
     /// rate of at most `fpr`, with growth 2 and tightening 0.8. Checked when the filter
-    /// is built ([`ScalableBloomFilter::with_options`]).
+    /// is built ([`ScalableBloomFilter::with_hasher`]).
     #[must_use]
     pub fn new(initial_capacity: u64, fpr: f64) -> Self {
         ScalableOptions {
@@ -178,7 +179,7 @@ impl ScalableOptions {
         (libm::ceil(cap) as u64, p)
     }
 
-    /// The checks of [`ScalableBloomFilter::with_options`] (the first layer is checked
+    /// The checks of [`ScalableBloomFilter::with_hasher`] (the first layer is checked
     /// by building it).
     pub(crate) fn check(&self) -> Result<(), ParamsError> {
         let (growth, tightening) = (self.growth, self.tightening);
@@ -226,16 +227,33 @@ impl<H: PartialEq> PartialEq for ScalableBloomFilter<H> {
 }
 
 impl ScalableBloomFilter {
+    /// A filter with these options and the default stable hasher; builds the first
+    /// layer.
+    ///
+    /// # Errors
+    ///
+    /// As for [`with_hasher`](ScalableBloomFilter::with_hasher).
+    ///
+    /// ```
+    /// use linebloom::{ScalableBloomFilter, ScalableOptions};
+    /// let f = ScalableBloomFilter::new(ScalableOptions::new(1_000, 0.01).with_growth(4.0))?;
+    /// assert_eq!(f.options().growth(), 4.0);
+    /// # Ok::<(), linebloom::ParamsError>(())
+    /// ```
+    pub fn new(options: ScalableOptions) -> Result<Self, ParamsError> {
+        ScalableBloomFilter::with_hasher(options, IntFold::default())
+    }
+
     /// A scaling filter for an initial capacity and a target rate, with growth 2 and
     /// tightening 0.8 and the default stable hasher.
     ///
     /// # Errors
     ///
-    /// As for [`with_options`](ScalableBloomFilter::with_options).
+    /// As for [`with_hasher`](ScalableBloomFilter::with_hasher).
     ///
     /// ```
     /// use linebloom::ScalableBloomFilter;
-    /// let mut f = ScalableBloomFilter::new(1_000, 0.01)?;
+    /// let mut f = ScalableBloomFilter::for_fpr(1_000, 0.01)?;
     /// for i in 0..10_000u64 {
     ///     f.insert(&i);
     /// }
@@ -243,11 +261,8 @@ impl ScalableBloomFilter {
     /// assert!((0..10_000u64).all(|i| f.contains(&i)));
     /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
-    pub fn new(initial_capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
-        ScalableBloomFilter::with_options(
-            ScalableOptions::new(initial_capacity, fpr),
-            IntFold::default(),
-        )
+    pub fn for_fpr(initial_capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
+        ScalableBloomFilter::new(ScalableOptions::new(initial_capacity, fpr))
     }
 }
 
@@ -261,17 +276,18 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
     /// any error of [`Params::for_fpr`] for the first layer.
     ///
     /// ```
-    /// use linebloom::{IntFold, Mode, ParamsError, ScalableBloomFilter, ScalableOptions};
+    /// use linebloom::scalable::Mode;
+    /// use linebloom::{IntFold, ParamsError, ScalableBloomFilter, ScalableOptions};
     /// let options = ScalableOptions::new(100, 0.01).with_growth(0.5);
-    /// let bad = ScalableBloomFilter::with_options(options, IntFold::default());
+    /// let bad = ScalableBloomFilter::with_hasher(options, IntFold::default());
     /// assert_eq!(bad.err(), Some(ParamsError::InvalidGrowth));
     ///
     /// let fixed = ScalableOptions::new(100, 0.01).with_mode(Mode::Fixed);
-    /// let f = ScalableBloomFilter::with_options(fixed, IntFold::default())?;
+    /// let f = ScalableBloomFilter::with_hasher(fixed, IntFold::default())?;
     /// assert_eq!(f.capacity(), 100);
     /// # Ok::<(), ParamsError>(())
     /// ```
-    pub fn with_options(options: ScalableOptions, hasher: H) -> Result<Self, ParamsError> {
+    pub fn with_hasher(options: ScalableOptions, hasher: H) -> Result<Self, ParamsError> {
         options.check()?;
         let mut f = ScalableBloomFilter::from_parts(options, hasher, Vec::new(), 0, 0);
         f.add_layer().map_err(|e| match e {
@@ -329,7 +345,7 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
 
     /// Removes every key: back to one empty first layer.
     pub fn clear(&mut self) {
-        *self = ScalableBloomFilter::with_options(self.options, self.hasher.clone())
+        *self = ScalableBloomFilter::with_hasher(self.options, self.hasher.clone())
             .expect("these options built a first layer before");
     }
 
@@ -391,9 +407,10 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
     /// when the next layer cannot be sized; the filter is unchanged.
     ///
     /// ```
-    /// use linebloom::{IntFold, Mode, ScalableBloomFilter, ScalableError, ScalableOptions};
+    /// use linebloom::scalable::Mode;
+    /// use linebloom::{IntFold, ScalableBloomFilter, ScalableError, ScalableOptions};
     /// let options = ScalableOptions::new(10, 0.01).with_mode(Mode::Fixed);
-    /// let mut f = ScalableBloomFilter::with_options(options, IntFold::default())?;
+    /// let mut f = ScalableBloomFilter::with_hasher(options, IntFold::default())?;
     /// for i in 0..10u64 {
     ///     assert_eq!(f.try_insert(&i), Ok(true));
     /// }
@@ -504,5 +521,18 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
 crate::filter::family_traits!(
     ScalableBloomFilter<H>, [H: KeyHasher + Clone], hasher: H, read: [], write: [],
     memory: |f| f.memory_bytes(),
-    insert, extend,
+    extend,
 );
+
+/// Inserts through [`try_insert_hash`](ScalableBloomFilter::try_insert_hash): a refusal
+/// ([`Mode::Fixed`] at capacity, or no next layer) is the error, not a panic.
+impl<H: KeyHasher + Clone> crate::InsertFilter for ScalableBloomFilter<H> {
+    type InsertError = ScalableError;
+    #[inline]
+    fn insert_hash(&mut self, hash: u64) -> Result<bool, ScalableError> {
+        self.try_insert_hash(hash)
+    }
+    fn clear(&mut self) {
+        ScalableBloomFilter::clear(self)
+    }
+}

@@ -65,7 +65,7 @@ pub struct StaticAtomicBloomFilter<const BLOCKS: usize, H = IntFold> {
 
 impl<const BLOCKS: usize> StaticAtomicBloomFilter<BLOCKS, IntFold> {
     /// An empty filter with `k` bits per key and the default hasher ([`IntFold`], seed 0).
-    /// A `const fn`: size it with [`crate::blocks_for`].
+    /// A `const fn`: size it with [`crate::params::blocks_for`].
     ///
     /// # Panics
     ///

@@ -163,7 +163,7 @@ fn huge_claimed_size_is_refused_without_allocating() {
     // The header claims 2^30 blocks (64 GiB), or the most a 32-bit target allows (2 GiB),
     // but the input is tiny: the length check fails before any allocation.
     let mut bytes = sample();
-    let claimed = (1u64 << 30).min(linebloom::MAX_BLOCKS);
+    let claimed = (1u64 << 30).min(linebloom::params::MAX_BLOCKS);
     bytes[16..24].copy_from_slice(&claimed.to_le_bytes());
     assert!(matches!(
         decode(&bytes).unwrap_err(),
@@ -330,7 +330,7 @@ fn serde_round_trips_every_kind_with_a_format() {
     counting.extend(0..100u32);
     let mut classic = ClassicBloomFilter::new(ClassicParams::new(700, 4).unwrap());
     classic.extend(0..100u32);
-    let mut scalable = ScalableBloomFilter::new(10, 0.01).unwrap();
+    let mut scalable = ScalableBloomFilter::for_fpr(10, 0.01).unwrap();
     scalable.extend(0..100u32);
     assert!(scalable.layers() > 1);
     let mut quotient = linebloom::VectorQuotientFilter::for_fpr(100, 0.01).unwrap();
@@ -354,9 +354,9 @@ fn serde_round_trips_every_kind_with_a_format() {
 
 #[test]
 fn classic_padding_must_be_zero() {
-    // Regression: a classic filter of m = 700 bits fills 2 blocks; bits
-    // 700..1024 are padding, which FORMAT.md says is zero. A set padding bit used to be
-    // accepted (fill_ratio above 1, unequal to the canonical filter).
+    // A classic filter of m = 700 bits fills 2 blocks; bits 700..1024 are padding,
+    // which FORMAT.md says is zero. A set padding bit is refused (accepted, it would
+    // give a fill_ratio above 1 and a filter unequal to the canonical one).
     use linebloom::{ClassicBloomFilter, ClassicParams};
     let f = ClassicBloomFilter::new(ClassicParams::new(700, 4).unwrap());
     let clean = f.to_bytes();
@@ -380,11 +380,11 @@ fn classic_padding_must_be_zero() {
 
 #[test]
 fn scalable_counts_must_match_its_layers() {
-    // Regression: the decoder accepted any len ≥ newest_len, including
-    // 2^64 − 1, whose next insert overflowed. Inserts fill each layer to its capacity
+    // A len of 2^64 − 1 would overflow on the next insert, so the decoder takes only
+    // the len inserts can make. Inserts fill each layer to its capacity
     // before the next starts, so len = full layers' capacities + newest_len exactly.
     use linebloom::ScalableBloomFilter;
-    let mut f = ScalableBloomFilter::new(100, 0.01).unwrap();
+    let mut f = ScalableBloomFilter::for_fpr(100, 0.01).unwrap();
     for i in 0..450u64 {
         f.insert(&i);
     }
@@ -414,10 +414,9 @@ fn scalable_counts_must_match_its_layers() {
 
 #[test]
 fn classic_filters_with_the_old_probe_scheme_are_refused() {
-    // Regression: the classic filter's probes changed from enhanced double
-    // hashing (scheme 0: bytes 40..48 were zero) to one mixed value per probe (scheme
-    // 1). Old bytes would decode and then answer with false negatives, so they are
-    // refused by name.
+    // Probe scheme 0 of the classic filter (enhanced double hashing, bytes 40..48
+    // zero) is not scheme 1 (one mixed value per probe): its bytes, decoded, would
+    // answer with false negatives, so they are refused by name.
     use linebloom::{ClassicBloomFilter, ClassicParams};
     let mut f = ClassicBloomFilter::new(ClassicParams::new(700, 4).unwrap());
     f.insert("a");
@@ -516,16 +515,16 @@ fn quotient_filters_of_the_emptier_block_scheme_are_read() {
 
 #[test]
 fn every_scalable_filter_the_library_builds_decodes() {
-    // Regression: growth 1.0 made more than 128 layers (options (1, 0.5,
-    // 1.0, 0.9) and 200 inserts gave 187), which the decoder refused. The builder now
-    // stops at MAX_LAYERS and the decoder accepts up to MAX_LAYERS, so a filter grown
-    // until it cannot grow any more still round-trips.
-    use linebloom::{IntFold, MAX_LAYERS, ScalableBloomFilter, ScalableError, ScalableOptions};
+    // Growth 1.0 makes many layers (options (1, 0.5, 1.0, 0.9) and 200 inserts give
+    // 187). The builder stops at MAX_LAYERS and the decoder accepts up to MAX_LAYERS,
+    // so a filter grown until it cannot grow any more still round-trips.
+    use linebloom::scalable::MAX_LAYERS;
+    use linebloom::{IntFold, ScalableBloomFilter, ScalableError, ScalableOptions};
     for tightening in [0.9, 0.99] {
         let options = ScalableOptions::new(1, 0.5)
             .with_growth(1.0)
             .with_tightening(tightening);
-        let mut f = ScalableBloomFilter::with_options(options, IntFold::default()).unwrap();
+        let mut f = ScalableBloomFilter::with_hasher(options, IntFold::default()).unwrap();
         let mut key = 0u64;
         let stopped = loop {
             match f.try_insert(&key) {
@@ -554,9 +553,9 @@ fn every_scalable_filter_the_library_builds_decodes() {
 
 #[test]
 fn from_bytes_needs_no_type_annotation() {
-    // Regression: `BloomFilter::from_bytes(&b)` failed to infer its hasher
-    // (E0283) unless bound to a typed variable. Each kind's default type now has its
-    // own `from_bytes`; `from_bytes_with_hasher` names any other hasher. This test is the compile check.
+    // `BloomFilter::from_bytes(&b)` infers its hasher without a typed variable (no
+    // E0283): each kind's default type has its own `from_bytes`, and
+    // `from_bytes_with_hasher` names any other hasher. This test is the compile check.
     use linebloom::{
         Blocks, ClassicBloomFilter, ClassicParams, CountingBloomFilter, ScalableBloomFilter,
     };
@@ -581,7 +580,7 @@ fn from_bytes_needs_no_type_annotation() {
             .fill_ratio(),
         0.0
     );
-    let s = ScalableBloomFilter::new(10, 0.01).unwrap();
+    let s = ScalableBloomFilter::for_fpr(10, 0.01).unwrap();
     assert_eq!(
         ScalableBloomFilter::from_bytes(&s.to_bytes())
             .unwrap()
@@ -597,13 +596,13 @@ fn from_bytes_needs_no_type_annotation() {
 
 #[test]
 fn absurd_scalable_options_are_refused_at_once() {
-    // Regression: a 184-byte scalable encoding claiming an initial capacity
-    // near 2^62 took 0.2-0.8 s to refuse (the sizing search walked ~10^6 binomial
-    // terms). Sizing now answers in microseconds: such options are refused by the hash
-    // floor or by size. The time bound only turns a regression into a failure instead
-    // of a stall; it is 1000x the measured cost.
+    // A 184-byte scalable encoding claiming an initial capacity near 2^62 must be
+    // refused in bounded time (a sizing search over ~10^6 binomial terms would take
+    // 0.2-0.8 s): sizing answers in microseconds, refusing such options by the hash
+    // floor or by size. The time bound turns a slow path into a failure instead of a
+    // stall; it is 1000x the measured cost.
     use linebloom::ScalableBloomFilter;
-    let mut f = ScalableBloomFilter::new(10, 0.01).unwrap();
+    let mut f = ScalableBloomFilter::for_fpr(10, 0.01).unwrap();
     f.insert(&1u64);
     let good = f.to_bytes();
     let start = std::time::Instant::now();

@@ -85,7 +85,7 @@ fn sized_filters_keep_their_promise() {
         );
         // Sizing leaves 5% headroom (SIZING_MARGIN); the measured rate must not exceed
         // the target by more than the statistical slack beyond that headroom.
-        assert!(m.predicted <= target * linebloom::SIZING_MARGIN);
+        assert!(m.predicted <= target * linebloom::params::SIZING_MARGIN);
         assert!(
             m.rate <= target.min(m.predicted + m.tolerance()),
             "measured {} > target {target}",
@@ -200,11 +200,12 @@ fn structured_integer_keys_match_the_formula() {
 
 #[test]
 fn classic_sized_for_a_small_rate_measures_below_it() {
-    // Regression: the exact classic formula cancelled to 0.0, and
-    // `ClassicParams::for_fpr(1000, 1e-7)` measured 3.6e-6. Bound: the pooled count of
+    // An exact classic formula that cancels to 0.0 would size
+    // `ClassicParams::for_fpr(1000, 1e-7)` at about 3.6e-6. Bound: the pooled count of
     // false positives is Binomial(N, p̄) with p̄ ≤ 1e-7 if sizing holds; with N = 2e7
     // (release) its mean is ≤ 2 and P(count ≥ 13) < 2e-7; with N = 2e6 (debug) the mean
-    // is ≤ 0.2 and P(count ≥ 6) < 1e-7. The old filter's mean was 72 (release).
+    // is ≤ 0.2 and P(count ≥ 6) < 1e-7. A filter sized by a cancelled formula has a
+    // mean of 72 (release).
     use linebloom::{ClassicBloomFilter, ClassicParams};
     let params = ClassicParams::for_fpr(1000, 1e-7).unwrap();
     let (seeds, probes, allowed) = if RELEASE {

@@ -281,7 +281,7 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
     let options = linebloom::ScalableOptions::new(100, 0.01)
         .with_growth(2.0)
         .with_tightening(0.5);
-    let mut scalable = ScalableBloomFilter::with_options(options, IntFold::default()).unwrap();
+    let mut scalable = ScalableBloomFilter::with_hasher(options, IntFold::default()).unwrap();
     keys().for_each(|k| {
         scalable.insert(&k);
     });

@@ -157,7 +157,7 @@ fn bytes_views_and_every_decoder() {
         assert_eq!(view.as_blocks(), classic.as_blocks());
     }
 
-    let mut scalable = ScalableBloomFilter::new(4, 0.1).unwrap();
+    let mut scalable = ScalableBloomFilter::for_fpr(4, 0.1).unwrap();
     for i in 0..20u64 {
         scalable.insert(&i);
     }

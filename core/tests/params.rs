@@ -1,9 +1,9 @@
 //! Sizing: typed errors for bad input, sane results for degenerate input, and the
 //! theoretical functions' sanity against each other.
 
+use linebloom::params::SIZING_MARGIN;
 use linebloom::{
-    ClassicParams, CountingParams, MAX_BYTES, Params, ParamsError, SIZING_MARGIN,
-    ScalableBloomFilter, fpr,
+    ClassicParams, CountingParams, MAX_BYTES, Params, ParamsError, ScalableBloomFilter, fpr,
 };
 
 #[test]
@@ -105,7 +105,7 @@ fn sizing_is_minimal() {
         (12_345, 1e-5),
     ] {
         let params = Params::for_fpr(n, p).unwrap();
-        let goal = p * linebloom::SIZING_MARGIN;
+        let goal = p * linebloom::params::SIZING_MARGIN;
         assert!(params.expected_fpr(n) <= goal);
         assert!(params.per_filter_fpr(n) <= p, "n = {n}, p = {p}");
         // The smallest filter that meets the goal with any k…
@@ -124,8 +124,8 @@ fn sizing_is_minimal() {
             if shrunk.per_filter_fpr(n) > p && fpr::blocked(b - 1, k, n) <= goal {
                 continue; // headroom for the spread between filters
             }
-            assert!(linebloom::FAST_K.contains(&k), "n = {n}, p = {p}");
-            let allowance = smallest as f64 * linebloom::FAST_SHAPE_ALLOWANCE;
+            assert!(linebloom::params::FAST_K.contains(&k), "n = {n}, p = {p}");
+            let allowance = smallest as f64 * linebloom::params::FAST_SHAPE_ALLOWANCE;
             assert!(b as f64 <= smallest as f64 + allowance, "n = {n}, p = {p}");
             assert!(fpr::blocked(b - 1, k, n) > goal, "n = {n}, p = {p}");
         }
@@ -183,8 +183,8 @@ fn blocked_is_worse_than_classic_at_equal_memory() {
 
 #[test]
 fn absurd_sizes_answer_at_once() {
-    // Regression: the formula walked the binomial of block loads, whose
-    // spread grows with √(keys per block), so these took seconds or never returned
+    // A formula that walks the binomial of block loads, whose spread grows with
+    // √(keys per block), takes seconds or never returns on these
     // (`for_bits_per_key(2^63, 1e-9)` 7 s; `expected_fpr(2^63)` on 2 blocks over 300 s).
     // Above 10^4 keys per block the rate is exactly 1.0 in f64 (see `fpr`), and the
     // answers below are what the full sum gives. The time bound is only there so that a
@@ -212,7 +212,7 @@ fn absurd_sizes_answer_at_once() {
     // (The first layer's rate is 0.9 · (1 − 0.8) = 0.18: above the hash's floor at
     // 2⁶⁰ keys, 1/16, so the size is what refuses it.)
     assert!(matches!(
-        ScalableBloomFilter::new(1 << 60, 0.9),
+        ScalableBloomFilter::for_fpr(1 << 60, 0.9),
         Err(ParamsError::TooLarge { .. })
     ));
     // Just below the shortcut the sum still runs, and agrees that the block is full.
@@ -226,10 +226,10 @@ fn absurd_sizes_answer_at_once() {
 
 #[test]
 fn rates_below_the_hash_floor_are_refused_by_every_sizing_function() {
-    // Regression: `ClassicParams::for_fpr(2^32, 1e-12)` returned Ok although
-    // full-hash collisions alone give 2^32 / 2^64 = 2.3e-10; the blocked sizing searched
-    // up to 1 TiB and answered `TooLarge`. A rate at or below the floor (with the sizing
-    // margin) is now refused with its own error, whatever the memory.
+    // `ClassicParams::for_fpr(2^32, 1e-12)` cannot be met: full-hash collisions alone
+    // give 2^32 / 2^64 = 2.3e-10. A rate at or below the floor (with the sizing margin)
+    // is refused with its own error, whatever the memory, rather than searched up to
+    // 1 TiB.
     let floor_err = |capacity| ParamsError::FprBelowHashFloor { capacity };
     for (n, p) in [
         (1u64 << 32, 1e-12),
@@ -244,7 +244,7 @@ fn rates_below_the_hash_floor_are_refused_by_every_sizing_function() {
         assert_eq!(Params::for_fpr(n, p), Err(floor_err(n)));
         assert_eq!(CountingParams::for_fpr(n, p), Err(floor_err(n)));
         assert_eq!(ClassicParams::for_fpr(n, p), Err(floor_err(n)));
-        assert_eq!(ScalableBloomFilter::new(n, p).err(), Some(floor_err(n)));
+        assert_eq!(ScalableBloomFilter::for_fpr(n, p).err(), Some(floor_err(n)));
     }
     // Just above the floor the blocked sizing still answers, and keeps its promise.
     let n = 1u64 << 20;
@@ -255,9 +255,9 @@ fn rates_below_the_hash_floor_are_refused_by_every_sizing_function() {
 
 #[test]
 fn classic_sizing_keeps_small_rates() {
-    // Regression: `fpr::classic_exact` cancelled to 0.0 for large m and k,
-    // so `ClassicParams::for_fpr(1000, 1e-7)` accepted its first candidate, measured at
-    // 3.6e-6 (36x the target). Its prediction must now agree with the textbook formula
+    // `fpr::classic_exact` must not cancel to 0.0 for large m and k (then
+    // `ClassicParams::for_fpr(1000, 1e-7)` would accept its first candidate, measured at
+    // 3.6e-6, 36x the target). Its prediction must agree with the textbook formula
     // (which has no cancellation and is within a few percent at this size), and stay
     // at or below the target.
     for p in [1e-5, 1e-7, 1e-9] {

@@ -191,10 +191,9 @@ impl AsRef<[Block]> for Shrinking {
 #[test]
 #[should_panic(expected = "storage changed length")]
 fn a_storage_that_shrinks_is_refused_not_read_out_of_bounds() {
-    // Regression: the probe indexed the slice it got without a bounds check,
-    // assuming it non-empty (Params forbids zero blocks at construction), so an empty
-    // answer later was read at index 0 out of bounds. The probe now compares the slice
-    // with the shape every time and panics on a mismatch.
+    // Storage that shrinks after construction must not be read out of bounds (Params
+    // forbids zero blocks only at construction): the probe compares the slice with the
+    // shape every time and panics on a mismatch.
     let storage = Shrinking {
         blocks: vec![Block::ZERO; 64],
         calls: std::cell::Cell::new(0),

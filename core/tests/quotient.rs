@@ -145,31 +145,40 @@ proptest! {
     }
 }
 
-/// With a 2-tag-bit-free pool of 4 keys in 2 blocks, the same key inserted until the
-/// filter is full, then removed one by one: counts and refusals, per kernel.
+/// One key inserted until a 2-block filter is full, so that its bucket's run fills
+/// both blocks, then removed one by one: counts and refusals, per kernel. The key's
+/// bucket is the first, the second, a middle one and the last in turn (the runs that
+/// start at the first slot and end past the last are the edge cases of the lookup).
 #[test]
 fn full_filter_refuses_and_counts() {
     for kernel in kernels() {
-        for tag_bits in [8, 16] {
-            let params = QuotientParams::new(2, tag_bits).unwrap();
-            let mut f = VectorQuotientFilter::new(params).with_kernel(kernel);
-            let slots = params.slots();
-            for i in 0..slots {
-                let stored = if i == 0 { Stored::New } else { Stored::Again };
-                assert_eq!(f.insert(&7u64), Ok(stored));
+        for (tag_bits, buckets) in [(8u32, 80u32), (16, 36)] {
+            for bucket in [0, 1, buckets / 2, buckets - 1] {
+                let h = (0u64..)
+                    .map(linebloom::hash::fmix64)
+                    .find(|&h| linebloom::quotient::location(h, 2, tag_bits).bucket == bucket)
+                    .unwrap();
+                let params = QuotientParams::new(2, tag_bits).unwrap();
+                let mut f = VectorQuotientFilter::new(params).with_kernel(kernel);
+                let slots = params.slots();
+                for i in 0..slots {
+                    let stored = if i == 0 { Stored::New } else { Stored::Again };
+                    assert_eq!(f.insert_hash(h), Ok(stored));
+                    assert!(f.contains_hash(h), "{tag_bits}-bit, bucket {bucket}");
+                }
+                let before = f.as_blocks().to_vec();
+                assert_eq!(f.insert_hash(h), Err(FilterFull));
+                assert_eq!(f.insert_hash(h ^ 1), Err(FilterFull));
+                assert!(f.as_blocks() == &before[..], "a refusal changed nothing");
+                assert_eq!(f.len(), slots);
+                assert!((f.load_factor() - 1.0).abs() < 1e-12);
+                for _ in 0..slots {
+                    assert!(f.contains_hash(h), "{tag_bits}-bit, bucket {bucket}");
+                    f.remove_hash(h).unwrap();
+                }
+                assert_eq!(f.remove_hash(h), Err(RemoveError::NotPresent));
+                assert!(f.is_empty() && f.as_blocks().iter().all(|b| *b == Block::ZERO));
             }
-            let before = f.as_blocks().to_vec();
-            assert_eq!(f.insert(&7u64), Err(FilterFull));
-            assert_eq!(f.insert(&8u64), Err(FilterFull));
-            assert!(f.as_blocks() == &before[..], "a refusal changed nothing");
-            assert_eq!(f.len(), slots);
-            assert!((f.load_factor() - 1.0).abs() < 1e-12);
-            for _ in 0..slots {
-                assert!(f.contains(&7u64));
-                f.remove(&7u64).unwrap();
-            }
-            assert_eq!(f.remove(&7u64), Err(RemoveError::NotPresent));
-            assert!(f.is_empty() && f.as_blocks().iter().all(|b| *b == Block::ZERO));
         }
     }
 }

@@ -46,8 +46,8 @@ pub enum DecodeError {
     /// zero, as the format requires.
     PaddingNonZero,
     /// A classic filter whose probe scheme (bytes 40..48) this build does not read. `0`
-    /// is the enhanced double hashing of the first version-2 builds, whose patterns
-    /// repeat too often at small sizes (see the classic filter's docs): rebuild it.
+    /// is enhanced double hashing, whose patterns repeat too often at small sizes (see
+    /// the classic filter's docs): rebuild it.
     UnsupportedProbeScheme(u64),
     /// A vector quotient filter whose location scheme (bytes 32..40) this build does not
     /// read (it reads [`crate::quotient::SCHEME_ID`] and

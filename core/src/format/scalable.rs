@@ -36,7 +36,7 @@ impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
     ///
     /// ```
     /// use linebloom::ScalableBloomFilter;
-    /// let mut f = ScalableBloomFilter::new(100, 0.01)?;
+    /// let mut f = ScalableBloomFilter::for_fpr(100, 0.01)?;
     /// for i in 0..1000u32 { f.insert(&i); }
     /// let g = ScalableBloomFilter::from_bytes(&f.to_bytes())?;
     /// assert_eq!(g, f);
@@ -66,8 +66,8 @@ impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
             p[0..8].copy_from_slice(&self.len().to_le_bytes());
             p[8..16].copy_from_slice(&self.newest_len().to_le_bytes());
             let mode = match options.mode() {
-                crate::Mode::Scaling => 0u64,
-                crate::Mode::Fixed => 1,
+                crate::scalable::Mode::Scaling => 0u64,
+                crate::scalable::Mode::Fixed => 1,
             };
             p[16..24].copy_from_slice(&mode.to_le_bytes());
             let mut at = SCALABLE_PREFIX;
@@ -95,10 +95,10 @@ impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
     pub fn from_bytes_with_hasher(bytes: &[u8]) -> Result<Self, DecodeError> {
         let (fields, payload) = open(bytes, KIND_SCALABLE, H::ID, |f, _| {
             let layers = f.k as u64;
-            if layers == 0 || layers > crate::MAX_LAYERS as u64 {
+            if layers == 0 || layers > crate::scalable::MAX_LAYERS as u64 {
                 return Err(DecodeError::Inconsistent);
             }
-            if f.blocks > crate::MAX_BLOCKS {
+            if f.blocks > crate::params::MAX_BLOCKS {
                 return Err(DecodeError::InvalidParams(ParamsError::TooLarge {
                     bytes: f.blocks.saturating_mul(64),
                 }));
@@ -114,8 +114,8 @@ impl<H: StableHasher + Clone> crate::ScalableBloomFilter<H> {
             f64::from_bits(tightening),
         );
         let mode = match le_u64(payload, 16) {
-            0 => crate::Mode::Scaling,
-            1 => crate::Mode::Fixed,
+            0 => crate::scalable::Mode::Scaling,
+            1 => crate::scalable::Mode::Fixed,
             _ => return Err(DecodeError::Inconsistent),
         };
         let options = crate::ScalableOptions::new(initial, fpr)

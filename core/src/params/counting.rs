@@ -29,7 +29,7 @@ impl CountingParams {
     }
 
     /// The smallest counting filter whose predicted rate after `capacity` keys is at
-    /// most `fpr` with [`crate::SIZING_MARGIN`] of headroom, with the per-filter
+    /// most `fpr` with [`crate::params::SIZING_MARGIN`] of headroom, with the per-filter
     /// headroom of [`Params::for_fpr`] from the counting filter's own spread
     /// ([`fpr::counting_spread`]).
     ///

@@ -82,7 +82,8 @@ pub const MAX_BLOCKS: u64 = MAX_BYTES / Block::BYTES as u64;
 /// | 24 | 16 | 0.0067% |
 ///
 /// ```
-/// use linebloom::{BloomFilter, Params, StaticBlocks, blocks_for};
+/// use linebloom::params::blocks_for;
+/// use linebloom::{BloomFilter, Params, StaticBlocks};
 /// static STORAGE: StaticBlocks<{ blocks_for(1000, 10) }> = StaticBlocks::new();
 /// assert_eq!(blocks_for(1000, 10), 20);
 /// let f: BloomFilter = BloomFilter::from_storage(STORAGE.take().unwrap(), 6)?;

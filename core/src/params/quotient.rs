@@ -215,7 +215,7 @@ impl QuotientParams {
     /// The smallest filter for `capacity` keys at false-positive rate `fpr`: for each
     /// tag width, enough blocks for the capacity ([`for_capacity`](Self::for_capacity))
     /// and for [`fpr_bound`](Self::fpr_bound) to stay at or below
-    /// [`crate::SIZING_MARGIN`]` · fpr`; then the width that needs fewer blocks.
+    /// [`crate::params::SIZING_MARGIN`]` · fpr`; then the width that needs fewer blocks.
     ///
     /// Every filter then keeps its rate at or below `0.95 · fpr` up to `capacity` keys
     /// (the bound holds for each filter, not only on average). 8-bit tags serve rates

@@ -5,7 +5,7 @@
 use super::scheme::{Eight, Sixteen, is_well_formed, load};
 use crate::arch::quotient::{Insertion, QuotientKernel, QuotientProbe};
 use crate::block::Block;
-use crate::counting::RemoveError;
+use crate::filter::RemoveError;
 use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::{ParamsError, QuotientParams};
 
@@ -13,7 +13,7 @@ use crate::params::{ParamsError, QuotientParams};
 ///
 /// No key was dropped or moved. The filter holds more than its
 /// [`capacity`](QuotientParams::capacity) (below it this happens with a chance of
-/// about [`crate::FULL_CHANCE`] at most); rebuild it larger, or remove keys.
+/// about [`crate::params::FULL_CHANCE`] at most); rebuild it larger, or remove keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FilterFull;
 
@@ -468,6 +468,33 @@ impl<S: AsRef<[Block]>, H: KeyHasher> crate::Filter for VectorQuotientFilter<S, 
     }
     fn estimated_fpr(&self) -> f64 {
         VectorQuotientFilter::estimated_fpr(self)
+    }
+}
+
+/// Inserts that can be refused ([`FilterFull`]); `insert` answers `true` for
+/// [`Stored::New`].
+impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> crate::InsertFilter
+    for VectorQuotientFilter<S, H>
+{
+    type InsertError = FilterFull;
+    #[inline]
+    fn insert_hash(&mut self, hash: u64) -> Result<bool, FilterFull> {
+        VectorQuotientFilter::insert_hash(self, hash).map(|stored| stored == Stored::New)
+    }
+    #[inline]
+    fn add_hash(&mut self, hash: u64) -> Result<(), FilterFull> {
+        VectorQuotientFilter::add_hash(self, hash)
+    }
+    fn clear(&mut self) {
+        VectorQuotientFilter::clear(self)
+    }
+}
+
+impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> crate::RemoveFilter
+    for VectorQuotientFilter<S, H>
+{
+    fn remove_hash(&mut self, hash: u64) -> Result<(), RemoveError> {
+        VectorQuotientFilter::remove_hash(self, hash)
     }
 }
 

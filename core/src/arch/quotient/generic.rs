@@ -6,7 +6,7 @@
 //! ```text
 //! contains(h):  (first, second, bucket, tag) = locate(h)
 //!               hit(first) or hit(second)
-//! hit(block):   slots [start, end) of the bucket's run (two selects on the metadata)
+//! hit(block):   lanes of the bucket's run: end − start, two one-bit deposits of the metadata
 //!               any slot in it equal to tag (one vector compare of the block)
 //! insert(h):    from 64 blocks up, first while it holds < FIRST_BLOCK_BELOW; else the
 //!               emptier of first and second (first on a tie); both full: Full
@@ -69,11 +69,39 @@ unsafe fn run<W: Width, O: TagOps>(block: &Block, bucket: u32) -> (u32, u32) {
     )
 }
 
+/// The lane just past the run of `bucket`, as a one-bit word: lane `FIRST_LANE +
+/// select₀(bucket) − bucket`, or 0 where that lane is 64 (a full block's last run).
+/// One deposit per metadata word (the bucket's closing zero is in exactly one of them),
+/// shifted so that the zero's position becomes its slot's lane.
+#[inline(always)]
+unsafe fn run_end_lane<W: Width, O: TagOps>(metadata: u128, bucket: u32) -> u64 {
+    let low = !(metadata as u64);
+    // SAFETY: the caller's CPU has O's features (this function's contract). A rank of
+    // 64 or more deposits nothing, so the shift's masking never matters.
+    let in_low = unsafe { O::deposit(low, bucket) } >> (bucket & 63) << W::FIRST_LANE;
+    if W::TAG_WORD == 1 {
+        return in_low;
+    }
+    let high = !((metadata >> 64) as u64);
+    // A bucket whose zero is in the low word wraps to a huge rank: nothing deposited.
+    // SAFETY: as above.
+    let deposited = unsafe { O::deposit(high, bucket.wrapping_sub(low.count_ones())) };
+    // Zero number `bucket` at bit `p` of the high word is slot `64 + p − bucket`.
+    let in_high = deposited
+        .checked_shl((64 + W::FIRST_LANE).wrapping_sub(bucket))
+        .unwrap_or(0);
+    in_low | in_high
+}
+
 /// The lanes of the run's slots whose tag equals `tag`, as bits of the backend's lane
 /// mask (lane `FIRST_LANE + s` is slot `s`).
 ///
 /// The compare comes first: most blocks hold no slot with the tag at all (at 94% load
-/// with 8-bit tags, 84% of them), and those need no select.
+/// with 8-bit tags, 84% of them), and those need no select. With a fast deposit
+/// (`pdep`) the run's lanes are the difference of two one-bit words, the lanes just past
+/// the run and just past the bucket before (the first slot's lane for bucket 0), as in
+/// the C VQF; with the broadword select, whose cost is the select itself, one select
+/// finds the run's end and a leading-zero count its start.
 #[inline(always)]
 unsafe fn matches<W: Width, O: TagOps>(block: &Block, bucket: u32, tag: u32) -> u64 {
     let lanes = if W::TAG_BITS == 8 {
@@ -84,17 +112,28 @@ unsafe fn matches<W: Width, O: TagOps>(block: &Block, bucket: u32, tag: u32) -> 
         unsafe { O::lanes16(block, tag as u16) as u64 }
     };
     let slot_lanes = (u64::MAX >> (64 - W::SLOTS)) << W::FIRST_LANE;
-    if lanes & slot_lanes == 0 {
+    let candidates = lanes & slot_lanes;
+    if candidates == 0 {
         return 0;
     }
+    if !O::FAST_DEPOSIT {
+        // SAFETY: as above.
+        let (start, end) = unsafe { run::<W, O>(block, bucket) };
+        let run_lanes = u64::MAX.checked_shr(64 - (end - start)).unwrap_or(0);
+        return candidates & run_lanes << W::FIRST_LANE << start;
+    }
+    let metadata = W::metadata(block);
     // SAFETY: as above.
-    let (start, end) = unsafe { run::<W, O>(block, bucket) };
-    if start == end {
-        return 0;
-    }
-    let len = end - start;
-    let run_mask = (u64::MAX >> (64 - len.min(64))).wrapping_shl(W::FIRST_LANE + start);
-    lanes & run_mask
+    let end = unsafe { run_end_lane::<W, O>(metadata, bucket) };
+    let start = if bucket == 0 {
+        1 << W::FIRST_LANE
+    } else {
+        // SAFETY: as above.
+        unsafe { run_end_lane::<W, O>(metadata, bucket - 1) }
+    };
+    // Where the run reaches the last slot, `end` is 0 and the difference wraps to every
+    // lane from `start` up, as it should.
+    candidates & end.wrapping_sub(start)
 }
 
 /// Is the key with this hash's fingerprint in either of its blocks?
@@ -136,15 +175,22 @@ pub(crate) unsafe fn insert<W: Width, O: TagOps>(
             matches::<W, O>(first, at.bucket, at.tag) != 0
                 || matches::<W, O>(second, at.bucket, at.tag) != 0
         };
-    let (load_first, load_second) = (load::<W>(first), load::<W>(second));
-    if load_first.min(load_second) >= W::SLOTS {
-        return Insertion::Full;
-    }
-    let below = first_block_below::<W>(blocks.len());
-    let target = if load_first < below || load_first <= load_second {
+    // The second block's metadata is read only where the rule needs it: below the
+    // threshold the first block takes the key, and a filter in DRAM then waits for one
+    // line, not two.
+    let load_first = load::<W>(first);
+    let target = if load_first < first_block_below::<W>(blocks.len()) {
         at.first
     } else {
-        at.second
+        let load_second = load::<W>(second);
+        if load_first.min(load_second) >= W::SLOTS {
+            return Insertion::Full;
+        }
+        if load_first <= load_second {
+            at.first
+        } else {
+            at.second
+        }
     };
     let block = &mut blocks[target];
     let metadata = W::metadata(block);

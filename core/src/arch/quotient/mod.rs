@@ -67,6 +67,26 @@ pub(crate) trait TagOps {
     ///
     /// Only on a CPU with the backend's features.
     unsafe fn select(word: u64, rank: u32) -> u32;
+    /// Whether [`TagOps::deposit`] is one instruction (`pdep`), so that a run's lanes
+    /// are cheaper as two deposits than as a select and a leading-zero count.
+    const FAST_DEPOSIT: bool = false;
+    /// Set bit number `rank` (from 0) of `word` alone, as a one-bit word; 0 when `word`
+    /// has no such bit or `rank` is 64 or more. Derived from [`TagOps::select`]; `pdep`
+    /// backends answer it in one instruction.
+    ///
+    /// # Safety
+    ///
+    /// Only on a CPU with the backend's features.
+    #[inline(always)]
+    unsafe fn deposit(word: u64, rank: u32) -> u64 {
+        // SAFETY: the same contract as this function's.
+        let position = unsafe { Self::select(word, rank) };
+        if rank >= 64 {
+            0
+        } else {
+            1u64.checked_shl(position).unwrap_or(0)
+        }
+    }
 }
 
 /// The single-key entry points of one tag width.

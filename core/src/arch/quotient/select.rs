@@ -80,6 +80,21 @@ pub(crate) unsafe fn pdep(word: u64, rank: u32) -> u32 {
     unsafe { _tzcnt_u64(_pdep_u64(1u64.wrapping_shl(rank), word)) as u32 }
 }
 
+/// Set bit number `rank` (from 0) of `word` alone with BMI2 (`pdep` of the rank's bit):
+/// 0 when there is none or `rank` is 64 or more.
+///
+/// # Safety
+///
+/// Only on a CPU with BMI2.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[inline(always)]
+#[must_use]
+pub(crate) unsafe fn pdep_bit(word: u64, rank: u32) -> u64 {
+    use core::arch::x86_64::_pdep_u64;
+    // SAFETY: BMI2 per this function's contract.
+    unsafe { _pdep_u64(1u64.checked_shl(rank).unwrap_or(0), word) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::broadword;
