@@ -10,9 +10,17 @@ use linebloom_benches::*;
 use std::hint::black_box;
 use std::time::Instant;
 
+/// Batched against single-key lookups on a 1.2 GiB filter.
+#[derive(clap::Parser)]
+struct Args {
+    /// The filter on ordinary 4 KiB pages instead of huge pages.
+    #[arg(long = "4k")]
+    small_pages: bool,
+}
+
 fn main() {
     let kernel = linebloom::arch::detect();
-    if std::env::args().any(|a| a == "--4k") {
+    if <Args as clap::Parser>::parse().small_pages {
         // Same filter in ordinary pages, for the comparison.
         return run(small_page_filter(1_000_000_000, kernel).0, "4k");
     }

@@ -48,11 +48,16 @@ fn misses_dyn_pass(f: &dyn Filter, keys: &[u64]) -> u64 {
     f.count_each(keys)
 }
 
+/// A dynamic call per key against one per pass.
+#[derive(clap::Parser)]
+struct Args {
+    /// Keys in each filter.
+    #[arg(default_value_t = 10_000)]
+    n: u64,
+}
+
 fn main() {
-    let n: u64 = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10_000);
+    let Args { n } = clap::Parser::parse();
     let keys = non_member_keys(PROBE_KEYS);
     let kernel = linebloom::arch::detect();
     let mut sbbf_direct = sbbf(n);

@@ -19,18 +19,30 @@ fn run<C: Filter>(mut c: C, n: u64, rounds: usize) {
     println!("{}: {ns:.2} ns/lookup ({found} hits)", c.name());
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let which = args.get(1).map(String::as_str).unwrap_or("avx2");
-    let n: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10_000);
-    let rounds: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(200);
-    match which {
+/// A bare lookup loop, for `perf stat` and `perf record`.
+#[derive(clap::Parser)]
+struct Args {
+    /// `sbbf`, `fastbloom`, or a linebloom kernel this CPU runs.
+    #[arg(default_value = "avx2")]
+    which: String,
+    /// Keys in the filter.
+    #[arg(default_value_t = 10_000)]
+    n: u64,
+    /// Passes over the probe keys.
+    #[arg(default_value_t = 200)]
+    rounds: usize,
+}
+
+fn main() -> anyhow::Result<()> {
+    let Args { which, n, rounds } = clap::Parser::parse();
+    match which.as_str() {
         "sbbf" => run(sbbf(n), n, rounds),
         "fastbloom" => run(fastbloom(n), n, rounds),
-        kernel => run(
-            linebloom(n, linebloom::arch::by_name(kernel).expect("kernel")),
-            n,
-            rounds,
-        ),
+        kernel => {
+            let kernel = linebloom::arch::by_name(kernel)
+                .ok_or_else(|| anyhow::anyhow!("no kernel {kernel:?} on this CPU"))?;
+            run(linebloom(n, kernel), n, rounds)
+        }
     }
+    Ok(())
 }

@@ -24,10 +24,19 @@ use linebloom_lab::timing::{ns_per_key, round_order};
 
 const OPS: [&str; 4] = ["miss", "hit", "delete", "reinsert"];
 
+/// The vector quotient filter's kernels against qfilter and cuckoofilter.
+#[derive(clap::Parser)]
+struct Args {
+    /// Rounds; the start order rotates every round.
+    #[arg(default_value_t = 9)]
+    rounds: usize,
+    /// The largest filter, in MiB (16 KiB, 256 KiB, 4 MiB and 64 MiB up to it).
+    #[arg(default_value_t = 64)]
+    max_mib: u64,
+}
+
 fn main() -> anyhow::Result<()> {
-    let mut args = std::env::args().skip(1);
-    let rounds: usize = args.next().map_or(Ok(9), |a| a.parse())?;
-    let max_mib: u64 = args.next().map_or(Ok(64), |a| a.parse())?;
+    let Args { rounds, max_mib } = clap::Parser::parse();
     println!(
         "quotient kernel detected: {}; CPU: {}",
         linebloom::arch::quotient::detect().name,

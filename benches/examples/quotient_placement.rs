@@ -60,25 +60,36 @@ mod sweep {
         ("T=40/21", [40, 21]),
     ];
 
+    /// The first-block threshold against others, in one process.
+    #[derive(clap::Parser)]
+    #[command(args_conflicts_with_subcommands = true)]
+    struct Args {
+        #[command(subcommand)]
+        mode: Option<Mode>,
+        /// Rounds; the start order rotates every round.
+        #[arg(default_value_t = 9)]
+        rounds: usize,
+        /// The largest key count timed (10^4 up to it, by factors of 10).
+        #[arg(default_value_t = 10_000_000)]
+        max_n: u64,
+    }
+
+    #[derive(clap::Subcommand)]
+    enum Mode {
+        /// The 10^-3 quantile of the keys held at the first refusal, per rule.
+        Quantiles {
+            /// Filters filled per block count.
+            #[arg(default_value_t = 20_000)]
+            fills: u64,
+        },
+    }
+
     pub fn run() -> anyhow::Result<()> {
-        let mut args = std::env::args().skip(1).peekable();
-        if args.peek().map(String::as_str) == Some("quantiles") {
-            let fills = match args.nth(1) {
-                Some(a) => a.parse().map_err(|e| anyhow::anyhow!("FILLS {a:?}: {e}"))?,
-                None => 20_000,
-            };
+        let args = <Args as clap::Parser>::parse();
+        if let Some(Mode::Quantiles { fills }) = args.mode {
             return quantiles(fills);
         }
-        let rounds: usize = match args.next() {
-            Some(a) => a
-                .parse()
-                .map_err(|e| anyhow::anyhow!("ROUNDS {a:?}: {e}"))?,
-            None => 9,
-        };
-        let max_n: u64 = match args.next() {
-            Some(a) => a.parse().map_err(|e| anyhow::anyhow!("MAX_N {a:?}: {e}"))?,
-            None => 10_000_000,
-        };
+        let (rounds, max_n) = (args.rounds, args.max_n);
         println!(
             "quotient kernel: {}; CPU: {}",
             linebloom::arch::quotient::detect().name,

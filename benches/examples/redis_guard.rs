@@ -28,10 +28,15 @@ const CLIENTS: usize = 8;
 const ROUNDS: usize = 6;
 const PER_RUN: Duration = Duration::from_millis(1500);
 
+/// The module's META guard against a separate GET of the meta.
+#[derive(clap::Parser)]
+struct Args {
+    /// The server, on loopback: `redis://127.0.0.1:PORT/`.
+    url: String,
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let url = std::env::args()
-        .nth(1)
-        .ok_or("usage: redis_guard redis://127.0.0.1:PORT/")?;
+    let Args { url } = clap::Parser::parse();
     let client = redis::Client::open(url.as_str())?;
     let mut con = client.get_connection()?;
     // Every key under one fresh prefix, removed at the end (and on error, by Drop).

@@ -66,12 +66,18 @@ fn redisbloom<'a>(name: &'static str, key: String) -> Contender<'a> {
     }
 }
 
+/// Single-key calls to a filter in Redis against RedisBloom's and a plain GET/SET.
+#[derive(clap::Parser)]
+struct Args {
+    /// The server, on loopback: `redis://127.0.0.1:PORT/`.
+    url: String,
+    /// Rounds; the start order rotates every round.
+    #[arg(default_value_t = 15)]
+    rounds: usize,
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let url = args
-        .next()
-        .ok_or("usage: redis_single redis://127.0.0.1:PORT/ [ROUNDS]")?;
-    let rounds: usize = args.next().map_or(Ok(15), |s| s.parse())?;
+    let Args { url, rounds } = clap::Parser::parse();
     let mut con = redis::Client::open(url.as_str())?.get_connection()?;
     // Every key under one fresh prefix, removed at the end (and on error, by Drop).
     let mut ns = Namespace::claim_on(&url, &Namespace::default_prefix())?;

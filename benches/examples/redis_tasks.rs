@@ -84,14 +84,22 @@ async fn throughput(
     done.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64()
 }
 
+/// Async tasks on one multiplexed connection against redis-rs's `bf_exists`.
+#[derive(clap::Parser)]
+struct Args {
+    /// The server, on loopback: `redis://127.0.0.1:PORT/`.
+    url: String,
+    /// Rounds; the start order rotates every round.
+    #[arg(default_value_t = 9)]
+    rounds: usize,
+    /// Concurrent tasks.
+    #[arg(default_value_t = 64)]
+    tasks: usize,
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let url = args
-        .next()
-        .ok_or("usage: redis_tasks redis://127.0.0.1:PORT/ [ROUNDS] [TASKS]")?;
-    let rounds: usize = args.next().map_or(Ok(9), |s| s.parse())?;
-    let tasks: usize = args.next().map_or(Ok(64), |s| s.parse())?;
+    let Args { url, rounds, tasks } = clap::Parser::parse();
     let client = redis::Client::open(url.as_str())?;
     let mut con = client.get_multiplexed_async_connection().await?;
     // Every key under one fresh prefix, removed at the end.

@@ -11,7 +11,7 @@
 use linebloom::arch::Kernel;
 use linebloom::{Block, Blocks, BloomFilter, Params};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
-use std::io::Write;
+use serde::{Deserialize, Serialize};
 
 /// Target false-positive rate the filters are built for.
 pub const TARGET_FPR: f64 = 0.01;
@@ -108,26 +108,80 @@ pub fn fill_and_check<C: Filter + ?Sized>(c: &mut C, n: u64, probes: &[u64]) {
     );
     let fp = probes.iter().filter(|&&k| c.contains(k)).count();
     let rate = fp as f64 / probes.len() as f64;
+    let bits_per_key = c.bytes() as f64 * 8.0 / n as f64;
     eprintln!(
-        "{:>20} n = {n:>10}: {:>11} bytes, {:.2} bits/key, measured FPR {rate:.5}",
+        "{:>20} n = {n:>10}: {:>11} bytes, {bits_per_key:.2} bits/key, measured FPR {rate:.5}",
         c.name(),
         c.bytes(),
-        c.bytes() as f64 * 8.0 / n as f64
     );
     std::fs::create_dir_all("target/linebloom-bench").expect("create target/linebloom-bench");
-    let mut f = std::fs::OpenOptions::new()
+    let file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open("target/linebloom-bench/fpr.csv")
+        .open(FPR_CSV)
         .expect("open fpr.csv");
-    writeln!(
-        f,
-        "{},{n},{},{:.4},{rate}",
-        c.name(),
-        c.bytes(),
-        c.bytes() as f64 * 8.0 / n as f64
-    )
+    let mut out = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(file);
+    out.serialize(FprRecord {
+        contender: c.name(),
+        capacity: n,
+        bytes: c.bytes(),
+        bits_per_key: rounded(bits_per_key, 4),
+        measured_fpr: rate,
+    })
+    .and_then(|()| out.flush().map_err(Into::into))
     .expect("write fpr.csv");
+}
+
+/// Where [`fill_and_check`] appends its rows (no header: one per filled contender).
+pub const FPR_CSV: &str = "target/linebloom-bench/fpr.csv";
+
+/// One row of [`FPR_CSV`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FprRecord {
+    /// The contender's name.
+    pub contender: String,
+    /// Keys it was filled with.
+    pub capacity: u64,
+    /// Its memory.
+    pub bytes: usize,
+    /// Bits per key.
+    pub bits_per_key: f64,
+    /// Measured false-positive rate.
+    pub measured_fpr: f64,
+}
+
+/// One row of `compare`'s CSV (written by `compare`, read by `compare_table`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CompareRecord {
+    /// The workload's table (`hit`, `miss`, `insert`, `add`, `atomic-…`).
+    pub table: String,
+    /// Keys in the filter.
+    pub n: u64,
+    /// The contender's name.
+    pub contender: String,
+    /// Median CPU ns per key over the rounds.
+    pub median_cpu_ns: f64,
+    /// Fastest round.
+    pub min_cpu_ns: f64,
+    /// Slowest round.
+    pub max_cpu_ns: f64,
+    /// Median over rounds of sbbf-rs-safe's time over this contender's.
+    pub speedup_vs_sbbf: f64,
+    /// Bits per key.
+    pub bits_per_key: f64,
+    /// Measured false-positive rate.
+    pub measured_fpr: f64,
+    /// Non-members the rate was measured on.
+    pub fpr_probes: usize,
+}
+
+/// `x` rounded to `digits` decimals, for CSV columns that need no more.
+#[must_use]
+pub fn rounded(x: f64, digits: i32) -> f64 {
+    let scale = 10f64.powi(digits);
+    (x * scale).round() / scale
 }
 
 /// linebloom sized like [`linebloom()`] on ordinary 4 KiB pages (a boxed slice from the
@@ -197,16 +251,20 @@ impl<const PAD: u32> Filter for OneBitFloor<PAD> {
     }
 }
 
-/// The examples' one argument, the number of rounds: `default` when absent.
-///
-/// # Panics
-///
-/// If the argument is not a number.
+/// The examples' one argument: the number of rounds.
+#[derive(clap::Parser)]
+pub struct RoundsArg {
+    /// Rounds (contenders interleaved, the start order rotating every round).
+    pub rounds: Option<usize>,
+}
+
+/// The examples' one argument, the number of rounds: `default` when absent; a value
+/// that is not a number ends the program with clap's message.
+#[must_use]
 pub fn rounds_arg(default: usize) -> usize {
-    std::env::args().nth(1).map_or(default, |s| {
-        s.parse()
-            .unwrap_or_else(|_| panic!("ROUNDS must be a number, not {s:?}"))
-    })
+    <RoundsArg as clap::Parser>::parse()
+        .rounds
+        .unwrap_or(default)
 }
 
 /// Times [`Filter::count_each`] over `keys` for every filter, interleaved for `rounds`

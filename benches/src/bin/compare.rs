@@ -49,7 +49,6 @@ use linebloom_lab::timing::{
     interleaved, interleaved_boxed, ns_per_key, paired_speedup, parallel_cpu_ns,
 };
 use std::hint::black_box;
-use std::io::Write;
 
 /// Runs one workload (a table name) over keys; returns a count so the work is kept.
 type Run = Box<dyn FnMut(&str, &[u64]) -> u64>;
@@ -181,14 +180,23 @@ struct Row {
     bits_per_key: f64,
 }
 
-const HEADER: &str = "table,n,contender,median_cpu_ns,min_cpu_ns,max_cpu_ns,speedup_vs_sbbf,bits_per_key,measured_fpr,fpr_probes\n";
-
-fn csv_line(r: &Row) -> String {
-    let (median, lo, hi) = summary(&r.samples);
-    format!(
-        "{},{},{},{median:.3},{lo:.3},{hi:.3},{:.3},{:.3},{:.6},{}\n",
-        r.table, r.n, r.contender, r.speedup, r.bits_per_key, r.fpr, r.fpr_probes
-    )
+impl Row {
+    /// The row as written: the samples summarized, every figure to the digits it needs.
+    fn record(&self) -> CompareRecord {
+        let (median, lo, hi) = summary(&self.samples);
+        CompareRecord {
+            table: self.table.clone(),
+            n: self.n,
+            contender: self.contender.clone(),
+            median_cpu_ns: rounded(median, 3),
+            min_cpu_ns: rounded(lo, 3),
+            max_cpu_ns: rounded(hi, 3),
+            speedup_vs_sbbf: rounded(self.speedup, 3),
+            bits_per_key: rounded(self.bits_per_key, 3),
+            measured_fpr: rounded(self.fpr, 6),
+            fpr_probes: self.fpr_probes,
+        }
+    }
 }
 
 /// Non-members each contender's false-positive rate is measured on: 2^20, so that at
@@ -359,24 +367,30 @@ fn run_atomic(n: u64, rounds: usize, rows: &mut Vec<Row>) {
     }
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let flag = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
-    let rounds: usize = flag("--rounds").and_then(|s| s.parse().ok()).unwrap_or(15);
-    let quick = args.iter().any(|a| a == "--quick");
-    let out = flag("--out");
+/// Interleaved head-to-head on the same keys: the speed targets of benches/README.md.
+#[derive(clap::Parser)]
+struct Args {
+    /// Rounds per workload; the start order rotates every round.
+    #[arg(long, default_value_t = 15)]
+    rounds: usize,
+    /// Leave out 1e8 keys.
+    #[arg(long)]
+    quick: bool,
+    /// Also write the CSV to this file.
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = <Args as clap::Parser>::parse();
+    let rounds = args.rounds;
     eprintln!(
         "kernel {}, {rounds} rounds, CPU time per pass, rotating start order",
         linebloom::arch::active_kernel()
     );
 
     let mut rows: Vec<Row> = Vec::new();
-    let sizes: &[u64] = if quick {
+    let sizes: &[u64] = if args.quick {
         &[10_000, 1_000_000, 10_000_000]
     } else {
         &[10_000, 1_000_000, 10_000_000, 100_000_000]
@@ -388,16 +402,24 @@ fn main() {
     run_atomic(1_000_000, rounds, &mut rows);
     eprintln!("atomic done");
 
-    let mut text = String::from(HEADER);
-    print!("{HEADER}");
+    let mut stdout = csv::Writer::from_writer(std::io::stdout());
+    let mut file = match &args.out {
+        Some(path) => Some(
+            csv::Writer::from_path(path)
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?,
+        ),
+        None => None,
+    };
     for r in &rows {
-        let line = csv_line(r);
-        print!("{line}");
-        text.push_str(&line);
+        let record = r.record();
+        stdout.serialize(&record)?;
+        if let Some(file) = &mut file {
+            file.serialize(&record)?;
+        }
     }
-    if let Some(path) = out {
-        let mut f =
-            std::fs::File::create(&path).unwrap_or_else(|e| panic!("cannot write {path}: {e}"));
-        f.write_all(text.as_bytes()).expect("write results");
+    stdout.flush()?;
+    if let Some(file) = &mut file {
+        file.flush()?;
     }
+    Ok(())
 }

@@ -9,56 +9,19 @@
 //! `DEFAULT.csv` comes from a default build of `compare`, `NATIVE.csv` (optional) from a
 //! `RUSTFLAGS="-C target-cpu=native"` build, where the kernel is compiled in.
 
+use linebloom_benches::CompareRecord;
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// One `compare` row.
-struct Row {
-    table: String,
-    n: u64,
-    contender: String,
-    median: f64,
-    speedup: f64,
-    fpr: f64,
-    fpr_probes: f64,
-    bits_per_key: f64,
-}
+type Row = CompareRecord;
 
-fn load(path: &str) -> Vec<Row> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
-    let col = |name: &str| {
-        header
-            .iter()
-            .position(|h| *h == name)
-            .unwrap_or_else(|| panic!("{path}: no column {name}"))
-    };
-    let (t, n, c, m, s, f, fp, b) = (
-        col("table"),
-        col("n"),
-        col("contender"),
-        col("median_cpu_ns"),
-        col("speedup_vs_sbbf"),
-        col("measured_fpr"),
-        col("fpr_probes"),
-        col("bits_per_key"),
-    );
-    lines
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            let v: Vec<&str> = l.split(',').collect();
-            let num = |i: usize| v[i].parse::<f64>().unwrap_or(f64::NAN);
-            Row {
-                table: v[t].into(),
-                n: v[n].parse().unwrap_or(0),
-                contender: v[c].into(),
-                median: num(m),
-                speedup: num(s),
-                fpr: num(f),
-                fpr_probes: num(fp),
-                bits_per_key: num(b),
-            }
-        })
+fn load(path: &Path) -> anyhow::Result<Vec<Row>> {
+    let mut reader = csv::Reader::from_path(path)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    reader
+        .deserialize()
+        .map(|record| record.map_err(|e| anyhow::anyhow!("{}: {e}", path.display())))
         .collect()
 }
 
@@ -149,11 +112,11 @@ fn speedups(title: &str, rows: &[Row]) -> String {
         for w in ["hit", "miss", "insert", "add"] {
             let cells: Vec<String> = columns
                 .iter()
-                .map(|c| fmt(idx.get(&(w, n, c.as_str())).map(|r| r.speedup), 2))
+                .map(|c| fmt(idx.get(&(w, n, c.as_str())).map(|r| r.speedup_vs_sbbf), 2))
                 .collect();
             s.push_str(&format!(
                 "| {n:.0e} | {w} | {} | {} |\n",
-                fmt(idx.get(&(w, n, "sbbf-rs-safe")).map(|r| r.median), 1),
+                fmt(idx.get(&(w, n, "sbbf-rs-safe")).map(|r| r.median_cpu_ns), 1),
                 cells.join(" | ")
             ));
         }
@@ -178,7 +141,7 @@ fn rates(rows: &[Row]) -> String {
             r.n,
             r.contender,
             r.bits_per_key,
-            r.fpr * 100.0,
+            r.measured_fpr * 100.0,
             r.fpr_probes
         ));
     }
@@ -193,7 +156,7 @@ fn worst(rows: &[Row], contender: &str, tables: &[&str]) -> Vec<(u64, f64)> {
         .filter(|r| r.contender == contender && tables.contains(&r.table.as_str()))
     {
         let e = by_n.entry(r.n).or_insert(f64::INFINITY);
-        *e = e.min(r.speedup);
+        *e = e.min(r.speedup_vs_sbbf);
     }
     by_n.into_iter().collect()
 }
@@ -209,7 +172,7 @@ fn worst_ratio(rows: &[Row], ours: &str, theirs: &str) -> Vec<(u64, f64)> {
     {
         if let Some(t) = idx.get(&(r.table.as_str(), r.n, theirs)) {
             let e = by_n.entry(r.n).or_insert(f64::INFINITY);
-            *e = e.min(r.speedup / t.speedup);
+            *e = e.min(r.speedup_vs_sbbf / t.speedup_vs_sbbf);
         }
     }
     by_n.into_iter().collect()
@@ -242,8 +205,9 @@ fn targets(title: &str, rows: &[Row]) -> String {
         .iter()
         .filter(|r| r.contender == o.name && r.table == "miss")
         .map(|r| {
-            let bound = TODAY_FPR + Z99 * (TODAY_FPR * (1.0 - TODAY_FPR) / r.fpr_probes).sqrt();
-            (r.n, r.fpr, bound)
+            let bound =
+                TODAY_FPR + Z99 * (TODAY_FPR * (1.0 - TODAY_FPR) / r.fpr_probes as f64).sqrt();
+            (r.n, r.measured_fpr, bound)
         })
         .collect();
     let t2 = worst(rows, &o.xxh3, &["hit", "miss", "insert"]);
@@ -251,7 +215,7 @@ fn targets(title: &str, rows: &[Row]) -> String {
         .iter()
         .filter_map(|&n| {
             idx.get(&("miss", n, "linebloom-batch"))
-                .map(|r| (n, r.speedup))
+                .map(|r| (n, r.speedup_vs_sbbf))
         })
         .collect();
     // Batch time over read time, as the quotient of their speed-ups: each is a median of
@@ -263,7 +227,7 @@ fn targets(title: &str, rows: &[Row]) -> String {
         .filter(|r| r.table == "miss" && r.contender == "linebloom-batch" && r.n >= 100_000_000)
         .filter_map(|r| {
             idx.get(&("miss", r.n, "random-read"))
-                .map(|m| (r.n, m.speedup / r.speedup))
+                .map(|m| (r.n, m.speedup_vs_sbbf / r.speedup_vs_sbbf))
         })
         .collect();
     let atomic: Vec<String> = [
@@ -276,14 +240,14 @@ fn targets(title: &str, rows: &[Row]) -> String {
     .filter_map(|t| {
         rows.iter()
             .find(|r| r.table == *t && r.contender == "linebloom-atomic")
-            .map(|r| (t, r.speedup))
+            .map(|r| (t, r.speedup_vs_sbbf))
     })
     .map(|(t, x)| format!("{} {x:.2}", t.trim_start_matches("atomic-")))
     .collect();
     let t4_ok = rows
         .iter()
         .filter(|r| r.table.starts_with("atomic") && r.contender == "linebloom-atomic")
-        .all(|r| r.speedup >= 1.0);
+        .all(|r| r.speedup_vs_sbbf >= 1.0);
     let mut s = format!(
         "**Targets, {title}**\n\n| target | goal | measured | verdict |\n|---|---|---|---|\n"
     );
@@ -343,18 +307,23 @@ fn targets(title: &str, rows: &[Row]) -> String {
     s
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(default) = args.first() else {
-        eprintln!("usage: compare_table DEFAULT.csv [NATIVE.csv]");
-        std::process::exit(2);
-    };
-    let rows = load(default);
+/// Renders `compare` CSVs as the Markdown tables of benches/README.md.
+#[derive(clap::Parser)]
+struct Args {
+    /// The CSV of a default build of `compare` (run-time kernel choice).
+    default: PathBuf,
+    /// The CSV of a `-C target-cpu=native` build, where the kernel is compiled in.
+    native: Option<PathBuf>,
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = <Args as clap::Parser>::parse();
+    let rows = load(&args.default)?;
     println!("{}", targets("default build (run-time dispatch)", &rows));
     println!("{}", speedups("Default build (run-time dispatch)", &rows));
     println!("{}", rates(&rows));
-    if let Some(native) = args.get(1) {
-        let native = load(native);
+    if let Some(native) = &args.native {
+        let native = load(native)?;
         println!(
             "{}",
             targets("`-C target-cpu=native` (kernel compiled in)", &native)
@@ -364,4 +333,5 @@ fn main() {
             speedups("`-C target-cpu=native` (kernel compiled in)", &native)
         );
     }
+    Ok(())
 }

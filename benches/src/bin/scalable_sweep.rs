@@ -11,7 +11,7 @@
 //! `cargo run --release -p linebloom-benches --bin scalable_sweep [-- N0]`
 //!
 //! `N0` is the first layer's capacity (20,000 by default, as the lab's `growth`
-//! experiment at its quick scale). Keys and non-members are random `u64`s from a
+//! experiment at its reference scale). Keys and non-members are random `u64`s from a
 //! seeded generator; each rate is measured over 500,000 non-members, so its binomial
 //! standard error at 1% is 0.014 percentage points. Every inserted key is checked (a
 //! false negative aborts the run). Memory and the compounded bound
@@ -39,7 +39,7 @@ fn measure(n0: u64, growth: f64, tightening: f64, keys: &[u64], probes: &[u64]) 
         .with_growth(growth)
         .with_tightening(tightening);
     let mut filter =
-        ScalableBloomFilter::with_options(options, IntFold::default()).expect("valid options");
+        ScalableBloomFilter::with_hasher(options, IntFold::default()).expect("valid options");
     let mut inserted = 0;
     MULTIPLES
         .iter()
@@ -64,11 +64,16 @@ fn measure(n0: u64, growth: f64, tightening: f64, keys: &[u64], probes: &[u64]) 
         .collect()
 }
 
+/// The scalable filter's growth and tightening against its memory and rate.
+#[derive(clap::Parser)]
+struct Args {
+    /// The first layer's capacity.
+    #[arg(default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
+    n0: u64,
+}
+
 fn main() {
-    let n0: u64 = std::env::args()
-        .nth(1)
-        .map(|a| a.parse().expect("N0 must be a positive integer"))
-        .unwrap_or(20_000);
+    let Args { n0 } = clap::Parser::parse();
     let mut rng = StdRng::seed_from_u64(7);
     let last = n0 * MULTIPLES[MULTIPLES.len() - 1];
     // Members have the top bit clear and non-members set: the two sets are disjoint.
