@@ -13,6 +13,7 @@ pub mod experiment;
 pub mod experiments;
 pub mod keys;
 pub mod live;
+pub mod looks;
 pub mod meta;
 pub mod penetration;
 pub mod plot;
@@ -20,7 +21,6 @@ pub mod progress;
 pub mod registry;
 pub mod report;
 pub mod rivals;
-pub mod scheme;
 pub mod stats;
 pub mod style;
 pub mod table;
@@ -28,30 +28,32 @@ pub mod timing;
 
 use std::path::{Path, PathBuf};
 
-/// How big a run is.
+/// How big a run is, named by what it is for.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Scale {
     /// Seconds per experiment: for the lab's own tests.
-    Tiny,
-    /// The default: every experiment at sizes that keep the whole report to about a
-    /// minute on a 2-core machine (fewer sizes, rounds and probes than `quick`).
-    Small,
-    /// The reference run (`results/REPORT.md` lists how long each experiment took).
-    Quick,
+    Test,
+    /// The default, a first look: every experiment at sizes that keep the whole report
+    /// to about a minute on a 2-core machine (fewer sizes, rounds and probes than
+    /// `reference`).
+    Preview,
+    /// The reference run, about eight minutes (`results/REPORT.md` lists how long each
+    /// experiment took).
+    Reference,
     /// Larger sizes, more seeds and probes.
     Full,
 }
 
 impl Scale {
     /// Picks the value for this scale.
-    pub fn pick<T>(self, tiny: T, small: T, quick: T, full: T) -> T {
+    pub fn pick<T>(self, test: T, preview: T, reference: T, full: T) -> T {
         match self {
-            Scale::Tiny => tiny,
-            Scale::Small => small,
-            Scale::Quick => quick,
+            Scale::Test => test,
+            Scale::Preview => preview,
+            Scale::Reference => reference,
             Scale::Full => full,
         }
     }
@@ -60,9 +62,9 @@ impl Scale {
 impl std::fmt::Display for Scale {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            Scale::Tiny => "tiny",
-            Scale::Small => "small",
-            Scale::Quick => "quick",
+            Scale::Test => "test",
+            Scale::Preview => "preview",
+            Scale::Reference => "reference",
             Scale::Full => "full",
         })
     }
@@ -92,12 +94,12 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// A context for tests: tiny scale, seed 7, the detected kernel, no progress bars and
+    /// A context for tests: test scale, seed 7, the detected kernel, no progress bars and
     /// no server, writing under `out`.
     pub fn tiny(out: PathBuf) -> Ctx {
         Ctx {
             out,
-            scale: Scale::Tiny,
+            scale: Scale::Test,
             seed: 7,
             kernel: linebloom::arch::detect(),
             progress: false,

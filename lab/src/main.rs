@@ -2,16 +2,16 @@
 //!
 //! ```text
 //! lab list
-//! lab run (<experiment>... | --all) [--scale tiny|small|quick|full] [--out target/lab/] [--seed N] [--kernel K]
+//! lab run (<experiment>... | --all) [--scale test|preview|reference|full] [--out target/lab/] [--seed N] [--kernel K]
 //! lab plot <experiment>... [--out target/lab/]
-//! lab report [--scale tiny|small|quick|full] [--out target/lab/report/] [--seed N] [--kernel K] [--no-run]
+//! lab report [--scale test|preview|reference|full] [--out target/lab/report/] [--seed N] [--kernel K] [--no-run]
 //! lab size -n N -p P
 //! lab live [--port 8080] [--duration 10m] [--seed N] [--redis URL | --redis-cluster URL,…]
 //! ```
 //!
 //! Nothing writes into the repository's tracked files unless told to: `run` and `plot`
 //! write to the scratch folder `target/lab/`, `report` to `target/lab/report/`, unless
-//! `--out` says otherwise. The committed reference run is `lab report --scale quick
+//! `--out` says otherwise. The committed reference run is `lab report --scale reference
 //! --out results`. A `run` pointed at a report's folder says which report it makes
 //! stale.
 
@@ -36,9 +36,9 @@ struct Cli {
 /// The options of every command that measures.
 #[derive(clap::Args, Clone)]
 struct MeasureArgs {
-    /// Run size: tiny (seconds, for tests), small (the default, about a minute for a
-    /// report), quick (the reference run), full.
-    #[arg(long, value_enum, default_value_t = Scale::Small)]
+    /// Run size: test (seconds, for the lab's tests), preview (the default, about a
+    /// minute for a report), reference (the reference run), full.
+    #[arg(long, value_enum, default_value_t = Scale::Preview)]
     scale: Scale,
     /// Results folder [default: target/lab for `run`, target/lab/report for `report`].
     #[arg(long)]
@@ -96,8 +96,8 @@ enum Command {
         #[arg(long, default_value = SCRATCH)]
         out: PathBuf,
     },
-    /// The seeds' n/m/k table for one capacity and rate: each scheme's bits, k, bits per
-    /// key and predicted rate (the `sizing_table` experiment measures them).
+    /// Each sizing recipe's bits m and hash count k for one capacity n and rate p, with
+    /// bits per key and predicted rate (the `sizing_table` experiment measures them).
     Size {
         /// Keys the filter must hold.
         #[arg(short = 'n', long = "keys", alias = "n")]
@@ -248,7 +248,7 @@ fn main_inner() -> anyhow::Result<()> {
             // The live view measures nothing into a folder: the default scale, the
             // detected kernel and the scratch folder are never read.
             let args = MeasureArgs {
-                scale: Scale::Small,
+                scale: Scale::Preview,
                 out: None,
                 seed,
                 kernel: None,

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 /// Each experiment's expected share of a report: about its seconds in a default
-/// (`small`) run on a 2-core AMD EPYC VM, rounded up (footprint's, which that run
+/// (`preview`) run on a 2-core AMD EPYC VM, rounded up (footprint's, which that run
 /// skipped, is a guess). Only the report's progress line uses
 /// them for the time left, which it rescales by how long the finished experiments took.
 /// An experiment missing here counts as 2.

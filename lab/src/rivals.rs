@@ -7,9 +7,9 @@
 //! `bloomfilter` and `growable-bloom-filter` only accept `Hash` values and hash with
 //! their own SipHash; xorf's BinaryFuse8 takes the XXH3 hash as its key. The other
 //! families (cuckoo, quotient, xor, another counting filter) are in [`families`];
-//! linebloom's vector quotient filter, whose insert can refuse, in [`vector_quotient`];
-//! [`split_block`] is a 256-bit split-block filter on linebloom's own hash, the
-//! reference for linebloom's single-key probe.
+//! what only linebloom's vector quotient filter needs (its sizing by bits per key) in
+//! [`vector_quotient`]; [`split_block`] is a 256-bit split-block filter on linebloom's
+//! own hash, the reference for linebloom's single-key probe.
 
 pub mod contenders;
 pub mod families;
@@ -59,10 +59,10 @@ pub trait LinebloomKind: InsertFilter + Any + Sized {
             *o = self.contains(k);
         }
     }
-    /// Adds many keys.
+    /// Adds many keys (a refused one is skipped, as the lab's `insert` does).
     fn insert_many(&mut self, keys: &[u64]) {
         for k in keys {
-            self.insert(k);
+            let _ = self.add(k);
         }
     }
     /// Removes a key it holds: `Some(true)` if it did; `None` where the kind cannot.
@@ -86,14 +86,19 @@ impl<F: LinebloomKind> Filter for Linebloom<F> {
     fn name(&self) -> String {
         self.0.label()
     }
-    /// The core's `add`: the lab's `insert` asks for no answer.
+    /// The core's `add`: the lab's `insert` asks for no answer; a refusal is what
+    /// [`try_insert`](Filter::try_insert) reports.
     #[inline]
     fn insert(&mut self, key: u64) {
-        InsertFilter::add(&mut self.0, &key);
+        let _ = InsertFilter::add(&mut self.0, &key);
+    }
+    #[inline]
+    fn try_insert(&mut self, key: u64) -> bool {
+        InsertFilter::add(&mut self.0, &key).is_ok()
     }
     #[inline]
     fn insert_reporting(&mut self, key: u64) -> bool {
-        InsertFilter::insert(&mut self.0, &key)
+        matches!(InsertFilter::insert(&mut self.0, &key), Ok(true))
     }
     #[inline]
     fn contains(&self, key: u64) -> bool {

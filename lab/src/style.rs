@@ -1,5 +1,5 @@
-//! How a contender looks in every plot and table: its [`Scheme`] (name, family, colour,
-//! marker). The lists of schemes are in `crate::scheme` (and the filters' in
+//! How a contender looks in every plot and table: its [`Look`] (name, family, colour,
+//! marker). The lists of looks are in `crate::looks` (and the filters' in
 //! `crate::rivals::contenders`, beside their recipes); this module names none of them.
 
 use plotters::style::RGBColor;
@@ -19,7 +19,7 @@ pub enum Marker {
 
 /// One named contender.
 #[derive(Clone, Copy, Debug)]
-pub struct Scheme {
+pub struct Look {
     /// The name in every CSV, legend and table.
     pub name: &'static str,
     /// The filter family, for the filters the lab builds (`""` for the rest).
@@ -30,14 +30,14 @@ pub struct Scheme {
     pub marker: Marker,
 }
 
-/// A [`Scheme`] from its name, family, colour as `(r, g, b)` and marker.
-pub const fn scheme(
+/// A [`Look`] from its name, family, colour as `(r, g, b)` and marker.
+pub const fn look(
     name: &'static str,
     family: &'static str,
     rgb: (u8, u8, u8),
     marker: Marker,
-) -> Scheme {
-    Scheme {
+) -> Look {
+    Look {
         name,
         family,
         colour: RGBColor(rgb.0, rgb.1, rgb.2),

@@ -1,4 +1,4 @@
-//! The lab's own tests: every experiment at tiny scale into a temporary folder, checking
+//! The lab's own tests: every experiment at the test scale into a temporary folder, checking
 //! that each CSV parses back into its row type, that meta.json and both plots exist,
 //! that `lab plot` redraws from the CSV alone, that `lab report` writes REPORT.md with a
 //! section per experiment, and that bad input gives a clear error and a non-zero exit.
@@ -42,7 +42,7 @@ fn assert_plots(dir: &Path) {
 fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
     let tmp = tempfile::tempdir().unwrap();
     let ctx = tiny_ctx(tmp.path());
-    report::report(&ctx, true).expect("report at tiny scale");
+    report::report(&ctx, true).expect("report at the test scale");
     let report_md = std::fs::read_to_string(tmp.path().join("REPORT.md")).unwrap();
     let mut skipped = Vec::new();
     for e in REGISTRY {
@@ -121,7 +121,7 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
             r.contender.starts_with("linebloom")
         );
     }
-    // The per-filter promise at tiny scale: with at most 1% of filters above p, 20
+    // The per-filter promise at the test scale: with at most 1% of filters above p, 20
     // filters show none above it with probability 0.82 and at most one with 0.98 (the
     // run is seeded; the check says the promise was not missed by much).
     let promised = ["linebloom", "linebloom-classic", "linebloom-counting"];
@@ -280,9 +280,9 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
 
 /// The footprint rows: a number or the reason there is none. Where the build tools are
 /// required (`LINEBLOOM_REQUIRE_FOOTPRINT=1`, set by `.ci/run`), every number is there
-/// and the embedded bounds hold: insert + contains add at most 2 KiB of Cortex-M4 code
-/// (E1), the wasm module is at most 2 KiB (E5), and each operation uses at most 128 bytes
-/// of stack (E2), all at opt-level s. Sizes are deterministic for one toolchain, so
+/// and the embedded bounds hold: insert + contains add at most 2 KiB of Cortex-M4 code,
+/// the wasm module is at most 2 KiB, and each operation uses at most 128 bytes of stack,
+/// all at opt-level s. Sizes are deterministic for one toolchain, so
 /// these are exact regression checks, not timing.
 fn check_footprint(rows: &[experiments::footprint::Row]) {
     use experiments::footprint::{CODE_BOUND, STACK_BOUND};
@@ -309,17 +309,17 @@ fn check_footprint(rows: &[experiments::footprint::Row]) {
             })
             .unwrap_or_else(|| panic!("no {contender} {target} {measure} row"))
     };
-    let e1 = at_s("linebloom", "thumbv7em", "text").over_dummy;
-    assert!(e1 > 0.0 && e1 <= CODE_BOUND, "E1: {e1} bytes");
-    let e5 = at_s("linebloom", "wasm32", "image").bytes;
-    assert!(e5 <= CODE_BOUND, "E5: {e5} bytes");
+    let code = at_s("linebloom", "thumbv7em", "text").over_dummy;
+    assert!(
+        code > 0.0 && code <= CODE_BOUND,
+        "insert + contains code: {code} bytes"
+    );
+    let wasm = at_s("linebloom", "wasm32", "image").bytes;
+    assert!(wasm <= CODE_BOUND, "wasm file: {wasm} bytes");
     for op in ["stack insert", "stack contains"] {
         let bytes = at_s("linebloom", "thumbv7em", op).bytes;
         // The probe writes at least its saved registers; a zero would be a broken gauge.
-        assert!(
-            bytes > 0.0 && bytes <= STACK_BOUND,
-            "E2, {op}: {bytes} bytes"
-        );
+        assert!(bytes > 0.0 && bytes <= STACK_BOUND, "{op}: {bytes} bytes");
     }
 }
 
@@ -335,7 +335,7 @@ fn list_names_every_experiment() {
 
 #[test]
 fn a_bad_name_is_a_clear_error() {
-    let out = lab(&["run", "no-such-thing", "--scale", "tiny"]);
+    let out = lab(&["run", "no-such-thing", "--scale", "test"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -361,7 +361,7 @@ fn an_unwritable_folder_is_a_clear_error() {
         "run",
         "space",
         "--scale",
-        "tiny",
+        "test",
         "--out",
         file.to_str().unwrap(),
     ]);
@@ -371,16 +371,15 @@ fn an_unwritable_folder_is_a_clear_error() {
 
 #[test]
 fn an_unknown_kernel_is_a_clear_error() {
-    let out = lab(&["run", "space", "--scale", "tiny", "--kernel", "quantum"]);
+    let out = lab(&["run", "space", "--scale", "test", "--kernel", "quantum"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not available on this CPU"));
 }
 
 #[test]
 fn run_writes_to_scratch_unless_told_and_warns_about_a_report() {
-    // Regression: `lab run fpr_vs_bits --scale tiny` from the repo root changed 16
-    // tracked files under results/. `run` writes to target/lab/ and `report` to
-    // target/lab/report/ unless given --out: neither touches results/ by default.
+    // `run` writes to target/lab/ and `report` to target/lab/report/ unless given
+    // --out: run from the repository root, neither touches the tracked results/.
     let cwd = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_lab"))
@@ -389,7 +388,7 @@ fn run_writes_to_scratch_unless_told_and_warns_about_a_report() {
             .output()
             .expect("run lab")
     };
-    let out = run(&["run", "space", "--scale", "tiny", "--no-progress"]);
+    let out = run(&["run", "space", "--scale", "test", "--no-progress"]);
     assert!(
         out.status.success(),
         "{}",
@@ -418,7 +417,7 @@ fn run_writes_to_scratch_unless_told_and_warns_about_a_report() {
         "run",
         "space",
         "--scale",
-        "tiny",
+        "test",
         "--no-progress",
         "--out",
         "target/lab",
@@ -438,7 +437,7 @@ fn the_command_line_is_conventional() {
     );
     // Each subcommand takes only the options it uses: the live view measures into no
     // folder at no scale, so it refuses those options instead of ignoring them.
-    for option in [["--scale", "tiny"], ["--out", "x"], ["--kernel", "scalar"]] {
+    for option in [["--scale", "test"], ["--out", "x"], ["--kernel", "scalar"]] {
         let out = lab(&["live", option[0], option[1], "--duration", "1s"]);
         assert!(!out.status.success(), "live accepted {option:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -619,10 +618,10 @@ fn summaries_name_the_kernel_of_the_run() {
     assert!(s.table.contains("| 3.0 |"), "{}", s.table);
 }
 
-/// CSVs written before every experiment called its contender column `contender` (it was
-/// `library` or `scheme` or `kernel`) still read.
+/// CSVs that name the contender column `library`, `scheme` or `kernel` read as
+/// `contender`.
 #[test]
-fn older_column_names_still_read() {
+fn other_names_of_the_contender_column_read() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("old.csv");
     std::fs::write(

@@ -433,7 +433,7 @@ fn side_by_side_with_redisbloom() {
     assert_eq!(paths[0].fpr, paths[1].fpr);
     assert!(rows.iter().any(|r| r.sizing == "reserve 1% (control)"));
 
-    // And the whole scenario with every Redis scheme, at tiny scale, in a server that
+    // And the whole scenario with every Redis scheme, at the test scale, in a server that
     // holds a user's keys, some of them named like the lab's keys of earlier versions.
     let mut con = connect(&server.url()).unwrap();
     let foreign = foreign_keys(&mut con);

@@ -92,7 +92,7 @@ pub struct Row {
 
 /// The family a contender belongs to.
 pub fn family(contender: &str) -> &'static str {
-    crate::scheme::find(contender)
+    crate::looks::find(contender)
         .map(|s| s.family)
         .filter(|f| !f.is_empty())
         .unwrap_or("other")

@@ -51,7 +51,7 @@ const TARGET: f64 = 0.01;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Library.
-    #[serde(alias = "library")] // the column's name before every CSV called it `contender`
+    #[serde(alias = "library")]
     pub contender: String,
     /// `delete` (deletes the old keys) or `rebuild` (built again from the live set).
     pub strategy: String,

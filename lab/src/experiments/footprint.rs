@@ -3,7 +3,7 @@
 //!
 //! It builds the reference firmware `core/footprint` once per variant, for
 //! `thumbv7em-none-eabihf` (a Cortex-M4F) and `wasm32-unknown-unknown`, at opt-level `s`
-//! and (except at tiny scale) `3`, with LTO and `panic = "abort"`:
+//! and (except at the test scale) `3`, with LTO and `panic = "abort"`:
 //!
 //! | variant | what the program calls |
 //! |---|---|
@@ -17,12 +17,12 @@
 //! It reads the sizes with the `object` crate: `text` is the code (ELF sections of kind
 //! text, the wasm code section), `image` what is stored (ELF text, read-only data and
 //! data; the whole `.wasm` file), and `over dummy` a variant's text minus the dummy's.
-//! The targets the issue set are E1 (insert + contains over dummy, thumbv7em, opt-level
-//! s: ≤ 2 KiB) and E5 (the wasm file at opt-level s: ≤ 2 KiB).
+//! The bounds it judges: insert + contains over the dummy, thumbv7em, opt-level s, at
+//! most 2 KiB of code; the whole wasm file at opt-level s, at most 2 KiB.
 //!
 //! Where `qemu-system-arm` is installed it also runs the `stack` variant on an emulated
 //! Cortex-M4 (mps2-an386): the firmware paints the free stack, calls `insert` and
-//! `contains` once each, and reports the deepest byte they wrote (E2: ≤ 128 B each).
+//! `contains` once each, and reports the deepest byte they wrote (bound: 128 B each).
 //!
 //! A missing target or tool is a row that says what is missing, never a number.
 
@@ -38,9 +38,9 @@ use std::time::Duration;
 /// Experiment name.
 pub const NAME: &str = "footprint";
 
-/// The issue's bound for E1, E5 (bytes of code or file) and, per operation, E2 (stack).
+/// The bound for insert + contains over the dummy and for the wasm file (bytes).
 pub const CODE_BOUND: f64 = 2048.0;
-/// E2: stack bytes for one insert or one contains.
+/// The bound for the stack of one insert or one contains (bytes).
 pub const STACK_BOUND: f64 = 128.0;
 
 /// The variants: contender name and the firmware's Cargo feature.
@@ -375,22 +375,22 @@ impl Experiment for Footprint {
                 }
                 None => verdicts.push(format!("{label}: not measured here")),
             };
-        // The issue's targets at opt-level s: code over the dummy, the wasm module as it is.
+        // The bounds at opt-level s: code over the dummy, the wasm module as it is.
         let text = find("thumbv7em", "s", "text");
         judge(
-            "E1, insert + contains on thumbv7em at opt-level s, over the dummy",
+            "code of insert + contains on thumbv7em at opt-level s, over the dummy",
             text,
             CODE_BOUND,
         );
         let wasm = find("wasm32", "s", "image");
-        judge("E5, the wasm32 file at opt-level s", wasm, CODE_BOUND);
+        judge("the whole wasm32 file at opt-level s", wasm, CODE_BOUND);
         // The stack at every opt-level measured (3 unrolls the probe and spills).
         for opt in ["s", "3"] {
             for op in ["insert", "contains"] {
                 let what = format!("stack {op}");
                 // A row that exists but has no number is judged "not measured here".
                 if measure(rows, "thumbv7em", opt, &what).any(|r| r.contender == "linebloom") {
-                    let label = format!("E2, stack of one {op} at opt-level {opt}");
+                    let label = format!("stack of one {op} at opt-level {opt}");
                     judge(&label, find("thumbv7em", opt, &what), STACK_BOUND);
                 }
             }

@@ -5,7 +5,7 @@
 //! hasher):
 //!
 //! * **random keys** at targets 10%, 1%, 0.1% and 0.01%: one filter of `n` keys and
-//!   `probes` non-members per target (10⁸ probes at quick scale), generated in chunks so
+//!   `probes` non-members per target (10⁸ probes at reference scale), generated in chunks so
 //!   that no probe list is held in memory;
 //! * **structured integer keys** at 1%: sequential, strided by powers of two,
 //!   bit-reversed, equal halves, golden-ratio steps, and two sets built against
@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 /// Experiment name.
 pub const NAME: &str = "formula";
 
-/// The tolerance the issue sets for the formula: ±3%.
+/// The tolerance the report holds the formula to: ±3%.
 pub const TOLERANCE: f64 = 0.03;
 
 /// One CSV row.

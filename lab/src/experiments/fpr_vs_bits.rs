@@ -26,7 +26,7 @@ pub const NAME: &str = "fpr_vs_bits";
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Scheme or theory curve.
-    #[serde(alias = "scheme")] // the column's name before every CSV called it `contender`
+    #[serde(alias = "scheme")]
     pub contender: String,
     /// `measured` or `theory`.
     pub kind: String,
@@ -102,8 +102,8 @@ impl Experiment for FprVsBits {
     /// Measures: the rows the registry writes to `data.csv`.
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         let (n, probes, bits): (usize, usize, Vec<f64>) = match ctx.scale {
-            crate::Scale::Tiny => (2_000, 20_000, vec![6.0, 10.0, 16.0]),
-            crate::Scale::Small | crate::Scale::Quick => (
+            crate::Scale::Test => (2_000, 20_000, vec![6.0, 10.0, 16.0]),
+            crate::Scale::Preview | crate::Scale::Reference => (
                 100_000,
                 1_000_000,
                 (2..=12).map(|i| 2.0 * i as f64).collect(),

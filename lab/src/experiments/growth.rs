@@ -45,7 +45,7 @@ const QFILTER_MAX: u64 = 128;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Library.
-    #[serde(alias = "library")] // the column's name before every CSV called it `contender`
+    #[serde(alias = "library")]
     pub contender: String,
     /// The first estimate, `n₀`.
     pub initial: u64,
@@ -64,16 +64,16 @@ pub struct Row {
 /// A growing filter built for a first estimate of `initial` keys at `TARGET`.
 fn build(library: &str, initial: u64, ctx: &Ctx) -> anyhow::Result<Box<dyn Filter>> {
     Ok(match library {
-        "linebloom-scalable" => Box::new(rivals::Linebloom(linebloom::ScalableBloomFilter::new(
-            initial, TARGET,
-        )?)),
+        "linebloom-scalable" => Box::new(rivals::Linebloom(
+            linebloom::ScalableBloomFilter::for_fpr(initial, TARGET)?,
+        )),
         "growable-bloom-filter" => Box::new(rivals::Growable(
             growable_bloom_filter::GrowableBloom::new(TARGET, initial as usize),
         )),
         "scalable-cuckoo-filter" => Box::new(rivals::families::ScalableCuckoo(
             scalable_cuckoo_filter::ScalableCuckooFilter::new(initial as usize, TARGET),
         )),
-        "qfilter" => Box::new(rivals::families::Quotient(
+        "qfilter" => Box::new(rivals::families::Qfilter(
             qfilter::Filter::new_resizeable(initial, QFILTER_MAX * initial, TARGET)
                 .map_err(|e| anyhow::anyhow!("qfilter: {e:?}"))?,
         )),

@@ -28,7 +28,7 @@ const WORKLOADS: [&str; 4] = ["insert", "add", "hit", "miss"];
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Kernel.
-    #[serde(alias = "kernel")] // the column's name before every CSV called it `contender`
+    #[serde(alias = "kernel")]
     pub contender: String,
     /// insert, add, hit, miss.
     pub workload: String,

@@ -61,9 +61,9 @@ impl Experiment for Latency {
     /// Measures: the rows the registry writes to `data.csv`.
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         let (sizes, chain, batches): (Vec<u64>, usize, usize) = match ctx.scale {
-            crate::Scale::Tiny => (vec![16 << 10, 1 << 20], 20_000, 2_000),
-            crate::Scale::Small => (vec![16 << 10, 1 << 20, 64 << 20], 200_000, 5_000),
-            crate::Scale::Quick => (
+            crate::Scale::Test => (vec![16 << 10, 1 << 20], 20_000, 2_000),
+            crate::Scale::Preview => (vec![16 << 10, 1 << 20, 64 << 20], 200_000, 5_000),
+            crate::Scale::Reference => (
                 vec![16 << 10, 1 << 20, 16 << 20, 256 << 20, 1 << 30],
                 1_000_000,
                 20_000,

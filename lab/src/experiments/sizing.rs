@@ -39,7 +39,7 @@ pub const LIBRARIES: &[&str] = &[
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Library.
-    #[serde(alias = "library")] // the column's name before every CSV called it `contender`
+    #[serde(alias = "library")]
     pub contender: String,
     /// Keys inserted (the capacity asked for).
     pub n: u64,
@@ -70,13 +70,13 @@ impl Experiment for SizingGrid {
     /// Measures: the rows the registry writes to `data.csv`.
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         let (ns, ps, max_probes): (Vec<u64>, Vec<f64>, usize) = match ctx.scale {
-            crate::Scale::Tiny => (vec![1_000], vec![0.1, 0.01], 50_000),
-            crate::Scale::Small => (
+            crate::Scale::Test => (vec![1_000], vec![0.1, 0.01], 50_000),
+            crate::Scale::Preview => (
                 vec![1_000, 10_000, 100_000],
                 vec![1e-1, 1e-2, 1e-3, 1e-4],
                 500_000,
             ),
-            crate::Scale::Quick => (
+            crate::Scale::Reference => (
                 vec![1_000, 10_000, 100_000, 1_000_000],
                 vec![1e-1, 1e-2, 1e-3, 1e-4, 1e-5],
                 2_000_000,

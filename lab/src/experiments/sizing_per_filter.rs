@@ -39,7 +39,7 @@ const PROMISED: &[&str] = &["linebloom", "linebloom-classic", "linebloom-countin
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Library.
-    #[serde(alias = "library")] // the column's name before every CSV called it `contender`
+    #[serde(alias = "library")]
     pub contender: String,
     /// Keys inserted into each filter (the capacity asked for).
     pub n: u64,
@@ -67,9 +67,9 @@ pub struct Row {
 /// The cells, filters per cell and probes per filter of each scale.
 fn plan(scale: crate::Scale) -> (Vec<u64>, Vec<f64>, u64, usize) {
     match scale {
-        crate::Scale::Tiny => (vec![100, 1_000], vec![0.01], 20, 20_000),
-        crate::Scale::Small => (vec![100, 1_000], vec![1e-2, 1e-3], 100, 50_000),
-        crate::Scale::Quick => (vec![10, 100, 1_000, 10_000], vec![1e-2, 1e-3], 100, 100_000),
+        crate::Scale::Test => (vec![100, 1_000], vec![0.01], 20, 20_000),
+        crate::Scale::Preview => (vec![100, 1_000], vec![1e-2, 1e-3], 100, 50_000),
+        crate::Scale::Reference => (vec![10, 100, 1_000, 10_000], vec![1e-2, 1e-3], 100, 100_000),
         crate::Scale::Full => (
             vec![1, 10, 100, 1_000, 10_000, 100_000],
             vec![1e-1, 1e-2, 1e-3, 1e-4],

@@ -1,11 +1,11 @@
-//! `sizing_table`: the seeds' n/m/k table, reproduced and measured. For each (n, p) the
-//! seeds discuss (10⁴ to 10⁶ keys at 1% and 0.1%), each scheme's own recipe gives the
+//! `sizing_table`: the sizing recipes' table of bits `m` and hash count `k` for `n` keys
+//! at rate `p`, reproduced and measured. For each (n, p) the background texts discuss (10⁴ to 10⁶ keys at 1% and 0.1%), each scheme's own recipe gives the
 //! bits `m` and hash count `k`; the table adds bits per key, the rate the scheme's own
 //! formula predicts for that shape, and the rate measured after inserting n keys.
 //!
 //! Schemes:
 //!
-//! * `textbook`: the seeds' recipe, `m = −n ln p / (ln 2)²`, `k = round((m/n) ln 2)`,
+//! * `textbook`: the background texts' recipe, `m = −n ln p / (ln 2)²`, `k = round((m/n) ln 2)`,
 //!   predicted by `(1 − e^{−kn/m})^k`, measured on linebloom's classic (unblocked)
 //!   filter of exactly that shape;
 //! * `redisbloom-formula`: RedisBloom's `BF.RESERVE` recipe, bits per entry
@@ -35,7 +35,7 @@ pub const NAME: &str = "sizing_table";
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Scheme (see the module docs).
-    #[serde(alias = "scheme")] // the column's name before every CSV called it `contender`
+    #[serde(alias = "scheme")]
     pub contender: String,
     /// Keys.
     pub n: u64,
@@ -71,7 +71,7 @@ pub fn shape(scheme: &str, n: u64, p: f64) -> anyhow::Result<(u64, u32, f64)> {
     let classic = |bits: f64, k: f64| {
         let (bits, k) = (
             bits.max(1.0) as u64,
-            (k as u32).clamp(1, linebloom::MAX_CLASSIC_K),
+            (k as u32).clamp(1, linebloom::params::MAX_CLASSIC_K),
         );
         (bits, k, fpr::classic_approx(bits as f64, k, n as f64))
     };
@@ -150,11 +150,11 @@ pub fn rows_for(n: u64, p: f64) -> anyhow::Result<Vec<Row>> {
         .collect()
 }
 
-/// The seeds' cases at this scale.
+/// The (n, p) cases at this scale.
 fn cases(scale: crate::Scale) -> (Vec<(u64, f64)>, usize) {
     match scale {
-        crate::Scale::Tiny => (vec![(10_000, 0.01)], 200_000),
-        crate::Scale::Small | crate::Scale::Quick => (
+        crate::Scale::Test => (vec![(10_000, 0.01)], 200_000),
+        crate::Scale::Preview | crate::Scale::Reference => (
             vec![
                 (10_000, 0.01),
                 (100_000, 0.01),
@@ -181,8 +181,7 @@ pub struct SizingTable;
 
 impl Experiment for SizingTable {
     const NAME: &'static str = NAME;
-    const ABOUT: &'static str =
-        "the seeds' n/m/k table: each scheme's bits, k, predicted and measured rate at n";
+    const ABOUT: &'static str = "each sizing recipe's bits m and hash count k for n keys at rate p, with its predicted and measured rate";
     type Row = Row;
 
     /// Measures: the rows the registry writes to `data.csv`.
@@ -221,7 +220,7 @@ impl Experiment for SizingTable {
             .collect();
         crate::plot::bar_chart(
             &run.dir,
-            "Bits per key each scheme's recipe gives (the seeds' n/m/k table)",
+            "Bits per key each sizing recipe gives for n keys at rate p",
             "bits per key",
             &bars,
         )
@@ -278,7 +277,7 @@ impl Experiment for SizingTable {
         }
         Ok(Summary {
         table: table(rows),
-        caption: "The seeds' parameter table: for each n and p, the bits and hash count each scheme's recipe chooses, the rate its own formula predicts for that shape, and the rate measured after inserting n random keys (non-member probes as in the CSV). The plot compares bits per key.".into(),
+        caption: "The sizing recipes' table: for each n and p, the bits and hash count each scheme's recipe chooses, the rate its own formula predicts for that shape, and the rate measured after inserting n random keys (non-member probes as in the CSV). The plot compares bits per key.".into(),
         not_leading,
     })
     }

@@ -35,7 +35,7 @@ const ONE_SIZE: &[&str] = &[
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Scheme.
-    #[serde(alias = "scheme")] // the column's name before every CSV called it `contender`
+    #[serde(alias = "scheme")]
     pub contender: String,
     /// Target rate asked for.
     pub target: f64,
@@ -63,8 +63,8 @@ impl Experiment for Space {
     /// Measures: the rows the registry writes to `data.csv`.
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         let (n, targets, max_probes): (usize, Vec<f64>, usize) = match ctx.scale {
-            crate::Scale::Tiny => (2_000, vec![0.1, 0.01], 50_000),
-            crate::Scale::Small | crate::Scale::Quick => (
+            crate::Scale::Test => (2_000, vec![0.1, 0.01], 50_000),
+            crate::Scale::Preview | crate::Scale::Reference => (
                 100_000,
                 vec![0.1, 0.03, 0.01, 0.003, 0.001, 3e-4, 1e-4],
                 2_000_000,

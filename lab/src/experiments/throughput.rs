@@ -20,7 +20,7 @@
 //! transparent huge pages (`Blocks::zeroed`); the CSV records how many huge-page bytes
 //! the process had, since the kernel may refuse. Rivals allocate their own memory (4 KiB
 //! pages unless the kernel's THP mode is `always`). At the largest
-//! size the quick scale measures only linebloom's detected kernel (filling a 1 GiB
+//! size the reference scale measures only linebloom's detected kernel (filling a 1 GiB
 //! rival takes minutes); `--scale full` measures everyone everywhere.
 //!
 //! Contenders are interleaved round by round, the start order rotating every round, and
@@ -122,9 +122,9 @@ impl Experiment for Throughput {
     /// Measures: the rows the registry writes to `data.csv`.
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         let (sizes, rounds, rival_max): (Vec<u64>, usize, u64) = match ctx.scale {
-            crate::Scale::Tiny => (vec![16 << 10, 1 << 20], 3, 1 << 20),
-            crate::Scale::Small => (vec![16 << 10, 1 << 20, 64 << 20], 5, 16 << 20),
-            crate::Scale::Quick => (
+            crate::Scale::Test => (vec![16 << 10, 1 << 20], 3, 1 << 20),
+            crate::Scale::Preview => (vec![16 << 10, 1 << 20, 64 << 20], 5, 16 << 20),
+            crate::Scale::Reference => (
                 vec![16 << 10, 256 << 10, 4 << 20, 64 << 20, 1 << 30],
                 5,
                 64 << 20,

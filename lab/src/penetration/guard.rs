@@ -6,7 +6,7 @@
 //! could not check.
 
 use super::connection::{Con, run_all};
-use crate::scheme;
+use crate::looks;
 use linebloom::{Block, ClassicParams, CountingBloomFilter, KeyHasher, Params, Xxh3};
 pub use linebloom_redis_client::Capacity;
 use linebloom_redis_client::{RebuildOptions, RedisFilter};
@@ -120,7 +120,7 @@ impl InProcess {
 
 impl Guard for InProcess {
     fn name(&self) -> &'static str {
-        scheme::IN_PROCESS
+        looks::IN_PROCESS
     }
     fn might_contain(&mut self, key: u64) -> anyhow::Result<bool> {
         Ok(self.0.contains(&key))
@@ -188,7 +188,7 @@ pub struct InRedis {
 
 impl Guard for InRedis {
     fn name(&self) -> &'static str {
-        scheme::IN_REDIS
+        looks::IN_REDIS
     }
     fn might_contain(&mut self, key: u64) -> anyhow::Result<bool> {
         Ok(self.filter.contains(&mut *self.con, &key)?)
@@ -306,7 +306,7 @@ impl RedisBloom {
 
 impl Guard for RedisBloom {
     fn name(&self) -> &'static str {
-        scheme::REDISBLOOM
+        looks::REDISBLOOM
     }
     fn might_contain(&mut self, key: u64) -> anyhow::Result<bool> {
         Ok(redis::cmd("BF.EXISTS")
@@ -398,7 +398,7 @@ fn hash(key: u64) -> u64 {
 
 impl Guard for RedisClassic {
     fn name(&self) -> &'static str {
-        scheme::CLASSIC_SETBIT
+        looks::CLASSIC_SETBIT
     }
     fn might_contain(&mut self, key: u64) -> anyhow::Result<bool> {
         let mut cmds = Vec::new();

@@ -5,7 +5,7 @@
 //! under test is a filter in front of both, loaded with every valid id: "certainly
 //! absent" answers at once, "maybe" goes on to cache and database.
 //!
-//! * **Database**: SQLite on disk (rusqlite, bundled), `n` products (1e6 at quick scale).
+//! * **Database**: SQLite on disk (rusqlite, bundled), `n` products (1e6 at reference scale).
 //! * **Cache**: an in-process LRU with a TTL, or Redis (`--redis URL`) with `SET … PX`.
 //! * **Traffic**: one client in a closed loop; valid ids follow a Zipf(1) law, and the
 //!   share of ids that do not exist changes over time: 0%, then 10%, 50% and 90% (the

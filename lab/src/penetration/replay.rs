@@ -10,7 +10,7 @@ use super::db::Db;
 use super::row::{NAME, Row};
 use super::scenario::Scenario;
 use super::schemes::schemes;
-use crate::scheme;
+use crate::looks;
 use crate::{Ctx, csvio};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
@@ -25,7 +25,7 @@ const ATTACK_SHARE: f64 = 0.9;
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ReplayRow {
     /// Scheme.
-    #[serde(alias = "scheme")] // the column's name before every CSV called it `contender`
+    #[serde(alias = "scheme")]
     pub contender: String,
     /// `never repeat` or `replay <POOL> ids`.
     pub attack_ids: String,
@@ -91,12 +91,12 @@ pub fn table(rows: &[ReplayRow], notes: &mut Vec<String>) -> String {
             .map(|r| r.db_per_1000)
     };
     for replayed in [false, true] {
-        let Some(ours) = per_1000(scheme::IN_PROCESS, replayed) else {
+        let Some(ours) = per_1000(looks::IN_PROCESS, replayed) else {
             continue;
         };
         for r in rows.iter().filter(|r| {
             r.attack_ids.starts_with("replay") == replayed
-                && r.contender != scheme::IN_PROCESS
+                && r.contender != looks::IN_PROCESS
                 && r.db_per_1000 < ours
         }) {
             notes.push(format!(

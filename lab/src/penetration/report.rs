@@ -7,8 +7,8 @@ use super::sidebyside::SideBySide;
 use super::{replay, sidebyside};
 use crate::csvio;
 use crate::experiment::{Run, Summary};
+use crate::looks;
 use crate::plot::{LineChart, Series, Style};
-use crate::scheme;
 use crate::table::markdown_table;
 
 /// The run's attack phases from the CSV: the seconds of the first scheme, grouped by
@@ -105,7 +105,7 @@ pub fn summary(rows: &[Row], run: &Run) -> anyhow::Result<Summary> {
     };
     let sum = |rs: &[&Row], f: fn(&Row) -> u64| rs.iter().map(|r| f(r)).sum::<u64>();
     let none_db = {
-        let a = attack(scheme::NO_PROTECTION);
+        let a = attack(looks::NO_PROTECTION);
         sum(&a, |r| r.db_queries) as f64 / sum(&a, |r| r.requests).max(1) as f64
     };
     let mut table = Vec::new();
@@ -152,7 +152,7 @@ pub fn summary(rows: &[Row], run: &Run) -> anyhow::Result<Summary> {
         .fold(1.0, f64::min);
     let ours_db = table
         .iter()
-        .find(|r| r[0] == scheme::IN_PROCESS)
+        .find(|r| r[0] == looks::IN_PROCESS)
         .and_then(|r| r[4].parse::<f64>().ok())
         .unwrap_or(1.0);
     if best_db < ours_db {

@@ -13,7 +13,7 @@ pub const FPR: f64 = 0.01;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// Scheme.
-    #[serde(alias = "scheme")] // the column's name before every CSV called it `contender`
+    #[serde(alias = "scheme")]
     pub contender: String,
     /// Cache used (lru or redis).
     pub cache: String,

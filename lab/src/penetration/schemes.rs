@@ -10,7 +10,7 @@ use super::guard::{Guard, InProcess, InRedis, NoGuard, RedisBloom, RedisClassic}
 use super::namespace::Namespace;
 use super::row::FPR;
 use super::scenario::Scenario;
-use crate::{Ctx, scheme};
+use crate::{Ctx, looks};
 use linebloom_redis_client::{DEFAULT_SHARD_BLOCKS, FilterOptions, RedisFilter};
 use std::time::Duration;
 
@@ -37,21 +37,21 @@ pub fn schemes(
         };
     let mut out = vec![
         scenario(
-            scheme::NO_PROTECTION,
+            looks::NO_PROTECTION,
             Box::new(NoGuard),
             local(),
             fresh_db("none")?,
             false,
         ),
         scenario(
-            scheme::NULL_CACHING,
+            looks::NULL_CACHING,
             Box::new(NoGuard),
             local(),
             fresh_db("null")?,
             true,
         ),
         scenario(
-            scheme::IN_PROCESS,
+            looks::IN_PROCESS,
             Box::new(InProcess::load(n, FPR)?),
             local(),
             fresh_db("inproc")?,
@@ -80,18 +80,18 @@ pub fn schemes(
     let options = FilterOptions::default().shard_blocks(shard_blocks);
     let filter = RedisFilter::store(&mut *con, &ns.key("filter"), &plain, options)?;
     out.push(scenario(
-        scheme::IN_REDIS,
+        looks::IN_REDIS,
         Box::new(InRedis { filter, con }),
         cache("inredis")?,
         fresh_db("inredis")?,
         false,
     ));
     if has_redisbloom(target.connect()?.commands(), &ns.key("probe-missing")) {
-        let guard = RedisBloom::load(target.connect()?, &ns.key(scheme::REDISBLOOM), n, FPR)?;
+        let guard = RedisBloom::load(target.connect()?, &ns.key(looks::REDISBLOOM), n, FPR)?;
         out.push(scenario(
-            scheme::REDISBLOOM,
+            looks::REDISBLOOM,
             Box::new(guard),
-            cache(scheme::REDISBLOOM)?,
+            cache(looks::REDISBLOOM)?,
             fresh_db("rb")?,
             false,
         ));
@@ -102,7 +102,7 @@ pub fn schemes(
     }
     let guard = RedisClassic::load(target.connect()?, &ns.key("classic"), n, FPR)?;
     out.push(scenario(
-        scheme::CLASSIC_SETBIT,
+        looks::CLASSIC_SETBIT,
         Box::new(guard),
         cache("classic")?,
         fresh_db("classic")?,

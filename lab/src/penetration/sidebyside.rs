@@ -31,7 +31,7 @@ use super::connection::{connect, has_redisbloom};
 use super::namespace::Namespace;
 use super::row::FPR;
 use crate::Ctx;
-use crate::scheme;
+use crate::looks;
 use linebloom_redis_client::{BatchPath, RedisFilter};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -51,7 +51,7 @@ const CONTROL: &str = "reserve 1% (control)";
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SideBySide {
     /// Scheme.
-    #[serde(alias = "scheme")] // the column's name before every CSV called it `contender`
+    #[serde(alias = "scheme")]
     pub contender: String,
     /// How it was sized: `reserve 1%`, `equal memory` or `for 1%`.
     #[serde(default)]
@@ -204,7 +204,7 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
                 .first()
                 .ok_or_else(|| anyhow::anyhow!("BF.INFO SIZE returned nothing"))?;
             Ok(Entry {
-                scheme: scheme::REDISBLOOM,
+                scheme: looks::REDISBLOOM,
                 sizing,
                 batches: "BF.MADD/BF.MEXISTS",
                 bytes,
@@ -224,7 +224,7 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
             let mut c = Contender::Linebloom { filter, con };
             load(&mut c)?;
             Ok(Entry {
-                scheme: scheme::IN_REDIS,
+                scheme: looks::IN_REDIS,
                 sizing,
                 batches,
                 bytes: params.bytes() as u64,
@@ -248,7 +248,7 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
     let mut c = Contender::Linebloom { filter, con };
     load(&mut c)?;
     contenders.push(Entry {
-        scheme: scheme::IN_REDIS,
+        scheme: looks::IN_REDIS,
         sizing: "for 1%",
         batches,
         bytes: params.bytes() as u64,
@@ -383,7 +383,7 @@ pub fn table(rows: &[SideBySide], notes: &mut Vec<String>) -> String {
     let equal = rows.iter().find(|r| r.sizing == "equal memory");
     let rb = rows
         .iter()
-        .find(|r| r.contender == scheme::REDISBLOOM && r.sizing != CONTROL);
+        .find(|r| r.contender == looks::REDISBLOOM && r.sizing != CONTROL);
     let control = rows.iter().find(|r| r.sizing == CONTROL);
     if let (Some(rb), Some(control)) = (rb, control) {
         text.push_str(&format!(

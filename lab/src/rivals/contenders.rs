@@ -3,7 +3,7 @@
 //! [`build`] and [`build_sized`] look a contender up by name; the order is the order
 //! of the report's tables.
 
-use super::families::{Cuckoo, FastbloomRsCounting, Quotient, ScalableCuckoo, Xorf, holding};
+use super::families::{Cuckoo, FastbloomRsCounting, Qfilter, ScalableCuckoo, Xorf, holding};
 use super::filter::Filter;
 use super::split_block::SplitBlock256;
 use super::vector_quotient::LinebloomQuotient;
@@ -12,8 +12,9 @@ use super::{
     blocked,
 };
 use crate::style::{
+    Look,
     Marker::{Circle, Diamond, Square, Triangle},
-    Scheme, scheme,
+    look,
 };
 use linebloom::arch::Kernel;
 use linebloom::{
@@ -40,7 +41,7 @@ pub type Recipe =
 /// One filter the lab builds.
 pub struct Contender {
     /// Its name (in every CSV, legend and table), family, colour and marker.
-    pub scheme: Scheme,
+    pub look: Look,
     /// How it is built.
     pub make: Recipe,
 }
@@ -48,7 +49,7 @@ pub struct Contender {
 /// Every filter the lab builds, in the order the tables list them.
 pub const CONTENDERS: &[Contender] = &[
     Contender {
-        scheme: scheme("linebloom", "blocked Bloom", (214, 39, 40), Square),
+        look: look("linebloom", "blocked Bloom", (214, 39, 40), Square),
         make: |sizing, n, members, kernel| {
             let params = match sizing {
                 Sizing::Fpr(p) => Params::for_fpr(n, p)?,
@@ -58,13 +59,13 @@ pub const CONTENDERS: &[Contender] = &[
         },
     },
     Contender {
-        scheme: scheme("linebloom-classic", "classic Bloom", (255, 127, 14), Circle),
+        look: look("linebloom-classic", "classic Bloom", (255, 127, 14), Circle),
         make: |sizing, n, members, _| {
             let params = match sizing {
                 Sizing::Fpr(p) => ClassicParams::for_fpr(n, p)?,
                 Sizing::BitsPerKey(b) => {
                     let k = ((b * std::f64::consts::LN_2).round() as u32)
-                        .clamp(1, linebloom::MAX_CLASSIC_K);
+                        .clamp(1, linebloom::params::MAX_CLASSIC_K);
                     ClassicParams::new(bits(b, n), k)?
                 }
             };
@@ -75,7 +76,7 @@ pub const CONTENDERS: &[Contender] = &[
         },
     },
     Contender {
-        scheme: scheme(
+        look: look(
             "linebloom-counting",
             "counting Bloom",
             (140, 86, 75),
@@ -96,7 +97,7 @@ pub const CONTENDERS: &[Contender] = &[
         },
     },
     Contender {
-        scheme: scheme(
+        look: look(
             super::vector_quotient::NAME,
             "quotient",
             (120, 20, 20),
@@ -119,7 +120,7 @@ pub const CONTENDERS: &[Contender] = &[
         },
     },
     Contender {
-        scheme: scheme(
+        look: look(
             "linebloom-scalable",
             "scalable Bloom",
             (227, 119, 194),
@@ -129,14 +130,17 @@ pub const CONTENDERS: &[Contender] = &[
             // Start at a hundredth of the keys: the filter grows about 7 layers.
             fpr_only(sizing, |p| {
                 filled(
-                    Box::new(Linebloom(ScalableBloomFilter::new((n / 100).max(1), p)?)),
+                    Box::new(Linebloom(ScalableBloomFilter::for_fpr(
+                        (n / 100).max(1),
+                        p,
+                    )?)),
                     members,
                 )
             })
         },
     },
     Contender {
-        scheme: scheme("linebloom-atomic", "blocked Bloom", (188, 189, 34), Diamond),
+        look: look("linebloom-atomic", "blocked Bloom", (188, 189, 34), Diamond),
         make: |sizing, n, members, _| {
             let params = match sizing {
                 Sizing::Fpr(p) => Params::for_fpr(n, p)?,
@@ -146,7 +150,7 @@ pub const CONTENDERS: &[Contender] = &[
         },
     },
     Contender {
-        scheme: scheme("sbbf-rs-safe", "blocked Bloom", (23, 190, 207), Circle),
+        look: look("sbbf-rs-safe", "blocked Bloom", (23, 190, 207), Circle),
         make: |sizing, n, members, _| match sizing {
             Sizing::Fpr(p) => filled(Box::new(Sbbf::for_fpr(n, p)), members),
             // It takes whole bits per key only.
@@ -158,7 +162,7 @@ pub const CONTENDERS: &[Contender] = &[
         },
     },
     Contender {
-        scheme: scheme("split-block-256", "blocked Bloom", (0, 110, 110), Diamond),
+        look: look("split-block-256", "blocked Bloom", (0, 110, 110), Diamond),
         make: |sizing, n, members, _| {
             let f = match sizing {
                 Sizing::Fpr(p) => SplitBlock256::for_fpr(n, p)?,
@@ -168,7 +172,7 @@ pub const CONTENDERS: &[Contender] = &[
         },
     },
     Contender {
-        scheme: scheme("fastbloom", "blocked Bloom", (31, 119, 180), Triangle),
+        look: look("fastbloom", "blocked Bloom", (31, 119, 180), Triangle),
         make: |sizing, n, members, _| {
             let f = match sizing {
                 Sizing::Fpr(p) => Fastbloom::for_fpr(n, p),
@@ -181,7 +185,7 @@ pub const CONTENDERS: &[Contender] = &[
         },
     },
     Contender {
-        scheme: scheme(
+        look: look(
             "fastbloom-atomic",
             "blocked Bloom",
             (120, 170, 215),
@@ -199,7 +203,7 @@ pub const CONTENDERS: &[Contender] = &[
         },
     },
     Contender {
-        scheme: scheme("bloomfilter", "classic Bloom", (200, 0, 200), Circle),
+        look: look("bloomfilter", "classic Bloom", (200, 0, 200), Circle),
         make: |sizing, n, members, _| {
             let f = match sizing {
                 Sizing::Fpr(p) => {
@@ -218,7 +222,7 @@ pub const CONTENDERS: &[Contender] = &[
         },
     },
     Contender {
-        scheme: scheme(
+        look: look(
             "growable-bloom-filter",
             "scalable Bloom",
             (148, 103, 189),
@@ -238,11 +242,11 @@ pub const CONTENDERS: &[Contender] = &[
         },
     },
     Contender {
-        scheme: scheme("xorf-binaryfuse8", "xor / binary fuse", (0, 0, 0), Triangle),
+        look: look("xorf-binaryfuse8", "xor / binary fuse", (0, 0, 0), Triangle),
         make: |_, _, members, _| Ok(Some(Box::new(Fuse8::build(members)?))),
     },
     Contender {
-        scheme: scheme(
+        look: look(
             "xorf-binaryfuse16",
             "xor / binary fuse",
             (90, 90, 90),
@@ -262,7 +266,7 @@ pub const CONTENDERS: &[Contender] = &[
         },
     },
     Contender {
-        scheme: scheme("xorf-xor8", "xor / binary fuse", (0, 100, 0), Circle),
+        look: look("xorf-xor8", "xor / binary fuse", (0, 100, 0), Circle),
         make: |_, _, members, _| {
             let f = Xorf::build(
                 "xorf-xor8",
@@ -274,7 +278,7 @@ pub const CONTENDERS: &[Contender] = &[
         },
     },
     Contender {
-        scheme: scheme("xorf-xor16", "xor / binary fuse", (128, 128, 0), Square),
+        look: look("xorf-xor16", "xor / binary fuse", (128, 128, 0), Square),
         make: |_, _, members, _| {
             let f = Xorf::build(
                 "xorf-xor16",
@@ -286,7 +290,7 @@ pub const CONTENDERS: &[Contender] = &[
         },
     },
     Contender {
-        scheme: scheme("cuckoofilter", "cuckoo", (230, 159, 0), Triangle),
+        look: look("cuckoofilter", "cuckoo", (230, 159, 0), Triangle),
         make: |sizing, n, members, _| {
             // Its only recipe is a capacity; see `Cuckoo`.
             fpr_only(sizing, |_| {
@@ -301,7 +305,7 @@ pub const CONTENDERS: &[Contender] = &[
         },
     },
     Contender {
-        scheme: scheme("scalable-cuckoo-filter", "cuckoo", (0, 158, 115), Diamond),
+        look: look("scalable-cuckoo-filter", "cuckoo", (0, 158, 115), Diamond),
         make: |sizing, n, members, _| {
             fpr_only(sizing, |p| {
                 holding(
@@ -318,12 +322,12 @@ pub const CONTENDERS: &[Contender] = &[
         },
     },
     Contender {
-        scheme: scheme("qfilter", "quotient", (153, 0, 76), Circle),
+        look: look("qfilter", "quotient", (153, 0, 76), Circle),
         make: |sizing, n, members, _| {
             fpr_only(sizing, |p| {
                 holding(
                     "qfilter",
-                    Box::new(Quotient(
+                    Box::new(Qfilter(
                         qfilter::Filter::new(n.max(1), p)
                             .map_err(|e| anyhow::anyhow!("qfilter: {e:?}"))?,
                     )),
@@ -333,7 +337,7 @@ pub const CONTENDERS: &[Contender] = &[
         },
     },
     Contender {
-        scheme: scheme(
+        look: look(
             "fastbloom-rs-counting",
             "counting Bloom",
             (86, 180, 233),
@@ -394,7 +398,7 @@ fn counting_best_k(blocks: u64, n: u64) -> u32 {
 pub fn contender(name: &str) -> anyhow::Result<&'static Contender> {
     CONTENDERS
         .iter()
-        .find(|c| c.scheme.name == name)
+        .find(|c| c.look.name == name)
         .ok_or_else(|| {
             anyhow::anyhow!(
                 "no contender called {name:?}; the contenders are: {}",
@@ -405,7 +409,7 @@ pub fn contender(name: &str) -> anyhow::Result<&'static Contender> {
 
 /// The contenders' names, in order.
 pub fn names() -> impl Iterator<Item = &'static str> + Clone {
-    CONTENDERS.iter().map(|c| c.scheme.name)
+    CONTENDERS.iter().map(|c| c.look.name)
 }
 
 /// Builds `name` for the `members` keys (inserting them), sized by `sizing`. `None`

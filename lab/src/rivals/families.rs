@@ -74,11 +74,12 @@ impl Filter for ScalableCuckoo {
 /// `qfilter`: a quotient filter sized from `(n, p)`, taking the XXH3 hash. Inserts keep
 /// duplicate fingerprints (`insert_fingerprint(true, …)`), the mode in which a delete
 /// cannot take another key's fingerprint with it: without it, two keys sharing a
-/// fingerprint kept one copy, and deleting either lost the other (623 false negatives
-/// in the `churn` experiment's ten rounds).
-pub struct Quotient(pub qfilter::Filter);
+/// fingerprint keep one copy, and deleting either loses the other (623 false negatives
+/// in the `churn` experiment's ten rounds). Not linebloom's vector quotient filter
+/// (`linebloom-quotient`).
+pub struct Qfilter(pub qfilter::Filter);
 
-impl Filter for Quotient {
+impl Filter for Qfilter {
     fn name(&self) -> String {
         "qfilter".into()
     }
@@ -105,7 +106,7 @@ impl Filter for Quotient {
         }))
     }
     fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
-        serde_round_trip_into(&self.0, Quotient)
+        serde_round_trip_into(&self.0, Qfilter)
     }
 }
 

@@ -1,23 +1,23 @@
-//! linebloom's [`VectorQuotientFilter`] behind the lab's [`Filter`]: its own adapter,
-//! because its insert can refuse (a full pair of blocks), where the Bloom kinds behind
-//! [`super::Linebloom`] always take a key. Keys are `u64` values hashed by the default
-//! `IntFold`, as for every linebloom contender.
+//! linebloom's [`VectorQuotientFilter`] as a [`LinebloomKind`], behind the one
+//! [`Linebloom`] adapter like every linebloom kind (its refusals come through the core's
+//! `InsertFilter`), and its sizing by bits per key. Keys are `u64` values hashed by the
+//! default `IntFold`, as for every linebloom contender.
 
-use super::filter::Filter;
+use super::{Linebloom, LinebloomKind};
 use linebloom::arch::quotient::QuotientKernel;
-use linebloom::{QuotientParams, Stored, VectorQuotientFilter};
+use linebloom::{QuotientParams, RemoveFilter, VectorQuotientFilter};
 
 /// The contender's name.
 pub const NAME: &str = "linebloom-quotient";
 
 /// The vector quotient filter as a contender.
-pub struct LinebloomQuotient(pub VectorQuotientFilter);
+pub type LinebloomQuotient = Linebloom<VectorQuotientFilter>;
 
 impl LinebloomQuotient {
     /// An empty filter of this shape, on `kernel` (the detected one by default).
     #[must_use]
     pub fn new(params: QuotientParams, kernel: &'static QuotientKernel) -> Self {
-        LinebloomQuotient(VectorQuotientFilter::new(params).with_kernel(kernel))
+        Linebloom(VectorQuotientFilter::new(params).with_kernel(kernel))
     }
 
     /// The shape for `n` keys at `bits` bits per key: the blocks those bits buy, with
@@ -33,48 +33,19 @@ impl LinebloomQuotient {
     }
 }
 
-impl Filter for LinebloomQuotient {
-    fn name(&self) -> String {
+impl LinebloomKind for VectorQuotientFilter {
+    fn label(&self) -> String {
         NAME.into()
     }
-    /// The core's `add`; a refusal is what [`try_insert`](Filter::try_insert) reports.
-    #[inline]
-    fn insert(&mut self, key: u64) {
-        let _ = self.0.add(&key);
+    fn encode_and_decode(&self) -> anyhow::Result<(Self, usize)> {
+        let bytes = self.to_bytes();
+        let mut decoded = VectorQuotientFilter::from_bytes(&bytes)?;
+        if let Some(kernel) = linebloom::arch::quotient::by_name(self.kernel_name()) {
+            decoded = decoded.with_kernel(kernel);
+        }
+        Ok((decoded, bytes.len()))
     }
-    #[inline]
-    fn try_insert(&mut self, key: u64) -> bool {
-        self.0.add(&key).is_ok()
-    }
-    #[inline]
-    fn insert_reporting(&mut self, key: u64) -> bool {
-        self.0.insert(&key) == Ok(Stored::New)
-    }
-    #[inline]
-    fn contains(&self, key: u64) -> bool {
-        self.0.contains(&key)
-    }
-    #[inline]
-    fn remove(&mut self, key: u64) -> Option<bool> {
-        Some(self.0.remove(&key).is_ok())
-    }
-    fn bytes(&self) -> usize {
-        self.0.params().bytes()
-    }
-    fn exact_fpr(&self) -> Option<f64> {
-        Some(self.0.estimated_fpr())
-    }
-    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
-        let bytes = self.0.to_bytes();
-        Some(
-            VectorQuotientFilter::from_bytes(&bytes)
-                .map(|f| {
-                    (
-                        Box::new(LinebloomQuotient(f)) as Box<dyn Filter>,
-                        bytes.len(),
-                    )
-                })
-                .map_err(anyhow::Error::from),
-        )
+    fn remove_key(&mut self, key: u64) -> Option<bool> {
+        Some(RemoveFilter::remove(self, &key).is_ok())
     }
 }

@@ -1,29 +1,31 @@
-//! Every contender the lab names (filters, kernels, footprint builds, the penetration
-//! scenario's schemes, reference series) with its family, colour and marker, set here
-//! once: a scheme looks the same in every plot, and every table groups it the same way.
+//! How every contender the lab names looks (filters, kernels, footprint builds, the
+//! penetration scenario's defences, reference series): its family, colour and marker,
+//! set here once, so a contender looks the same in every plot, and every table groups
+//! it the same way.
 //! The style sits below the plotting, which reads it (`crate::plot`).
 //!
 //! Neighbours that share plots get different markers, so two series of close colours
 //! still differ at a glance.
 
-use crate::style::scheme;
-pub use crate::style::{Marker, Scheme};
+use crate::style::look;
+pub use crate::style::{Look, Marker};
 use Marker::{Circle, Diamond, Square, Triangle};
 
 /// linebloom's kernels (a series `linebloom-<kernel>` takes its kernel's look).
-pub const KERNELS: &[Scheme] = &[
-    scheme("scalar", "", (120, 120, 120), Circle),
-    scheme("portable", "", (25, 25, 112), Square),
-    scheme("avx2", "", (44, 160, 44), Triangle),
-    scheme("avx512", "", (214, 39, 40), Diamond),
-    scheme("neon", "", (148, 103, 189), Circle),
+pub const KERNELS: &[Look] = &[
+    look("scalar", "", (120, 120, 120), Circle),
+    look("portable", "", (25, 25, 112), Square),
+    look("avx2", "", (44, 160, 44), Triangle),
+    look("avx512", "", (214, 39, 40), Diamond),
+    look("neon", "", (148, 103, 189), Circle),
 ];
 
-/// The footprint experiment's builds: linebloom's red, lighter and darker, and sbbf-rs (the crate, not its safe port).
-pub const BUILDS: &[Scheme] = &[
-    scheme("linebloom+format", "", (240, 150, 150), Triangle),
-    scheme("linebloom+sizing", "", (120, 20, 20), Diamond),
-    scheme("sbbf-rs", "", (23, 190, 207), Square),
+/// The footprint experiment's builds: linebloom's red, lighter with the format and orange-brown with
+/// the sizing, and sbbf-rs (the crate, not its safe port).
+pub const BUILDS: &[Look] = &[
+    look("linebloom+format", "", (240, 150, 150), Triangle),
+    look("linebloom+sizing", "", (170, 70, 0), Diamond),
+    look("sbbf-rs", "", (23, 190, 207), Square),
 ];
 
 // The penetration scenario's schemes, by name.
@@ -41,36 +43,36 @@ pub const REDISBLOOM: &str = "redisbloom";
 pub const CLASSIC_SETBIT: &str = "classic-setbit-redis";
 
 /// The penetration scenario's schemes.
-pub const SCENARIO: &[Scheme] = &[
-    scheme(NO_PROTECTION, "", (127, 127, 127), Square),
-    scheme(NULL_CACHING, "", (255, 127, 14), Triangle),
-    scheme(IN_PROCESS, "", (214, 39, 40), Diamond),
-    scheme(IN_REDIS, "", (148, 103, 189), Circle),
-    scheme(REDISBLOOM, "", (0, 0, 0), Square),
-    scheme(CLASSIC_SETBIT, "", (31, 119, 180), Triangle),
+pub const SCENARIO: &[Look] = &[
+    look(NO_PROTECTION, "", (127, 127, 127), Square),
+    look(NULL_CACHING, "", (255, 127, 14), Triangle),
+    look(IN_PROCESS, "", (214, 39, 40), Diamond),
+    look(IN_REDIS, "", (148, 103, 189), Circle),
+    look(REDISBLOOM, "", (0, 0, 0), Square),
+    look(CLASSIC_SETBIT, "", (31, 119, 180), Triangle),
 ];
 
 /// Reference series: an exact set and the memory limit lines.
-pub const REFERENCES: &[Scheme] = &[
-    scheme("hashset", "", (100, 100, 100), Triangle),
-    scheme("limit-independent", "", (0, 0, 0), Diamond),
-    scheme("limit-dependent", "", (190, 190, 190), Circle),
+pub const REFERENCES: &[Look] = &[
+    look("hashset", "", (100, 100, 100), Triangle),
+    look("limit-independent", "", (0, 0, 0), Diamond),
+    look("limit-dependent", "", (190, 190, 190), Circle),
 ];
 
 /// Every list above.
-pub const ALL: [&[Scheme]; 4] = [KERNELS, BUILDS, SCENARIO, REFERENCES];
+pub const ALL: [&[Look]; 4] = [KERNELS, BUILDS, SCENARIO, REFERENCES];
 
 /// Every scheme the lab knows: the filters of the contender table
 /// ([`crate::rivals::CONTENDERS`]), then the lists above.
-pub fn every() -> impl Iterator<Item = &'static Scheme> + Clone {
+pub fn every() -> impl Iterator<Item = &'static Look> + Clone {
     crate::rivals::CONTENDERS
         .iter()
-        .map(|c| &c.scheme)
+        .map(|c| &c.look)
         .chain(ALL.iter().flat_map(|list| list.iter()))
 }
 
 /// The scheme called `name`, if the lab knows it.
-pub fn find(name: &str) -> Option<&'static Scheme> {
+pub fn find(name: &str) -> Option<&'static Look> {
     every().find(|s| s.name == name)
 }
 
@@ -91,10 +93,7 @@ mod tests {
     /// Every filter has a family, and the look of each family's members differs.
     #[test]
     fn filters_have_a_family_and_distinct_looks() {
-        let filters: Vec<&Scheme> = crate::rivals::CONTENDERS
-            .iter()
-            .map(|c| &c.scheme)
-            .collect();
+        let filters: Vec<&Look> = crate::rivals::CONTENDERS.iter().map(|c| &c.look).collect();
         for a in &filters {
             assert!(!a.family.is_empty(), "{}", a.name);
             for b in filters.iter().filter(|b| b.name != a.name) {
