@@ -7,12 +7,13 @@
 //! ```
 //!
 //! Each pass selects one set bit (a rank that varies per word) in each of 2^16 random
-//! words held in L1, through `QuotientKernel::select_sum` (the kernel's own select
+//! words held in L1, through `linebloom::arch::quotient::select_sum` (the kernel's own select
 //! compiled with its features). Kernels run interleaved, the start order rotating every
 //! round, timed in thread CPU time; the detected kernel runs twice, and the second
 //! copy's ratio is the noise floor. Printed: the median ns per select, and each
 //! kernel's time over the detected one's, paired by round.
 
+use linebloom::arch::quotient::select_sum;
 use linebloom_lab::keys::keyed_member;
 use linebloom_lab::stats::summary;
 use linebloom_lab::timing::{interleaved_boxed, ns_per_key, paired_speedup};
@@ -32,7 +33,7 @@ fn main() -> anyhow::Result<()> {
             .map(|k| (k.name.to_string(), k))
             .collect();
     kernels.push((format!("{}-control", detected.name), detected));
-    let answers: Vec<u64> = kernels.iter().map(|(_, k)| k.select_sum(&words)).collect();
+    let answers: Vec<u64> = kernels.iter().map(|(_, k)| select_sum(k, &words)).collect();
     anyhow::ensure!(
         answers.iter().all(|&a| a == answers[0]),
         "the kernels' selects disagree: {answers:?}"
@@ -41,7 +42,8 @@ fn main() -> anyhow::Result<()> {
         .iter()
         .map(|&(_, kernel)| {
             let words = &words;
-            Box::new(move || ns_per_key(words, |w| kernel.select_sum(w))) as Box<dyn FnMut() -> f64>
+            Box::new(move || ns_per_key(words, |w| select_sum(kernel, w)))
+                as Box<dyn FnMut() -> f64>
         })
         .collect();
     let samples = interleaved_boxed(rounds, &mut passes);

@@ -405,7 +405,7 @@ mod tests {
 
     /// The scheme's first-block threshold for `blocks` blocks of `slots` slots.
     fn first_block_below(blocks: usize, slots: u32) -> u32 {
-        use crate::quotient::scheme::{self, Eight, Sixteen, Width};
+        use crate::arch::quotient::scheme::{self, Eight, Sixteen, Width};
         if slots == Eight::SLOTS {
             scheme::first_block_below::<Eight>(blocks)
         } else {
@@ -606,12 +606,12 @@ mod tests {
             // The table's rows are for 2^j blocks: the paths of both rules, since small
             // filters put every key in the emptier block.
             let paths: [alloc::vec::Vec<(f64, f64)>; 2] =
-                [1, crate::quotient::scheme::FIRST_BLOCK_FROM]
+                [1, crate::arch::quotient::scheme::FIRST_BLOCK_FROM]
                     .map(|blocks| first_block_below(blocks, slots as u32))
                     .map(|below| tail_levels(slots, below, 0.97 * slots as f64).collect());
             for (row, loads) in MAX_LOAD.iter().enumerate() {
                 let path = &paths[usize::from(
-                    1u64 << (row + 1) >= crate::quotient::scheme::FIRST_BLOCK_FROM as u64,
+                    1u64 << (row + 1) >= crate::arch::quotient::scheme::FIRST_BLOCK_FROM as u64,
                 )];
                 let blocks = (1u64 << (row + 1)) as f64;
                 let limit = FULL_CHANCE / blocks;

@@ -2,7 +2,7 @@
 //! operations, and its monitoring numbers. The scheme is in [`super::scheme`], the
 //! sizing in [`QuotientParams`], the kernels in [`crate::arch::quotient`].
 
-use super::scheme::{Eight, Sixteen, is_well_formed, load};
+use crate::arch::quotient::scheme::{Eight, Sixteen, is_well_formed, load};
 use crate::arch::quotient::{Insertion, QuotientKernel, QuotientProbe};
 use crate::block::Block;
 use crate::filter::RemoveError;
@@ -203,7 +203,7 @@ impl<S: AsRef<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H> {
         // SAFETY: the probe is of a kernel this CPU runs (it came from `detect` or a
         // caller's `&'static QuotientKernel`, which only `available` hands out); the
         // block count is even and at least 2 (`QuotientParams::new`).
-        unsafe { (self.probe.contains)(self.blocks.as_ref(), hash) }
+        unsafe { self.probe.contains(self.blocks.as_ref(), hash) }
     }
 
     /// Tags held: every insert not yet removed, each copy of a key inserted again
@@ -341,7 +341,7 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H
     fn store(&mut self, hash: u64, check: bool) -> Result<Insertion, FilterFull> {
         // SAFETY: as in `contains_hash`; every block is well formed (zeroed, checked by
         // `from_storage` or the decoder, and since changed only by the kernels).
-        let done = unsafe { (self.probe.insert)(self.blocks.as_mut(), hash, check) };
+        let done = unsafe { self.probe.insert(self.blocks.as_mut(), hash, check) };
         if done == Insertion::Full {
             return Err(FilterFull);
         }
@@ -383,7 +383,7 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H
     /// As for [`remove`](Self::remove).
     pub fn remove_hash(&mut self, hash: u64) -> Result<(), RemoveError> {
         // SAFETY: as in `store`.
-        if unsafe { (self.probe.remove)(self.blocks.as_mut(), hash) } {
+        if unsafe { self.probe.remove(self.blocks.as_mut(), hash) } {
             self.len -= 1;
             Ok(())
         } else {

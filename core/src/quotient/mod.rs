@@ -55,19 +55,20 @@
 //!
 //! | file | holds |
 //! |---|---|
-//! | `scheme.rs` | where a key goes and how a block holds tags ([`location`], [`SCHEME`]) |
 //! | `filter.rs` | [`VectorQuotientFilter`] |
 //!
-//! The sizing is `QuotientParams` (`params/quotient.rs`), the kernels
-//! [`crate::arch::quotient`], and the format kind 5 is written and read by
-//! `format/blocks.rs`, as the Bloom filter's blocks are.
+//! Where a key goes and how a block holds tags ([`location`], [`SCHEME`]) sit with the
+//! per-key algorithm and the kernels in [`crate::arch::quotient`] (`scheme.rs`); the
+//! sizing is `QuotientParams` (`params/quotient.rs`), and the format kind 5 is written
+//! and read by `format/blocks.rs`, as the Bloom filter's blocks are.
 
 mod filter;
-pub(crate) mod scheme;
 
-pub(crate) use filter::check_payload;
-pub use filter::{FilterFull, Stored, VectorQuotientFilter};
 #[cfg(linebloom_placement_sweep)]
 #[doc(hidden)]
-pub use scheme::placement_sweep;
-pub use scheme::{Location, SCHEME, SCHEME_ID, SCHEME_ID_EMPTIER_BLOCK, location};
+pub use crate::arch::quotient::scheme::placement_sweep;
+pub use crate::arch::quotient::scheme::{
+    Location, SCHEME, SCHEME_ID, SCHEME_ID_EMPTIER_BLOCK, location,
+};
+pub(crate) use filter::check_payload;
+pub use filter::{FilterFull, Stored, VectorQuotientFilter};

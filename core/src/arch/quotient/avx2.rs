@@ -7,6 +7,7 @@
 use super::TagOps;
 use super::quotient_kernel;
 use super::select::broadword;
+use crate::arch::registry::names;
 use crate::block::Block;
 use core::arch::x86_64::*;
 
@@ -71,9 +72,4 @@ impl TagOps for Avx2 {
     }
 }
 
-quotient_kernel!("avx2", Avx2, #[target_feature(enable = "avx2,popcnt")]);
-
-/// The AVX2 quotient kernel, if this CPU runs it.
-pub(crate) fn kernel() -> Option<&'static super::QuotientKernel> {
-    crate::arch::x86_64::has_quotient_avx2().then_some(&KERNEL)
-}
+quotient_kernel!(names::AVX2, Avx2, #[target_feature(enable = "avx2,popcnt")]);

@@ -7,6 +7,7 @@ use super::TagOps;
 use super::avx2::Avx2;
 use super::quotient_kernel;
 use super::select::{pdep, pdep_bit};
+use crate::arch::registry::names;
 use crate::block::Block;
 
 /// The AVX2 compare and the BMI2 select.
@@ -41,12 +42,7 @@ impl TagOps for Avx2Bmi2 {
 }
 
 quotient_kernel!(
-    "avx2-bmi2",
+    names::AVX2_BMI2,
     Avx2Bmi2,
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 );
-
-/// The AVX2 + BMI2 quotient kernel, if this CPU runs it and its `pdep` is fast.
-pub(crate) fn kernel() -> Option<&'static super::QuotientKernel> {
-    crate::arch::x86_64::has_quotient_avx2_bmi2().then_some(&KERNEL)
-}

@@ -6,6 +6,7 @@
 use super::TagOps;
 use super::quotient_kernel;
 use super::select::{pdep, pdep_bit};
+use crate::arch::registry::names;
 use crate::block::Block;
 use core::arch::x86_64::*;
 
@@ -48,12 +49,7 @@ impl TagOps for Avx512 {
 }
 
 quotient_kernel!(
-    "avx512",
+    names::AVX512,
     Avx512,
     #[target_feature(enable = "avx512bw,bmi1,bmi2,popcnt")]
 );
-
-/// The AVX-512 quotient kernel, if this CPU runs it.
-pub(crate) fn kernel() -> Option<&'static super::QuotientKernel> {
-    crate::arch::x86_64::has_quotient_avx512().then_some(&KERNEL)
-}

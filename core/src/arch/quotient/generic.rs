@@ -16,11 +16,11 @@
 //! ```
 
 use super::TagOps;
-use crate::arch::prefetch_read;
-use crate::block::Block;
-use crate::quotient::scheme::{
+use super::scheme::{
     Width, first_block_below, load, locate, metadata_insert, metadata_remove, shift_in, shift_out,
 };
+use crate::arch::prefetch_read;
+use crate::block::Block;
 
 /// What an insert did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

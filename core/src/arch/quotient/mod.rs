@@ -1,5 +1,6 @@
-//! The vector quotient filter's kernels: a block's tag compare and the metadata select,
-//! per instruction set, under one per-key algorithm (`generic`), chosen at run time.
+//! The vector quotient filter's kernels: how a block holds its tags and where a key
+//! goes (`scheme`), the per-key algorithm written once (`generic`), and per
+//! instruction set a block's tag compare and the metadata select, chosen at run time.
 //!
 //! | kernel | compare (lanes of a block equal to the tag) | select | needs |
 //! |---|---|---|---|
@@ -18,13 +19,26 @@
 //! and Hygon before family 19h. `benches/README.md` ("Select") has the measured
 //! cost of each select on the reference machine.
 //!
-//! Detection checks exactly the features a kernel's `#[target_feature]` enables. A
-//! [`QuotientKernel`] can only be obtained from [`available`], [`by_name`] or
-//! [`detect`], so calling its entry points is safe. Every kernel gives bit-identical
-//! blocks and answers (`tests/quotient.rs`).
+//! Detection (`arch/cpu.rs`) checks exactly the features a kernel's `#[target_feature]`
+//! enables. A [`QuotientKernel`] can only be obtained from [`available`], [`by_name`]
+//! or [`detect`], so calling its entry points is safe. Every kernel gives
+//! bit-identical blocks and answers (`tests/quotient.rs`).
+//!
+//! Where the target chooses among kernels at run time (x86_64, aarch64) a kernel is a
+//! table of entry points; elsewhere (`scalar`, and `portable` where it exists) a probe
+//! calls the per-key algorithm directly, so a firmware links no table and only the
+//! operations it calls.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `scheme.rs` | where a key goes and how a block holds tags (`core/FORMAT.md`, kind 5) |
+//! | `generic.rs` | insert, lookup and remove over a backend's `TagOps` |
+//! | `select.rs` | the broadword and `pdep` selects |
+//! | `scalar.rs`, `portable.rs`, `avx2.rs`, `avx2_bmi2.rs`, `avx512.rs`, `neon.rs` | one backend each |
 
 mod generic;
 mod scalar;
+pub(crate) mod scheme;
 pub(crate) mod select;
 
 #[cfg(linebloom_portable)]
@@ -42,8 +56,12 @@ mod neon;
 
 pub(crate) use generic::Insertion;
 
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+use super::cpu;
+#[cfg(not(linebloom_table))]
+use super::registry::names;
+use super::registry::{Compiled, KernelSet, Named, always, selection};
 use crate::block::Block;
-use core::sync::atomic::AtomicPtr;
 
 /// What a backend supplies: the compare and the select. Everything else is
 /// [`generic`].
@@ -89,18 +107,102 @@ pub(crate) trait TagOps {
     }
 }
 
-/// The single-key entry points of one tag width.
+/// The single-key entry points of one tag width: a table of the kernel's functions
+/// where the target chooses kernels at run time.
+#[cfg(linebloom_table)]
 #[derive(Clone, Copy)]
 pub(crate) struct QuotientProbe {
-    /// Is the fingerprint in either block?
-    pub(crate) contains: unsafe fn(&[Block], u64) -> bool,
-    /// Store the fingerprint (look first when the flag is set).
-    pub(crate) insert: unsafe fn(&mut [Block], u64, bool) -> Insertion,
-    /// Delete one matching fingerprint.
-    pub(crate) remove: unsafe fn(&mut [Block], u64) -> bool,
+    contains: unsafe fn(&[Block], u64) -> bool,
+    insert: unsafe fn(&mut [Block], u64, bool) -> Insertion,
+    remove: unsafe fn(&mut [Block], u64) -> bool,
 }
 
-/// A vector quotient filter kernel: its entry points for both tag widths, and its name.
+/// The single-key entry points of one tag width where the build fixes the kernels: the
+/// tag width, and whether the kernel is `portable` (else `scalar`).
+#[cfg(not(linebloom_table))]
+#[derive(Clone, Copy)]
+pub(crate) struct QuotientProbe {
+    sixteen: bool,
+    portable: bool,
+}
+
+/// Runs `generic::$op` for the probe's tag width and backend, with no table.
+#[cfg(not(linebloom_table))]
+macro_rules! on_fixed_backend {
+    ($probe:expr, $op:ident($($arg:expr),*)) => {
+        match ($probe.portable, $probe.sixteen) {
+            #[cfg(linebloom_portable)]
+            (true, false) => generic::$op::<scheme::Eight, portable::Portable>($($arg),*),
+            #[cfg(linebloom_portable)]
+            (true, true) => generic::$op::<scheme::Sixteen, portable::Portable>($($arg),*),
+            (_, false) => generic::$op::<scheme::Eight, scalar::Scalar>($($arg),*),
+            (_, true) => generic::$op::<scheme::Sixteen, scalar::Scalar>($($arg),*),
+        }
+    };
+}
+
+impl QuotientProbe {
+    /// Is the fingerprint in either block?
+    ///
+    /// # Safety
+    ///
+    /// `blocks.len()` even, ≥ 2; the probe is of a kernel this CPU runs.
+    #[inline]
+    pub(crate) unsafe fn contains(self, blocks: &[Block], h: u64) -> bool {
+        // SAFETY: forwarded contract: the entry is of a kernel this CPU runs.
+        #[cfg(linebloom_table)]
+        unsafe {
+            (self.contains)(blocks, h)
+        }
+        // SAFETY: forwarded contract; scalar and portable need no feature the build
+        // does not enable.
+        #[cfg(not(linebloom_table))]
+        unsafe {
+            on_fixed_backend!(self, contains(blocks, h))
+        }
+    }
+
+    /// Store the fingerprint (look first when `check` is set).
+    ///
+    /// # Safety
+    ///
+    /// As for [`QuotientProbe::contains`]; every block well formed.
+    #[inline]
+    pub(crate) unsafe fn insert(self, blocks: &mut [Block], h: u64, check: bool) -> Insertion {
+        // SAFETY: forwarded contract, as in `contains`.
+        #[cfg(linebloom_table)]
+        unsafe {
+            (self.insert)(blocks, h, check)
+        }
+        // SAFETY: forwarded contract, as in `contains`.
+        #[cfg(not(linebloom_table))]
+        unsafe {
+            on_fixed_backend!(self, insert(blocks, h, check))
+        }
+    }
+
+    /// Delete one matching fingerprint.
+    ///
+    /// # Safety
+    ///
+    /// As for [`QuotientProbe::insert`].
+    #[inline]
+    pub(crate) unsafe fn remove(self, blocks: &mut [Block], h: u64) -> bool {
+        // SAFETY: forwarded contract, as in `contains`.
+        #[cfg(linebloom_table)]
+        unsafe {
+            (self.remove)(blocks, h)
+        }
+        // SAFETY: forwarded contract, as in `contains`.
+        #[cfg(not(linebloom_table))]
+        unsafe {
+            on_fixed_backend!(self, remove(blocks, h))
+        }
+    }
+}
+
+/// A vector quotient filter kernel: its name and, where the target chooses kernels at
+/// run time, its entry points for both tag widths.
 ///
 /// Obtained only from [`available`], [`by_name`] or [`detect`], which return kernels
 /// this CPU runs; a filter takes one with `VectorQuotientFilter::with_kernel`.
@@ -111,14 +213,18 @@ pub struct QuotientKernel {
     /// (`avx512` here also needs AVX-512BW and BMI2, `avx2-bmi2` is `avx2` with BMI2's
     /// `pdep`).
     pub name: &'static str,
-    pub(crate) eight: QuotientProbe,
-    pub(crate) sixteen: QuotientProbe,
-    /// The backend's select over many words, for [`QuotientKernel::select_sum`].
-    pub(crate) select_sum: unsafe fn(&[u64]) -> u64,
+    #[cfg(linebloom_table)]
+    eight: QuotientProbe,
+    #[cfg(linebloom_table)]
+    sixteen: QuotientProbe,
+    /// The backend's select over many words, for [`select_sum`].
+    #[cfg(linebloom_table)]
+    select_sum: unsafe fn(&[u64]) -> u64,
 }
 
 impl QuotientKernel {
     /// The entry points for `tag_bits`-bit tags (8 or 16).
+    #[cfg(linebloom_table)]
     pub(crate) fn probe(&self, tag_bits: u32) -> QuotientProbe {
         if tag_bits == 8 {
             self.eight
@@ -127,16 +233,19 @@ impl QuotientKernel {
         }
     }
 
-    /// Σ `select(word, rank)` over `words`, each with rank
-    /// `(popcount · (word >> 59)) >> 5` (a set bit the select finds, varying per word),
-    /// through this kernel's select alone: what `benches`' `quotient_select` times to
-    /// compare `pdep` with the broadword select. Not a filter operation.
-    #[doc(hidden)]
-    #[must_use]
-    pub fn select_sum(&self, words: &[u64]) -> u64 {
-        // SAFETY: a `&QuotientKernel` comes only from `available`, `by_name` or
-        // `detect` (the struct has private fields), which return kernels this CPU runs.
-        unsafe { (self.select_sum)(words) }
+    /// The entry points for `tag_bits`-bit tags (8 or 16).
+    #[cfg(not(linebloom_table))]
+    pub(crate) fn probe(&self, tag_bits: u32) -> QuotientProbe {
+        QuotientProbe {
+            sixteen: tag_bits == 16,
+            portable: self.name == names::PORTABLE,
+        }
+    }
+}
+
+impl Named for QuotientKernel {
+    fn name(&self) -> &'static str {
+        self.name
     }
 }
 
@@ -152,8 +261,23 @@ impl PartialEq for QuotientKernel {
     }
 }
 
-/// Defines a backend's `static KERNEL` from its [`TagOps`] type: the six entry points
-/// are [`generic`]'s functions under the given `#[target_feature]` attributes.
+/// Σ `select(word, rank)` over `words`, each with rank
+/// `(popcount · (word >> 59)) >> 5` (a set bit the select finds, varying per word),
+/// through `kernel`'s select alone: what `benches`' `quotient_select` times to compare
+/// `pdep` with the broadword select. A benchmark hook, not a filter operation; only
+/// where the target chooses kernels at run time.
+#[cfg(linebloom_table)]
+#[doc(hidden)]
+#[must_use]
+pub fn select_sum(kernel: &QuotientKernel, words: &[u64]) -> u64 {
+    // SAFETY: a `&QuotientKernel` comes only from `available`, `by_name` or `detect`
+    // (the struct has private fields), which return kernels this CPU runs.
+    unsafe { (kernel.select_sum)(words) }
+}
+
+/// Defines a backend's `static KERNEL` from its name and [`TagOps`] type: the entry
+/// points are [`generic`]'s functions under the given `#[target_feature]` attributes.
+#[cfg(linebloom_table)]
 macro_rules! quotient_kernel {
     ($name:expr, $ops:ty $(, #[$attr:meta])*) => {
         /// This backend's kernel.
@@ -161,14 +285,14 @@ macro_rules! quotient_kernel {
             $crate::arch::quotient::QuotientKernel {
                 name: $name,
                 eight: $crate::arch::quotient::QuotientProbe {
-                    contains: contains::<$crate::quotient::scheme::Eight>,
-                    insert: insert::<$crate::quotient::scheme::Eight>,
-                    remove: remove::<$crate::quotient::scheme::Eight>,
+                    contains: contains::<$crate::arch::quotient::scheme::Eight>,
+                    insert: insert::<$crate::arch::quotient::scheme::Eight>,
+                    remove: remove::<$crate::arch::quotient::scheme::Eight>,
                 },
                 sixteen: $crate::arch::quotient::QuotientProbe {
-                    contains: contains::<$crate::quotient::scheme::Sixteen>,
-                    insert: insert::<$crate::quotient::scheme::Sixteen>,
-                    remove: remove::<$crate::quotient::scheme::Sixteen>,
+                    contains: contains::<$crate::arch::quotient::scheme::Sixteen>,
+                    insert: insert::<$crate::arch::quotient::scheme::Sixteen>,
+                    remove: remove::<$crate::arch::quotient::scheme::Sixteen>,
                 },
                 select_sum,
             };
@@ -194,7 +318,7 @@ macro_rules! quotient_kernel {
         ///
         /// Only on a CPU with this backend's features; `blocks.len()` even, ≥ 2.
         $(#[$attr])*
-        unsafe fn contains<W: $crate::quotient::scheme::Width>(
+        unsafe fn contains<W: $crate::arch::quotient::scheme::Width>(
             blocks: &[$crate::block::Block],
             h: u64,
         ) -> bool {
@@ -206,7 +330,7 @@ macro_rules! quotient_kernel {
         ///
         /// As for `contains`; every block well formed.
         $(#[$attr])*
-        unsafe fn insert<W: $crate::quotient::scheme::Width>(
+        unsafe fn insert<W: $crate::arch::quotient::scheme::Width>(
             blocks: &mut [$crate::block::Block],
             h: u64,
             check: bool,
@@ -219,7 +343,7 @@ macro_rules! quotient_kernel {
         ///
         /// As for `insert`.
         $(#[$attr])*
-        unsafe fn remove<W: $crate::quotient::scheme::Width>(
+        unsafe fn remove<W: $crate::arch::quotient::scheme::Width>(
             blocks: &mut [$crate::block::Block],
             h: u64,
         ) -> bool {
@@ -228,71 +352,32 @@ macro_rules! quotient_kernel {
         }
     };
 }
+
+/// Where the build fixes the kernels, a backend's kernel is its name: the probes call
+/// [`generic`] directly (see [`QuotientProbe`]).
+#[cfg(not(linebloom_table))]
+macro_rules! quotient_kernel {
+    ($name:expr, $ops:ty $(, #[$attr:meta])*) => {
+        /// This backend's kernel.
+        pub(crate) static KERNEL: $crate::arch::quotient::QuotientKernel =
+            $crate::arch::quotient::QuotientKernel { name: $name };
+    };
+}
 pub(crate) use quotient_kernel;
 
-/// Every quotient kernel this CPU runs, scalar first and the preferred one last.
-pub fn available() -> impl Iterator<Item = &'static QuotientKernel> {
-    let simd: [Option<&'static QuotientKernel>; 3] = {
-        #[cfg(all(target_arch = "x86_64", not(miri)))]
-        {
-            [avx2::kernel(), avx2_bmi2::kernel(), avx512::kernel()]
-        }
-        #[cfg(all(target_arch = "aarch64", not(miri)))]
-        {
-            [Some(&neon::KERNEL), None, None]
-        }
-        #[cfg(not(any(
-            all(target_arch = "x86_64", not(miri)),
-            all(target_arch = "aarch64", not(miri))
-        )))]
-        {
-            [None, None, None]
-        }
-    };
+/// Every quotient kernel compiled for this target, scalar first and the preferred last.
+static KERNELS: KernelSet<QuotientKernel> = KernelSet::new(&[
+    Compiled(&scalar::KERNEL, always),
     #[cfg(linebloom_portable)]
-    let portable = Some(&portable::KERNEL);
-    #[cfg(not(linebloom_portable))]
-    let portable = None;
-    [Some(&scalar::KERNEL), portable]
-        .into_iter()
-        .chain(simd)
-        .flatten()
-}
+    Compiled(&portable::KERNEL, always),
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    Compiled(&avx2::KERNEL, cpu::quotient_avx2),
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    Compiled(&avx2_bmi2::KERNEL, cpu::quotient_avx2_bmi2),
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    Compiled(&avx512::KERNEL, cpu::quotient_avx512),
+    #[cfg(all(target_arch = "aarch64", not(miri)))]
+    Compiled(&neon::KERNEL, always),
+]);
 
-/// Names of every quotient kernel compiled into this build for this architecture
-/// (whether or not this CPU runs it), for tests that must say which were skipped.
-#[must_use]
-pub fn compiled() -> &'static [&'static str] {
-    &[
-        "scalar",
-        #[cfg(linebloom_portable)]
-        "portable",
-        #[cfg(all(target_arch = "x86_64", not(miri)))]
-        "avx2",
-        #[cfg(all(target_arch = "x86_64", not(miri)))]
-        "avx2-bmi2",
-        #[cfg(all(target_arch = "x86_64", not(miri)))]
-        "avx512",
-        #[cfg(all(target_arch = "aarch64", not(miri)))]
-        "neon",
-    ]
-}
-
-static ACTIVE: AtomicPtr<QuotientKernel> = AtomicPtr::new(core::ptr::null_mut());
-
-/// The best quotient kernel this CPU runs (detected once, then cached).
-pub fn detect() -> &'static QuotientKernel {
-    super::detect::cached(&ACTIVE, || {
-        if cfg!(miri) {
-            &scalar::KERNEL
-        } else {
-            available().last().unwrap_or(&scalar::KERNEL)
-        }
-    })
-}
-
-/// The quotient kernel called `name`, if this CPU runs it.
-#[must_use]
-pub fn by_name(name: &str) -> Option<&'static QuotientKernel> {
-    available().find(|k| k.name == name)
-}
+selection!(QuotientKernel, "quotient kernel");

@@ -6,6 +6,7 @@
 use super::TagOps;
 use super::quotient_kernel;
 use super::select::broadword;
+use crate::arch::registry::names;
 use crate::block::Block;
 use core::arch::aarch64::*;
 
@@ -58,4 +59,4 @@ impl TagOps for Neon {
     }
 }
 
-quotient_kernel!("neon", Neon, #[target_feature(enable = "neon")]);
+quotient_kernel!(names::NEON, Neon, #[target_feature(enable = "neon")]);

@@ -6,6 +6,7 @@
 use super::TagOps;
 use super::quotient_kernel;
 use super::select::broadword;
+use crate::arch::registry::names;
 use crate::block::Block;
 use wide::{u8x16, u16x8};
 
@@ -50,4 +51,4 @@ impl TagOps for Portable {
     }
 }
 
-quotient_kernel!("portable", Portable);
+quotient_kernel!(names::PORTABLE, Portable);

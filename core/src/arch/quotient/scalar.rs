@@ -7,6 +7,7 @@
 use super::TagOps;
 use super::quotient_kernel;
 use super::select::broadword;
+use crate::arch::registry::names;
 use crate::block::Block;
 
 /// The lanes of `word` that are zero, as each lane's top bit (`high` holds the top bit
@@ -54,7 +55,7 @@ impl TagOps for Scalar {
     }
 }
 
-quotient_kernel!("scalar", Scalar);
+quotient_kernel!(names::SCALAR, Scalar);
 
 #[cfg(test)]
 mod tests {

@@ -2,10 +2,10 @@
 //! `&'static Kernel` to the backend's code (`core/DESIGN.md`, "Dispatch", says which
 //! path each build takes and why).
 
+#[cfg(linebloom_inline_k8)]
+use super::inline_k8;
 #[cfg(not(linebloom_table))]
 use super::with_backend;
-#[cfg(linebloom_inline_k8)]
-use super::x86_64;
 use super::{Kernel, Probe, on_backend};
 #[cfg(doc)]
 use super::{available, by_name, detect};
@@ -76,12 +76,12 @@ macro_rules! single_key {
                     if probe.avx512 {
                         // SAFETY: i is in bounds (above). `avx512` is only set on the k = 8
                         // entry of the AVX-512 kernel, so k = 8 and this CPU runs AVX-512F.
-                        return $answer(unsafe { x86_64::inline_k8::$avx512(blocks, i, h) });
+                        return $answer(unsafe { inline_k8::$avx512(blocks, i, h) });
                     }
                     // SAFETY: i is in bounds (above). `inline_k8` is only set on the k = 8
                     // entries of the AVX2 and AVX-512 kernels (whose `kernel()` also checks
                     // AVX2), so k = 8 and this CPU runs AVX2.
-                    return $answer(unsafe { x86_64::inline_k8::$avx2(blocks, i, h) });
+                    return $answer(unsafe { inline_k8::$avx2(blocks, i, h) });
                 }
                 let _ = i;
                 // SAFETY: the probe belongs to a kernel this CPU runs; blocks non-empty
@@ -203,15 +203,15 @@ mod compiled_in {
     #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
     pub(super) type Ops = super::super::generic::Simd<core::arch::x86_64::__m512i, 1>;
     #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
-    pub(super) static TABLE: &Kernel = &super::super::x86_64::avx512::KERNEL;
+    pub(super) static TABLE: &Kernel = &super::super::avx512::KERNEL;
 
     #[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]
     pub(super) type Ops = super::super::generic::Simd<core::arch::x86_64::__m256i, 2>;
     #[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]
-    pub(super) static TABLE: &Kernel = &super::super::x86_64::avx2::KERNEL;
+    pub(super) static TABLE: &Kernel = &super::super::avx2::KERNEL;
 
     #[cfg(target_arch = "aarch64")]
     pub(super) type Ops = super::super::generic::Simd<core::arch::aarch64::uint64x2_t, 4>;
     #[cfg(target_arch = "aarch64")]
-    pub(super) static TABLE: &Kernel = &super::super::aarch64::neon::KERNEL;
+    pub(super) static TABLE: &Kernel = &super::super::neon::KERNEL;
 }

@@ -1,13 +1,13 @@
 //! The AVX-512 kernel: a block is one `__m512i`, so mask generation, the test and the
 //! set are one vector operation each (AVX-512F only: `vpmuludq`, `vpsrlq`, `vpandq`,
-//! `vpsllvq`, `vpandnq`, `vptestmq`). The algorithm is `arch::generic`; this file maps its `Lanes`
+//! `vpsllvq`, `vpandnq`, `vptestmq`). The algorithm is `bloom::generic`; this file maps its `Lanes`
 //! operations to intrinsics.
 //!
 //! There is no AVX-512 machine in CI: `tests/kernels.rs` skips this kernel, and says so,
 //! where the CPU lacks it. Runs on AVX-512 hosts are recorded under `results/`.
 
-use crate::arch::generic::{Lanes, Simd};
-use crate::arch::{Kernel, kernel_table};
+use super::kernel_table;
+use crate::arch::bloom::generic::{Lanes, Simd};
 use core::arch::x86_64::*;
 
 // SAFETY: every method is an AVX-512F intrinsic; the `Lanes` contract makes callers run
@@ -71,9 +71,3 @@ unsafe impl Lanes for __m512i {
 }
 
 kernel_table!(Avx512, Simd<__m512i, 1>, inline_k8: avx512, #[target_feature(enable = "avx512f")]);
-
-/// The AVX-512 kernel, if this CPU runs it. It also requires AVX2 (every AVX-512 CPU
-/// has it), because its `k = 8` probe may run as the inline AVX2 block.
-pub fn kernel() -> Option<&'static Kernel> {
-    (super::has_avx512f() && super::has_avx2()).then_some(&KERNEL)
-}

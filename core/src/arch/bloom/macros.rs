@@ -12,28 +12,28 @@ use super::{Backend, BlockOps, contains_keys, generic};
 macro_rules! on_backend {
     ($kernel:expr, |$m:ident| $body:expr) => {
         match $kernel.backend {
-            $crate::arch::Backend::Scalar => {
-                use crate::arch::scalar as $m;
+            $crate::arch::bloom::Backend::Scalar => {
+                use crate::arch::bloom::scalar as $m;
                 $body
             }
             #[cfg(linebloom_portable)]
-            $crate::arch::Backend::Portable => {
-                use crate::arch::portable as $m;
+            $crate::arch::bloom::Backend::Portable => {
+                use crate::arch::bloom::portable as $m;
                 $body
             }
             #[cfg(target_arch = "x86_64")]
-            $crate::arch::Backend::Avx2 => {
-                use crate::arch::x86_64::avx2 as $m;
+            $crate::arch::bloom::Backend::Avx2 => {
+                use crate::arch::bloom::avx2 as $m;
                 $body
             }
             #[cfg(target_arch = "x86_64")]
-            $crate::arch::Backend::Avx512 => {
-                use crate::arch::x86_64::avx512 as $m;
+            $crate::arch::bloom::Backend::Avx512 => {
+                use crate::arch::bloom::avx512 as $m;
                 $body
             }
             #[cfg(target_arch = "aarch64")]
-            $crate::arch::Backend::Neon => {
-                use crate::arch::aarch64::neon as $m;
+            $crate::arch::bloom::Backend::Neon => {
+                use crate::arch::bloom::neon as $m;
                 $body
             }
         }
@@ -45,13 +45,13 @@ macro_rules! on_backend {
 macro_rules! with_backend {
     ($kernel:expr, |$ops:ident| $body:expr) => {
         match $kernel.backend {
-            $crate::arch::Backend::Scalar => {
-                type $ops = $crate::arch::scalar::Scalar;
+            $crate::arch::bloom::Backend::Scalar => {
+                type $ops = $crate::arch::bloom::scalar::Scalar;
                 $body
             }
             #[cfg(linebloom_portable)]
-            $crate::arch::Backend::Portable => {
-                type $ops = $crate::arch::portable::Portable;
+            $crate::arch::bloom::Backend::Portable => {
+                type $ops = $crate::arch::bloom::portable::Portable;
                 $body
             }
         }
@@ -61,7 +61,7 @@ macro_rules! with_backend {
 /// Defines a backend's `static KERNEL` and its entry points from a [`BlockOps`] type,
 /// under the given `#[target_feature]` attributes. The batch loops and the merge come
 /// from [`generic`], so no kernel body is written twice. `inline_k8` names the inline
-/// form of its `k = 8` probe: `none`, `avx2` or `avx512` (see `x86_64::inline_k8`).
+/// form of its `k = 8` probe: `none`, `avx2` or `avx512` (see `inline_k8`).
 #[cfg(linebloom_table)]
 macro_rules! kernel_table {
     // The `k = 8` probe's flags (`Probe::inline_k8`, `Probe::avx512`) for each form.
@@ -70,31 +70,31 @@ macro_rules! kernel_table {
     (@inline avx512) => { (true, true) };
     ($backend:ident, $ops:ty, inline_k8: $inline:ident $(, #[$attr:meta])*) => {
         /// This backend's kernel table (crate-private: see the module docs of `arch`).
-        pub(crate) static KERNEL: $crate::arch::Kernel = $crate::arch::Kernel {
-            name: $crate::arch::Backend::$backend.name(),
-            backend: $crate::arch::Backend::$backend,
+        pub(crate) static KERNEL: $crate::arch::bloom::Kernel = $crate::arch::bloom::Kernel {
+            name: $crate::arch::bloom::Backend::$backend.name(),
+            backend: $crate::arch::bloom::Backend::$backend,
             probes: [
-                $crate::arch::Probe { inline_k8: false, avx512: false, compiled_in: false, contains: entry_contains::<0>, insert: entry_insert::<0> },
-                $crate::arch::Probe {
-                    inline_k8: $crate::arch::kernel_table!(@inline $inline).0,
-                    avx512: $crate::arch::kernel_table!(@inline $inline).1,
+                $crate::arch::bloom::Probe { inline_k8: false, avx512: false, compiled_in: false, contains: entry_contains::<0>, insert: entry_insert::<0> },
+                $crate::arch::bloom::Probe {
+                    inline_k8: $crate::arch::bloom::kernel_table!(@inline $inline).0,
+                    avx512: $crate::arch::bloom::kernel_table!(@inline $inline).1,
                     compiled_in: false,
                     contains: entry_contains::<8>,
                     insert: entry_insert::<8>,
                 },
-                $crate::arch::Probe { inline_k8: false, avx512: false, compiled_in: false, contains: entry_contains::<16>, insert: entry_insert::<16> },
+                $crate::arch::bloom::Probe { inline_k8: false, avx512: false, compiled_in: false, contains: entry_contains::<16>, insert: entry_insert::<16> },
             ],
             merge: entry_merge,
         };
 
-        $crate::arch::keyed_entries!($ops $(, #[$attr])*);
+        $crate::arch::bloom::keyed_entries!($ops $(, #[$attr])*);
 
         /// # Safety
         ///
         /// Only on a CPU with this backend's features.
         $(#[$attr])*
         unsafe fn entry_merge(ours: &mut [$crate::block::Block], theirs: &[$crate::block::Block], and: bool) {
-            $crate::arch::generic::merge(ours, theirs, and)
+            $crate::arch::bloom::generic::merge(ours, theirs, and)
         }
 
         /// `K = 0`: any `k`; else the probe is compiled for `k = K` and ignores `k`.
@@ -108,7 +108,7 @@ macro_rules! kernel_table {
             let i = $crate::hash::block_index(h, blocks.len());
             // SAFETY: i < len for len ≥ 1 (multiply-shift), and len ≥ 1 is this
             // function's contract, as are the features and k ≤ MAX_K.
-            unsafe { <$ops as $crate::arch::BlockOps>::contains(blocks.get_unchecked(i), h, k) }
+            unsafe { <$ops as $crate::arch::bloom::BlockOps>::contains(blocks.get_unchecked(i), h, k) }
         }
 
         /// # Safety
@@ -119,7 +119,7 @@ macro_rules! kernel_table {
             let k = if K == 0 { k } else { K };
             let i = $crate::hash::block_index(h, blocks.len());
             // SAFETY: as in `entry_contains`.
-            unsafe { <$ops as $crate::arch::BlockOps>::insert(blocks.get_unchecked_mut(i), h, k) }
+            unsafe { <$ops as $crate::arch::bloom::BlockOps>::insert(blocks.get_unchecked_mut(i), h, k) }
         }
     };
 }
@@ -146,7 +146,7 @@ macro_rules! keyed_entries {
             out: &mut [bool],
         ) {
             // SAFETY: forwarded contract.
-            unsafe { $crate::arch::generic::contains_keys::<$ops, K, F>(blocks, keys, hash, k, out) }
+            unsafe { $crate::arch::bloom::generic::contains_keys::<$ops, K, F>(blocks, keys, hash, k, out) }
         }
 
         /// Inserts every key of `keys` (hashed by `hash`) into `blocks`.
@@ -163,7 +163,7 @@ macro_rules! keyed_entries {
             k: u32,
         ) {
             // SAFETY: forwarded contract.
-            unsafe { $crate::arch::generic::insert_keys::<$ops, K, F>(blocks, keys, hash, k) }
+            unsafe { $crate::arch::bloom::generic::insert_keys::<$ops, K, F>(blocks, keys, hash, k) }
         }
     };
 }
@@ -175,12 +175,12 @@ macro_rules! keyed_entries {
 macro_rules! kernel_table {
     ($backend:ident, $ops:ty, inline_k8: $inline:ident $(, #[$attr:meta])*) => {
         /// This backend's kernel (crate-private: see the module docs of `arch`).
-        pub(crate) static KERNEL: $crate::arch::Kernel = $crate::arch::Kernel {
-            name: $crate::arch::Backend::$backend.name(),
-            backend: $crate::arch::Backend::$backend,
+        pub(crate) static KERNEL: $crate::arch::bloom::Kernel = $crate::arch::bloom::Kernel {
+            name: $crate::arch::bloom::Backend::$backend.name(),
+            backend: $crate::arch::bloom::Backend::$backend,
         };
 
-        $crate::arch::keyed_entries!($ops $(, #[$attr])*);
+        $crate::arch::bloom::keyed_entries!($ops $(, #[$attr])*);
     };
 }
 

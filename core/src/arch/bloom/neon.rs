@@ -1,11 +1,11 @@
 //! The NEON kernel: a block is four `uint64x2_t` of two words each.
 //!
 //! NEON's `ushl` shifts each lane by its own signed count (negative = right), which is
-//! the per-lane shift the shared algorithm in `arch::generic` needs. The test
+//! the per-lane shift the shared algorithm in `bloom::generic` needs. The test
 //! is `bic` + `orr` and a `umaxv` reduction.
 
-use crate::arch::generic::{Lanes, Simd};
-use crate::arch::{Kernel, kernel_table};
+use super::kernel_table;
+use crate::arch::bloom::generic::{Lanes, Simd};
 use core::arch::aarch64::*;
 
 // SAFETY: every method is a NEON intrinsic, and NEON is part of every aarch64 target this
@@ -66,8 +66,3 @@ unsafe impl Lanes for uint64x2_t {
 }
 
 kernel_table!(Neon, Simd<uint64x2_t, 4>, inline_k8: none, #[target_feature(enable = "neon")]);
-
-/// The NEON kernel: always present on aarch64.
-pub fn kernel() -> Option<&'static Kernel> {
-    Some(&KERNEL)
-}

@@ -1,7 +1,8 @@
 //! The kernel handle and what it is made of: [`Kernel`], its single-key [`Probe`]
-//! entries, the [`Backend`] tag (where every kernel's name is written, once), the
-//! [`BlockOps`] trait each backend implements, and the two batch tuning constants.
+//! entries, the [`Backend`] tag, the [`BlockOps`] trait each backend implements, and
+//! the two batch tuning constants.
 
+use crate::arch::registry::names;
 use crate::block::Block;
 
 #[cfg(doc)]
@@ -50,7 +51,7 @@ pub struct Kernel {
 pub(crate) struct Probe {
     /// Does a build without AVX probe with an inline `asm!` form instead of calling?
     /// Set only on the `k = 8` entries of the AVX2 and AVX-512 kernels (see
-    /// `x86_64::inline_k8`).
+    /// `inline_k8`).
     #[cfg_attr(not(linebloom_inline_k8), allow(dead_code))]
     pub(crate) inline_k8: bool,
     /// With `inline_k8`: the AVX-512 form (one `zmm`) rather than the AVX2 form (two
@@ -94,44 +95,31 @@ pub(crate) enum Backend {
     /// [`portable::Portable`].
     #[cfg(linebloom_portable)]
     Portable,
-    /// [`x86_64::avx2`].
+    /// [`avx2`](super::avx2).
     #[cfg(target_arch = "x86_64")]
     Avx2,
-    /// [`x86_64::avx512`].
+    /// [`avx512`](super::avx512).
     #[cfg(target_arch = "x86_64")]
     Avx512,
-    /// [`aarch64::neon`].
+    /// [`neon`](super::neon).
     #[cfg(target_arch = "aarch64")]
     Neon,
 }
 
 impl Backend {
-    /// Every backend compiled into this build for this architecture, scalar first.
-    pub(crate) const ALL: &'static [Backend] = &[
-        Backend::Scalar,
-        #[cfg(linebloom_portable)]
-        Backend::Portable,
-        #[cfg(target_arch = "x86_64")]
-        Backend::Avx2,
-        #[cfg(target_arch = "x86_64")]
-        Backend::Avx512,
-        #[cfg(target_arch = "aarch64")]
-        Backend::Neon,
-    ];
-
-    /// The kernel's name: module, CSV column and plot legend. The only place the names
-    /// are written.
+    /// The kernel's name: module, CSV column and plot legend (written once, in
+    /// `registry::names`).
     pub(crate) const fn name(self) -> &'static str {
         match self {
-            Backend::Scalar => "scalar",
+            Backend::Scalar => names::SCALAR,
             #[cfg(linebloom_portable)]
-            Backend::Portable => "portable",
+            Backend::Portable => names::PORTABLE,
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => "avx2",
+            Backend::Avx2 => names::AVX2,
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 => "avx512",
+            Backend::Avx512 => names::AVX512,
             #[cfg(target_arch = "aarch64")]
-            Backend::Neon => "neon",
+            Backend::Neon => names::NEON,
         }
     }
 }

@@ -354,7 +354,7 @@ unsafe fn contains_loop<O: BlockOps, K, F: Fn(&K) -> u64, const K8: bool>(
             blocks.len(),
             keys,
             hash,
-            super::prefetch_read,
+            crate::arch::prefetch_read,
             |i, h, block| out[i] = O::contains(&*block, h, k),
         )
     }
@@ -415,9 +415,16 @@ unsafe fn insert_loop<O: BlockOps, K, F: Fn(&K) -> u64, const K8: bool>(
     // its block while `O::insert` runs; O's features and k ≤ MAX_K are the caller's
     // contract.
     unsafe {
-        pipelined(base, n, keys, hash, super::prefetch_write, |_, h, block| {
-            O::insert(&mut *block.cast_mut(), h, k);
-        })
+        pipelined(
+            base,
+            n,
+            keys,
+            hash,
+            crate::arch::prefetch_write,
+            |_, h, block| {
+                O::insert(&mut *block.cast_mut(), h, k);
+            },
+        )
     }
 }
 

@@ -4,11 +4,11 @@
 //! zero high halves zero the high half of every word), shifts the position down
 //! (`vpsrld`) and turns it into a bit with the per-lane shift AVX2 added (`vpsllvq`);
 //! the test is `vpandn` + `vpor` + `vptest`. No branch depends on the key, so hits and
-//! misses run the same instructions. The algorithm itself is `arch::generic`; this file
+//! misses run the same instructions. The algorithm itself is `bloom::generic`; this file
 //! only maps its `Lanes` operations to intrinsics.
 
-use crate::arch::generic::{Lanes, Simd};
-use crate::arch::{Kernel, kernel_table};
+use super::kernel_table;
+use crate::arch::bloom::generic::{Lanes, Simd};
 use core::arch::x86_64::*;
 
 // SAFETY: every method is an AVX2 (or baseline AVX/SSE2) intrinsic; the `Lanes`
@@ -67,8 +67,3 @@ unsafe impl Lanes for __m256i {
 }
 
 kernel_table!(Avx2, Simd<__m256i, 2>, inline_k8: avx2, #[target_feature(enable = "avx2")]);
-
-/// The AVX2 kernel, if this CPU runs it.
-pub fn kernel() -> Option<&'static Kernel> {
-    super::has_avx2().then_some(&KERNEL)
-}
