@@ -58,8 +58,6 @@ pub(crate) use generic::Insertion;
 
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 use super::cpu;
-#[cfg(not(linebloom_table))]
-use super::registry::names;
 use super::registry::{Compiled, KernelSet, Named, always, selection};
 use crate::block::Block;
 
@@ -238,7 +236,10 @@ impl QuotientKernel {
     pub(crate) fn probe(&self, tag_bits: u32) -> QuotientProbe {
         QuotientProbe {
             sixteen: tag_bits == 16,
-            portable: self.name == names::PORTABLE,
+            #[cfg(linebloom_portable)]
+            portable: core::ptr::eq(self, &portable::KERNEL),
+            #[cfg(not(linebloom_portable))]
+            portable: false,
         }
     }
 }
