@@ -75,10 +75,10 @@ impl AsyncFilterConnection for redis::aio::ConnectionManager {
 /// A command's first key: argument 1, or for a script the first of its keys. `None`
 /// for a command without keys (`INFO`, `COMMAND`, `TIME`).
 fn first_key(cmd: &redis::Cmd) -> Option<&[u8]> {
-    let mut args = crate::protocol::words(cmd);
+    let mut args = crate::command::words(cmd);
     let name = args.next()?.to_ascii_uppercase();
     match name.as_slice() {
-        name if crate::protocol::keyless(name) => None,
+        name if crate::command::keyless(name) => None,
         b"EVALSHA" | b"EVAL" => {
             let _body = args.next()?;
             let keys: usize = std::str::from_utf8(args.next()?).ok()?.parse().ok()?;

@@ -61,8 +61,8 @@ impl FilterConnection for redis::Connection {
 /// Commands a cluster pipeline refuses (scripts, `BITOP`) or cannot route by key
 /// (`INFO`, `COMMAND`, `TIME`): sent one at a time, routed by the connection.
 fn alone(cmd: &redis::Cmd) -> bool {
-    crate::protocol::words(cmd).next().is_some_and(|name| {
-        crate::protocol::keyless(name)
+    crate::command::words(cmd).next().is_some_and(|name| {
+        crate::command::keyless(name)
             || [&b"EVALSHA"[..], b"EVAL", b"BITOP"]
                 .iter()
                 .any(|n| name.eq_ignore_ascii_case(n))

@@ -71,6 +71,7 @@
 #[cfg(feature = "tokio")]
 mod aio;
 mod blocking;
+mod command;
 mod error;
 mod front;
 mod info;

@@ -47,7 +47,7 @@ const ALL: [&Script; 6] = [
 
 /// `cmd` as `EVAL <body> …` if it is an `EVALSHA` of one of these scripts.
 fn with_body(cmd: &redis::Cmd) -> Option<redis::Cmd> {
-    let mut args = crate::protocol::words(cmd);
+    let mut args = crate::command::words(cmd);
     if !args.next()?.eq_ignore_ascii_case(b"EVALSHA") {
         return None;
     }

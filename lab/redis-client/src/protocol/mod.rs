@@ -126,22 +126,6 @@ pub(crate) fn replies(input: Input, expected: usize) -> Result<Vec<Reply>, Redis
     Ok(replies)
 }
 
-/// A command's words (its name, then its arguments), as bytes.
-pub(crate) fn words(cmd: &redis::Cmd) -> impl Iterator<Item = &[u8]> {
-    cmd.args_iter().map(|a| match a {
-        redis::Arg::Simple(bytes) => bytes,
-        _ => &[][..],
-    })
-}
-
-/// Is this the name of a command the protocol sends that names no key (a cluster
-/// routes it by itself)?
-pub(crate) fn keyless(name: &[u8]) -> bool {
-    [&b"INFO"[..], b"COMMAND", b"TIME"]
-        .iter()
-        .any(|k| name.eq_ignore_ascii_case(k))
-}
-
 /// Every reply of a step, however many.
 pub(crate) fn all_replies(input: Input) -> Result<Vec<Reply>, RedisFilterError> {
     match input {
