@@ -222,7 +222,7 @@ impl<const PAD: u32> OneBitFloor<PAD> {
     #[inline(always)]
     fn slot(&self, key: u64) -> (usize, u64) {
         let h = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let block = linebloom::hash::block_index(h, self.0.as_ref().len());
+        let block = linebloom::pattern::block_index(h, self.0.as_ref().len());
         let mut pad = h;
         for round in 0..PAD {
             pad = pad.rotate_left(7 + round) ^ (pad >> 3) ^ key;

@@ -5,7 +5,7 @@
 //! one or two words). An insert loads each word and issues a `fetch_or` only where one of
 //! the key's bits is still clear, so inserting into a filling filter mostly reads. Both
 //! are lock-free, and both compute positions with the scalar form of the scheme
-//! ([`crate::hash::all_positions`]): one 32-bit multiply and shift per bit.
+//! ([`crate::pattern::all_positions`]): one 32-bit multiply and shift per bit.
 //!
 //! **No insert is lost.** `fetch_or` is an atomic read-modify-write, so concurrent ORs
 //! into the same word all take effect whatever their interleaving, and OR is commutative
@@ -29,9 +29,9 @@
 
 use crate::block::Block;
 use crate::bloom::BloomFilter;
-use crate::hash::{all_positions, block_index, for_each_position};
 use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::{Params, ParamsError};
+use crate::pattern::{all_positions, block_index, for_each_position};
 use core::sync::atomic::{AtomicU64, Ordering};
 
 /// A 64-byte block of atomic words, laid out exactly like [`Block`].

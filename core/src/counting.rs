@@ -2,7 +2,7 @@
 //!
 //! A 64-byte block holds 128 four-bit counters: eight `u64` words of 16 counters each.
 //! A key uses the same block and the same positions as in [`crate::BloomFilter`] (see
-//! [`crate::hash::for_each_position`]): where the Bloom filter sets bit `f` of word `w`,
+//! [`crate::pattern::for_each_position`]): where the Bloom filter sets bit `f` of word `w`,
 //! the counting filter counts in counter `f >> 2` of word `w`. So [`to_bloom`] can produce
 //! a plain filter with the same parameters that answers exactly like this one, in a
 //! quarter of the memory per position.
@@ -34,9 +34,9 @@
 
 use crate::block::Block;
 use crate::filter::RemoveError;
-use crate::hash::{block_index, for_each_position};
 use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::{CountingParams, ParamsError};
+use crate::pattern::{block_index, for_each_position};
 
 /// Counters per word, and the saturation value.
 const COUNTERS_PER_WORD: u32 = 16;

@@ -1,11 +1,11 @@
-//! Theoretical false-positive rates: the classic filter and this crate's blocked scheme.
+//! Theoretical false-positive rates: the classic filter and this crate's blocked pattern.
 //!
 //! All three functions assume an ideal hash (independent uniform positions). The lab
 //! plots them against measured rates; [`crate::Params`] sizes filters with [`blocked`].
 //!
 //! # The blocked formula
 //!
-//! For the scheme in [`crate::hash`], with `B` blocks, `k` bits per key and `n` keys:
+//! For the pattern in [`crate::pattern`], with `B` blocks, `k` bits per key and `n` keys:
 //! a query's block holds `X ~ Binomial(n, 1/B)` keys (Putze, Sanders and Singler (2007)
 //! use the Poisson limit; the binomial is exact, and it matters when `B` is small).
 //!
@@ -287,7 +287,7 @@ const SATURATED_LOAD: f64 = 1e4;
 
 /// The blocked formula for `slots` positions per word, plus the 64-bit hash's floor.
 fn with_slots(blocks: u64, k: u32, n: u64, slots: f64) -> f64 {
-    if blocks == 0 || k == 0 || k > crate::hash::MAX_K {
+    if blocks == 0 || k == 0 || k > crate::pattern::MAX_K {
         return 1.0;
     }
     if n == 0 {
@@ -321,7 +321,7 @@ pub fn hash_floor(n: u64) -> f64 {
 
 /// The chance that a non-member's `k` positions in one block all land on set positions,
 /// given the fraction `fill[w]` of set positions in each word `w`: the per-block term of
-/// the filters' `estimated_fpr`, exact for the scheme given the current bits.
+/// the filters' `estimated_fpr`, exact for the pattern given the current bits.
 ///
 /// Each position is uniform within its word, so a word that holds `c` of the query's
 /// positions contributes `fill^c` (`k ≥ 8`: `c = 2` in the first `k − 8` words, else 1;

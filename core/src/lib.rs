@@ -7,7 +7,7 @@
 //! ```
 //! use linebloom::{BloomFilter, Params};
 //!
-//! // Sized with the blocked scheme's exact formula: ≤ 1% false positives at 1e5 keys.
+//! // Sized with the blocked pattern's exact formula: ≤ 1% false positives at 1e5 keys.
 //! let params = Params::for_fpr(100_000, 0.01)?;
 //! let mut filter = BloomFilter::new(params);
 //! for id in 0..100_000u64 {
@@ -125,7 +125,7 @@
 //!   answer on every platform (x86_64, aarch64, 32-bit armv7 and big-endian s390x are
 //!   tested in CI against bytes committed from x86_64). A format change bumps
 //!   [`format::VERSION`], and older bytes are refused by name, never misread.
-//! * The stable hashers ([`IntFold`], [`Xxh3`]) and the bit scheme ([`hash`]) are pinned
+//! * The stable hashers ([`IntFold`], [`Xxh3`]) and the bit pattern ([`pattern`]) are pinned
 //!   by golden vectors. [`StableHasher`] is sealed: no other hasher can claim their
 //!   format ids, so bytes written with another hash can never decode as theirs. A
 //!   custom hasher implements [`KeyHasher`] and its filters stay in memory.
@@ -138,7 +138,7 @@
 //! How the crate is built (the family's shared code, the pattern, dispatch, sizing, the
 //! format, and what is `unsafe` and why) is in `core/DESIGN.md`.
 //!
-//! * [`hash`]: the key → (block, bit pattern) scheme, specified;
+//! * [`pattern`]: the key → (block, bit pattern) mapping, specified;
 //! * [`fpr`]: theoretical false-positive rates (classic and blocked);
 //! * [`Params`], [`CountingParams`], [`ClassicParams`], [`QuotientParams`]: each kind's
 //!   shape, sized from a target rate, bits per key (tag width), or raw;
@@ -182,11 +182,11 @@ mod counting;
 mod filter;
 pub mod format;
 pub mod fpr;
-pub mod hash;
 pub mod hasher;
 #[cfg(linebloom_huge_pages)]
 mod huge_pages;
 pub mod params;
+pub mod pattern;
 pub mod quotient;
 #[cfg(feature = "alloc")]
 pub mod scalable;

@@ -3,7 +3,7 @@
 //!
 //! Each 64-byte block is sixteen `AtomicU32` words; word `2w + h` holds bits
 //! `32h..32h+32` of the plain [`Block`]'s word `w`. Keys use the same block and the same
-//! bit positions as every other kind ([`crate::hash::for_each_position`]), so the filter
+//! bit positions as every other kind ([`crate::pattern::for_each_position`]), so the filter
 //! answers exactly like a [`crate::BloomFilter`] of the same shape and hasher, and
 //! [`write_blocks`](StaticAtomicBloomFilter::write_blocks) turns it into one (to encode
 //! it, or to query it without atomics).
@@ -24,9 +24,9 @@
 //! ```
 
 use crate::block::Block;
-use crate::hash::{MAX_K, all_positions, block_index, for_each_position};
 use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::Params;
+use crate::pattern::{MAX_K, all_positions, block_index, for_each_position};
 use crate::sync::{AtomicU32, Ordering};
 
 /// A 64-byte block of sixteen atomic 32-bit words (see the module docs for the layout).

@@ -181,7 +181,7 @@ fn the_spec_model_and_the_filter_agree_on_bit_positions() {
     for k in [3, 8, 13] {
         for h in hashes(k as u64, 8) {
             let mut bits = Vec::new();
-            linebloom::hash::for_each_position(h, k, |w, f| bits.push(w * 64 + f as usize));
+            linebloom::pattern::for_each_position(h, k, |w, f| bits.push(w * 64 + f as usize));
             let block = ((h as u128 * 5u128) >> 64) as usize;
             let mut expected: Vec<usize> = naive_bits(h, 5, k)
                 .into_iter()

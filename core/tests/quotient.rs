@@ -72,7 +72,7 @@ fn run(blocks: u64, tag_bits: u32, seed: u64, ops: &[Op]) {
         .into_iter()
         .map(|k| VectorQuotientFilter::new(params).with_kernel(k))
         .collect();
-    let key = |i: u8| linebloom::hash::fmix64(seed ^ i as u64);
+    let key = |i: u8| linebloom::pattern::fmix64(seed ^ i as u64);
     let mut model: HashMap<u64, u64> = HashMap::new();
     for op in ops {
         match *op {
@@ -156,7 +156,7 @@ fn full_filter_refuses_and_counts() {
         for (tag_bits, buckets) in [(8u32, 80u32), (16, 36)] {
             for bucket in [0, 1, buckets / 2, buckets - 1] {
                 let h = (0u64..)
-                    .map(linebloom::hash::fmix64)
+                    .map(linebloom::pattern::fmix64)
                     .find(|&h| linebloom::quotient::location(h, 2, tag_bits).bucket == bucket)
                     .unwrap();
                 let params = QuotientParams::new(2, tag_bits).unwrap();

@@ -40,7 +40,7 @@
 //! kernel's linebloom filter's on 2^24 (`contains_batch`), whose binomial 99% interval
 //! at 1% is ±0.006 percentage points (S4).
 
-use linebloom::hash::block_index;
+use linebloom::pattern::block_index;
 use linebloom::{AtomicBloomFilter, Params};
 use linebloom_benches::*;
 use linebloom_lab::rivals::{SplitBlock256, blocked_xxh3, xxh3};

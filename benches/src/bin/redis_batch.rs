@@ -25,7 +25,7 @@
 //! contender's. Every linebloom contender's answers must agree with each other.
 
 use linebloom::Params;
-use linebloom::hash::{location, pattern};
+use linebloom::pattern::{location, pattern};
 use linebloom_lab::penetration::namespace::Namespace;
 use linebloom_lab::stats::summary;
 use linebloom_lab::timing::round_order;

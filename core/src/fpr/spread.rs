@@ -208,7 +208,7 @@ fn sqrt(x: f64) -> f64 {
 
 /// [`blocked_spread`] with `slots` positions per word.
 fn spread_with_slots(blocks: u64, k: u32, n: u64, slots: f64) -> f64 {
-    if blocks == 0 || k == 0 || k > crate::hash::MAX_K || n == 0 {
+    if blocks == 0 || k == 0 || k > crate::pattern::MAX_K || n == 0 {
         return 0.0;
     }
     if n as f64 / blocks as f64 >= SATURATED_LOAD {

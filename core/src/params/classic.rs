@@ -5,7 +5,7 @@
 use super::{MAX_BYTES, ParamsError};
 use crate::block::Block;
 use crate::fpr;
-use crate::hash::fmix64;
+use crate::pattern::fmix64;
 
 /// Largest `k` of the classic filter.
 pub const MAX_CLASSIC_K: u32 = 32;

@@ -1,7 +1,7 @@
 //! [`ParamsError`]: why a shape was refused.
 
 use super::MAX_BYTES;
-use crate::hash::MAX_K;
+use crate::pattern::MAX_K;
 
 /// Why parameters were refused.
 ///

@@ -24,7 +24,7 @@ pub(crate) use search::{check_shape, largest_meeting, sizing_goal};
 
 use crate::block::Block;
 use crate::fpr;
-use crate::hash::MAX_K;
+use crate::pattern::MAX_K;
 
 /// [`Params::for_fpr`] sizes for a predicted rate of at most `SIZING_MARGIN × p`.
 ///

@@ -5,7 +5,7 @@
 use super::{MAX_BLOCKS, MAX_BYTES, Params, ParamsError, SIZING_MARGIN};
 use crate::block::Block;
 use crate::fpr;
-use crate::hash::MAX_K;
+use crate::pattern::MAX_K;
 
 impl Params {
     /// These params, or more blocks at the same `k`: the fewest at which the per-filter

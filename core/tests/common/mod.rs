@@ -1,5 +1,5 @@
 //! Shared test helpers: a naive model of the blocked scheme, written from the spec in
-//! `src/hash.rs` without using the crate's code, seeded key generators, and aligned
+//! `src/pattern.rs` without using the crate's code, seeded key generators, and aligned
 //! copies of encodings for `view`.
 #![allow(dead_code)]
 

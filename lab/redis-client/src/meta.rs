@@ -4,7 +4,7 @@
 
 use crate::RedisFilterError;
 use linebloom::Params;
-use linebloom::hash::SCHEME;
+use linebloom::pattern::NAME as SCHEME;
 
 /// One generation of a filter: the keys of one complete set of shards and their shape.
 ///

@@ -6,16 +6,16 @@
 //! bytes `64·b .. 64·b + 64`, eight little-endian `u64` words ([`linebloom::Block`]).
 //! A *probe* is 16 bytes: the key's block index within the shard, then the key's 64-bit
 //! hash, both little-endian. The module derives the in-block pattern from the hash with
-//! the core's own [`linebloom::hash::pattern`], so the bits are exactly those a
+//! the core's own [`linebloom::pattern::pattern`], so the bits are exactly those a
 //! [`linebloom::BloomFilter`] of the same shape sets.
 
 use linebloom::Block;
-use linebloom::hash::pattern;
+use linebloom::pattern::pattern;
 
 /// The scheme this module implements: the first word of the filter's meta key in Redis,
 /// which clients pass with every command so that a module of another scheme refuses
 /// instead of answering with other bits.
-pub const SCHEME: &str = linebloom::hash::SCHEME;
+pub const SCHEME: &str = linebloom::pattern::NAME;
 
 /// Bytes per probe: block index, then hash, both `u64` little-endian.
 pub const PROBE_BYTES: usize = 16;
@@ -68,7 +68,7 @@ impl std::fmt::Display for BatchError {
                 f,
                 "LBPAYLOAD the probes are {len} bytes, not a multiple of {PROBE_BYTES}"
             ),
-            BatchError::K(k) => write!(f, "LBK k = {k} is not in 1..={}", linebloom::hash::MAX_K),
+            BatchError::K(k) => write!(f, "LBK k = {k} is not in 1..={}", linebloom::pattern::MAX_K),
             BatchError::Blocks(b) => write!(f, "LBBLOCKS {b} is not a positive block count"),
             BatchError::Scheme(s) => {
                 write!(f, "LBSCHEME this module speaks {SCHEME}, the client {s}")
@@ -112,7 +112,7 @@ pub fn check_args(scheme: &[u8], k: &[u8], blocks: &[u8]) -> Result<(u32, u64), 
     };
     let k = number(k)
         .and_then(|k| u32::try_from(k).ok())
-        .filter(|k| (1..=linebloom::hash::MAX_K).contains(k))
+        .filter(|k| (1..=linebloom::pattern::MAX_K).contains(k))
         .ok_or_else(|| BatchError::K(text(k)))?;
     let blocks = number(blocks)
         .filter(|&b| b > 0 && b.checked_mul(Block::BYTES as u64).is_some())
@@ -326,7 +326,7 @@ pub fn encode(probes: impl IntoIterator<Item = (u64, u64)>) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use linebloom::hash::location;
+    use linebloom::pattern::location;
     use linebloom::{BloomFilter, IntFold, Key, Params};
     use proptest::prelude::*;
 
@@ -353,7 +353,7 @@ mod tests {
             more in proptest::collection::vec(any::<u64>(), 0..100),
             others in proptest::collection::vec(any::<u64>(), 0..300),
             blocks in 1u64..40,
-            k in 1u32..=linebloom::hash::MAX_K,
+            k in 1u32..=linebloom::pattern::MAX_K,
             seed in any::<u64>(),
         ) {
             let params = Params::new(blocks, k).unwrap();
@@ -449,9 +449,9 @@ mod tests {
                 Err(BatchError::Blocks(_))
             ));
         }
-        let max = linebloom::hash::MAX_K.to_string();
+        let max = linebloom::pattern::MAX_K.to_string();
         assert!(check_args(b"linebloom-v2", max.as_bytes(), b"1").is_ok());
-        let over = (linebloom::hash::MAX_K + 1).to_string();
+        let over = (linebloom::pattern::MAX_K + 1).to_string();
         assert!(check_args(b"linebloom-v2", over.as_bytes(), b"1").is_err());
         // Every error reads as a Redis error reply: a code, then the reason.
         let e = BatchError::Length {

@@ -25,7 +25,7 @@
 
 use super::filter::Filter;
 use linebloom::IntFold;
-use linebloom::hash::{SALTS, block_index};
+use linebloom::pattern::{SALTS, block_index};
 
 /// One 256-bit block: eight 32-bit words.
 #[derive(Clone, Copy, Default)]

@@ -41,7 +41,7 @@ macro_rules! single_key {
         ) -> $ret {
             // block_index(h, len) < len for len ≥ 1 (multiply-shift), and `blocks` is
             // non-empty by this function's contract: the index is in bounds.
-            let i = crate::hash::block_index(h, blocks.len());
+            let i = crate::pattern::block_index(h, blocks.len());
             #[cfg(not(linebloom_table))]
             {
                 let _ = probe;

@@ -2,7 +2,7 @@
 //! instantiated by every SIMD backend (AVX2: 4 lanes × 2 registers, AVX-512: 8 × 1,
 //! NEON: 2 × 4), plus the batch pipeline that every kernel shares.
 //!
-//! Mask generation follows [`crate::hash::pattern`] word for word, with no branch on key
+//! Mask generation follows [`crate::pattern::pattern`] word for word, with no branch on key
 //! data and no per-word loop in general-purpose registers:
 //!
 //! ```text
@@ -36,7 +36,7 @@
 
 use super::BlockOps;
 use crate::block::Block;
-use crate::hash::{MAX_K, SALTS, block_index, rotation};
+use crate::pattern::{MAX_K, SALTS, block_index, rotation};
 
 /// A vector of `LANES` `u64` words and the handful of operations the probe needs.
 ///
@@ -149,7 +149,7 @@ unsafe fn mask_with<V: Lanes, const N: usize>(m: &mut [V; N], enable: &Block) {
 }
 
 /// The key's in-block mask as `N` vectors (`N · LANES = 8`), identical to
-/// [`crate::hash::pattern`].
+/// [`crate::pattern::pattern`].
 ///
 /// # Safety
 ///

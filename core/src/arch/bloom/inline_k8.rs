@@ -8,7 +8,7 @@
 //! the call forces. An `asm!` block has no such limit: its instructions are assembled
 //! whatever the enclosing function's features, so it inlines into the loop, and only the
 //! run-time check (a kernel whose CPU runs the instructions) guards it. Each form
-//! computes exactly the kernels' pattern for `k = 8` (see [`crate::hash`]):
+//! computes exactly the kernels' pattern for `k = 8` (see [`crate::pattern`]):
 //!
 //! ```text
 //! pos_w = (x ·₃₂ SALTS[w]) >> 26                       vpmulld, vpsrld
@@ -49,7 +49,7 @@
 //! instead ([`super::super`]'s `compiled_in`).
 
 use crate::block::Block;
-use crate::hash::SALTS;
+use crate::pattern::SALTS;
 use core::arch::asm;
 
 /// The constants the assembly reads, 64-byte aligned: the eight round-1 salts, each as

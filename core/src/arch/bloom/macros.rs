@@ -105,7 +105,7 @@ macro_rules! kernel_table {
         $(#[$attr])*
         unsafe fn entry_contains<const K: u32>(blocks: &[$crate::block::Block], h: u64, k: u32) -> bool {
             let k = if K == 0 { k } else { K };
-            let i = $crate::hash::block_index(h, blocks.len());
+            let i = $crate::pattern::block_index(h, blocks.len());
             // SAFETY: i < len for len ≥ 1 (multiply-shift), and len ≥ 1 is this
             // function's contract, as are the features and k ≤ MAX_K.
             unsafe { <$ops as $crate::arch::bloom::BlockOps>::contains(blocks.get_unchecked(i), h, k) }
@@ -117,7 +117,7 @@ macro_rules! kernel_table {
         $(#[$attr])*
         unsafe fn entry_insert<const K: u32>(blocks: &mut [$crate::block::Block], h: u64, k: u32) -> bool {
             let k = if K == 0 { k } else { K };
-            let i = $crate::hash::block_index(h, blocks.len());
+            let i = $crate::pattern::block_index(h, blocks.len());
             // SAFETY: as in `entry_contains`.
             unsafe { <$ops as $crate::arch::bloom::BlockOps>::insert(blocks.get_unchecked_mut(i), h, k) }
         }

@@ -3,7 +3,7 @@
 //! `+simd128`). It is compiled only there (`core/build.rs`): elsewhere `wide` falls back
 //! to plain arrays and this would be the scalar kernel under another name.
 //!
-//! The mask itself comes from [`crate::hash::pattern`] in general-purpose registers. On
+//! The mask itself comes from [`crate::pattern::pattern`] in general-purpose registers. On
 //! SSE2 there is no per-lane variable shift (`vpsllvq` is AVX2) and `wide` would emulate
 //! one lane at a time, so building the mask in vectors would only add shuffles; shifts
 //! in GPRs are one cycle each. What is vectorised is what SSE2 does well: two 32-byte
@@ -15,7 +15,7 @@
 
 use super::{BlockOps, kernel_table};
 use crate::block::Block;
-use crate::hash::pattern;
+use crate::pattern::pattern;
 use wide::u64x4;
 
 /// The two 256-bit halves of a block.

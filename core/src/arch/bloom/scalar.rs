@@ -9,7 +9,7 @@
 //!                         return fresh
 //! ```
 //!
-//! The positions come from [`crate::hash::all_positions`], where the scheme is
+//! The positions come from [`crate::pattern::all_positions`], where the scheme is
 //! specified, one word at a time: no 64-byte mask is built, so on a 32-bit
 //! microcontroller the probe lives in registers (the `footprint` experiment reports its
 //! stack), and a query stops at the first clear bit. Batches use the shared hashing and
@@ -17,7 +17,7 @@
 
 use super::{BlockOps, kernel_table};
 use crate::block::Block;
-use crate::hash::{all_positions, for_each_position};
+use crate::pattern::{all_positions, for_each_position};
 
 /// The scalar block operations.
 pub(crate) struct Scalar;

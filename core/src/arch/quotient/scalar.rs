@@ -67,7 +67,7 @@ mod tests {
         for round in 0..if cfg!(miri) { 20 } else { 500u64 } {
             let mut block = Block::ZERO;
             for w in block.0.iter_mut() {
-                x = crate::hash::fmix64(x + round);
+                x = crate::pattern::fmix64(x + round);
                 // Many equal lanes: small values.
                 *w = if round % 2 == 0 {
                     x & 0x0303_0303_0303_0303

@@ -385,7 +385,7 @@ pub(crate) fn is_well_formed<W: Width>(block: &Block) -> bool {
 #[cfg(all(test, feature = "alloc"))]
 mod tests {
     use super::*;
-    use crate::hash::fmix64;
+    use crate::pattern::fmix64;
     use alloc::vec::Vec;
 
     /// Slots as a vector, for comparing with a model.

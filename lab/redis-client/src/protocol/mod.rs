@@ -186,7 +186,7 @@ impl Keys {
 
     /// The shard of a key's hash, and its block within that shard.
     pub(crate) fn place(&self, hash: u64) -> (usize, u64) {
-        let block = linebloom::hash::block_index(hash, self.generation.params.blocks()) as u64;
+        let block = linebloom::pattern::block_index(hash, self.generation.params.blocks()) as u64;
         (
             (block / self.generation.shard_blocks) as usize,
             block % self.generation.shard_blocks,

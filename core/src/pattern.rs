@@ -1,10 +1,10 @@
-//! Key hash → (block index, in-block bit pattern): the blocked scheme, specified.
+//! Key hash → (block index, in-block bit pattern): the blocked pattern, specified.
 //!
 //! Every kernel, the binary format and the Redis-held filter rely on this mapping; the
 //! golden-vector test pins it. Changing it is a format-version change (this is the
-//! scheme of format version 2, see `core/FORMAT.md`).
+//! pattern of format version 2, see `core/FORMAT.md`).
 //!
-//! # The scheme
+//! # The pattern
 //!
 //! Let `h` be the key's 64-bit hash, `B` the block count, `k ∈ 1..=16`, and
 //! `x = h mod 2³²` its low 32 bits. All products below are 32-bit wrapping products.
@@ -37,7 +37,7 @@
 //! uniform over `0..64` for a uniform `x`). The first eight are Parquet's; the next nine
 //! are SHA-256's first nine round constants with the low bit set.
 //!
-//! The exact false-positive rate of this scheme, for ideal positions, is in
+//! The exact false-positive rate of this pattern, for ideal positions, is in
 //! [`crate::fpr::blocked`]; `tests/fpr.rs` and the lab's `fpr_vs_bits` experiment check
 //! measured rates against it.
 
@@ -72,7 +72,7 @@ pub const ROTATION_SALT: u32 = 0xd807_aa99;
 pub const MAX_K: u32 = 16;
 
 /// MurmurHash3's 64-bit finalizer: a bijection with full avalanche (used by the classic
-/// filter's double hashing; the blocked scheme does not need it).
+/// filter's double hashing; the blocked pattern does not need it).
 #[inline(always)]
 #[must_use]
 pub const fn fmix64(mut x: u64) -> u64 {
@@ -91,16 +91,16 @@ pub const fn block_index(hash: u64, blocks: usize) -> usize {
     ((hash as u128 * blocks as u128) >> 64) as usize
 }
 
-/// The name of this scheme where blocks live outside the binary format (a filter held
+/// The name of this pattern where blocks live outside the binary format (a filter held
 /// in Redis): the first word of the Redis-held filter's metadata, and an argument of
 /// every command of the linebloom Redis module, so that a client or a module of another
-/// scheme refuses rather than answering with other bits. It changes with the format
-/// version, whose scheme it names.
+/// pattern refuses rather than answering with other bits. It changes with the format
+/// version, whose pattern it names.
 ///
 /// ```
-/// assert_eq!(linebloom::hash::SCHEME, format!("linebloom-v{}", linebloom::format::VERSION));
+/// assert_eq!(linebloom::pattern::NAME, format!("linebloom-v{}", linebloom::format::VERSION));
 /// ```
-pub const SCHEME: &str = "linebloom-v2";
+pub const NAME: &str = "linebloom-v2";
 
 /// The 6-bit position (`0..64`) that salt `salt` picks for hash `hash`.
 #[inline(always)]
@@ -119,10 +119,10 @@ pub(crate) const fn rotation(hash: u64) -> u32 {
 /// The in-block pattern of a hash: the scalar reference every kernel matches.
 ///
 /// Exposed so that callers that keep blocks elsewhere (Redis, a memory-mapped file)
-/// can set or test a key's bits without re-implementing the scheme.
+/// can set or test a key's bits without re-implementing the pattern.
 ///
 /// ```
-/// use linebloom::hash::pattern;
+/// use linebloom::pattern::pattern;
 /// let m = pattern(0x1234_5678_9abc_def0, 8);
 /// assert_eq!(m.count_ones(), 8); // one bit in each word for k = 8
 /// ```
@@ -135,10 +135,10 @@ pub fn pattern(hash: u64, k: u32) -> Block {
 }
 
 /// Calls `f(word, field)` for each of the key's `k` positions: `word` in `0..8` and the
-/// 6-bit `field` in `0..64`, in the order of the scheme (round 1 by word, then round 2).
+/// 6-bit `field` in `0..64`, in the order of the pattern (round 1 by word, then round 2).
 ///
 /// The Bloom filter sets bit `field` of `word`; the counting filter uses counter
-/// `field >> 2` of `word` (16 four-bit counters per word), so both share one scheme and a
+/// `field >> 2` of `word` (16 four-bit counters per word), so both share one pattern and a
 /// counting filter converts to a plain one bit for bit.
 #[inline(always)]
 pub fn for_each_position(hash: u64, k: u32, mut f: impl FnMut(usize, u32)) {
@@ -183,7 +183,7 @@ pub struct Location {
 /// Where `hash` lives in a filter of `blocks` blocks with `k` bits per key.
 ///
 /// ```
-/// use linebloom::hash::location;
+/// use linebloom::pattern::location;
 /// let loc = location(42, 1000, 7);
 /// assert!(loc.block < 1000);
 /// assert!(loc.mask.count_ones() <= 7);
@@ -195,18 +195,4 @@ pub fn location(hash: u64, blocks: usize, k: u32) -> Location {
         block: block_index(hash, blocks),
         mask: pattern(hash, k),
     }
-}
-
-/// The Redis bit offset (`BITFIELD`/`SETBIT` addressing, most significant bit of each byte
-/// first) of bit `bit` (0..512) of block `block`, for a filter stored as its
-/// little-endian payload: `512·block + (bit ^ 7)`.
-///
-/// ```
-/// assert_eq!(linebloom::hash::redis_bit_offset(0, 0), 7);
-/// assert_eq!(linebloom::hash::redis_bit_offset(2, 9), 1024 + 14);
-/// ```
-#[inline]
-#[must_use]
-pub const fn redis_bit_offset(block: u64, bit: u32) -> u64 {
-    512 * block + (bit ^ 7) as u64
 }
