@@ -85,7 +85,7 @@ pub struct Ctx {
     pub progress: bool,
     /// Redis URL for the experiments that can use one (`--redis`).
     pub redis: Option<String>,
-    /// Node URLs of a Redis Cluster to run the Redis schemes on instead
+    /// Node URLs of a Redis Cluster to run the Redis defences on instead
     /// (`--redis-cluster`; empty: none).
     pub redis_cluster: Vec<String>,
     /// Prefix of every key the lab creates in that Redis (`--redis-prefix`); `None`

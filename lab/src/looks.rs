@@ -28,7 +28,7 @@ pub const BUILDS: &[Look] = &[
     look("sbbf-rs", "", (23, 190, 207), Square),
 ];
 
-// The penetration scenario's schemes, by name.
+// The penetration scenario's defences, by name.
 /// No filter in front of cache and database.
 pub const NO_PROTECTION: &str = "no-protection";
 /// No filter; empty results cached with the TTL.
@@ -42,7 +42,7 @@ pub const REDISBLOOM: &str = "redisbloom";
 /// The classic filter over Redis `SETBIT`/`GETBIT`.
 pub const CLASSIC_SETBIT: &str = "classic-setbit-redis";
 
-/// The penetration scenario's schemes.
+/// The penetration scenario's defences.
 pub const SCENARIO: &[Look] = &[
     look(NO_PROTECTION, "", (127, 127, 127), Square),
     look(NULL_CACHING, "", (255, 127, 14), Triangle),
@@ -62,7 +62,7 @@ pub const REFERENCES: &[Look] = &[
 /// Every list above.
 pub const ALL: [&[Look]; 4] = [KERNELS, BUILDS, SCENARIO, REFERENCES];
 
-/// Every scheme the lab knows: the filters of the contender table
+/// Every defence the lab knows: the filters of the contender table
 /// ([`crate::rivals::CONTENDERS`]), then the lists above.
 pub fn every() -> impl Iterator<Item = &'static Look> + Clone {
     crate::rivals::CONTENDERS
@@ -71,7 +71,7 @@ pub fn every() -> impl Iterator<Item = &'static Look> + Clone {
         .chain(ALL.iter().flat_map(|list| list.iter()))
 }
 
-/// The scheme called `name`, if the lab knows it.
+/// The defence called `name`, if the lab knows it.
 pub fn find(name: &str) -> Option<&'static Look> {
     every().find(|s| s.name == name)
 }

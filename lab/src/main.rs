@@ -54,13 +54,13 @@ struct MeasureArgs {
     no_progress: bool,
 }
 
-/// Where the Redis schemes of the penetration scenario run.
+/// Where the Redis defences of the penetration scenario run.
 #[derive(clap::Args, Clone, Default)]
 struct RedisArgs {
-    /// Redis server for the penetration experiment's Redis schemes (redis://127.0.0.1:PORT).
+    /// Redis server for the penetration experiment's Redis defences (redis://127.0.0.1:PORT).
     #[arg(long, conflicts_with = "redis_cluster")]
     redis: Option<String>,
-    /// A Redis Cluster for those schemes instead: one or more node URLs, comma-separated
+    /// A Redis Cluster for those defences instead: one or more node URLs, comma-separated
     /// (the filter is sharded over the nodes).
     #[arg(long, value_delimiter = ',')]
     redis_cluster: Vec<String>,
@@ -107,7 +107,7 @@ enum Command {
         p: f64,
     },
     /// The penetration scenario running live, in a browser page on 127.0.0.1: every
-    /// scheme at once on the same traffic, with controls. Runs until Ctrl-C or
+    /// defence at once on the same traffic, with controls. Runs until Ctrl-C or
     /// --duration, then removes its Redis keys.
     Live {
         /// Port on 127.0.0.1 (0 picks a free one).
@@ -116,10 +116,10 @@ enum Command {
         /// Stop after this long (for example 90s or 10m) instead of at Ctrl-C.
         #[arg(long)]
         duration: Option<humantime::Duration>,
-        /// Products in each scheme's database.
+        /// Products in each defence's database.
         #[arg(long, default_value_t = 100_000)]
         products: u64,
-        /// Requests per second per scheme at the start.
+        /// Requests per second per defence at the start.
         #[arg(long, default_value_t = 2000)]
         rate: u32,
         /// Share of requests for ids that do not exist at the start, 0..=1.

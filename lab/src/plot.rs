@@ -35,7 +35,7 @@ fn mix(a: RGBColor, b: RGBColor, t: f64) -> RGBColor {
     RGBColor(m(a.0, b.0), m(a.1, b.1), m(a.2, b.2))
 }
 
-/// The colour of a kernel or scheme: the same in every plot.
+/// The colour of a kernel or contender: the same in every plot.
 pub fn colour(name: &str) -> RGBColor {
     if let Some(s) = crate::looks::find(name) {
         return s.colour;
@@ -60,7 +60,7 @@ pub fn colour(name: &str) -> RGBColor {
     )
 }
 
-/// The marker of a kernel or scheme: like its [`colour`], the same in every plot, so
+/// The marker of a kernel or contender: like its [`colour`], the same in every plot, so
 /// that two series of close colours still differ at a glance. A control copy and
 /// another shape of a kernel (`avx512 k=7`) keep their baseline's marker, as they keep
 /// a shade of its colour.
@@ -406,7 +406,7 @@ fn ticks(lo: f64, hi: f64, log: bool, mut values: impl Iterator<Item = f64>) -> 
 
 /// Legend names, with a note where a line lies exactly on an earlier one and so hides
 /// it (`linebloom` under `linebloom-atomic`: the same filter, the same points), naming
-/// the earlier one by its colour key (its scheme).
+/// the earlier one by its colour key (its contender).
 fn legend_names(series: &[Series]) -> Vec<String> {
     series
         .iter()
@@ -906,7 +906,7 @@ mod tests {
         assert_eq!(marker("sbbf-rs-safe-control"), marker("sbbf-rs-safe"));
         assert_eq!(marker("avx512 k=7"), marker("avx512"));
         assert_eq!(marker("linebloom-avx2"), marker("avx2"));
-        // Neighbours in a list of schemes (which share plots) never share a marker.
+        // Neighbours in a list of contenders (which share plots) never share a marker.
         for list in crate::looks::ALL {
             for pair in list.windows(2) {
                 assert_ne!(marker(pair[0].name), marker(pair[1].name), "{pair:?}");

@@ -1,4 +1,4 @@
-//! `lab report`: runs every experiment (the penetration scenario adds its Redis schemes
+//! `lab report`: runs every experiment (the penetration scenario adds its Redis defences
 //! where it is given a server), draws each plot, and writes `REPORT.md` in the output
 //! folder with the environment, the time the run took, and per experiment its plot,
 //! what the plot shows, a summary table, and where linebloom does not lead, or why it
@@ -163,7 +163,7 @@ pub fn report(ctx: &Ctx, rerun: bool) -> anyhow::Result<()> {
             md,
             "## The live view
 
-`lab live` runs the penetration scenario with every scheme at once on \
+`lab live` runs the penetration scenario with every defence at once on \
              the same traffic, in a browser page with controls. This screenshot was taken by the \
              browser test (headless Chromium) after it set the attack share to 90% and added \
              20,000 ids, which put the in-process filter over its target rate (the alarm); \

@@ -22,7 +22,7 @@ fn ctx(redis: Option<String>) -> linebloom_lab::Ctx {
 }
 
 /// Options for a run on `port` (0: any) with `products` per database, `rate` requests
-/// per second per scheme and `attack_share` at the start, until stopped.
+/// per second per defence and `attack_share` at the start, until stopped.
 fn options(port: u16, products: u64, rate: u32, attack_share: f64) -> Options {
     Options {
         port,
@@ -73,13 +73,13 @@ fn state(running: &Running) -> serde_json::Value {
     serde_json::from_str(&body).unwrap()
 }
 
-/// The last full second's `field` for `scheme`.
-fn last(state: &serde_json::Value, scheme: &str, field: &str) -> f64 {
-    let s = state["schemes"]
+/// The last full second's `field` for `defence`.
+fn last(state: &serde_json::Value, defence: &str, field: &str) -> f64 {
+    let s = state["defences"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|s| s["name"] == scheme)
+        .find(|s| s["name"] == defence)
         .unwrap();
     s["rows"].as_array().unwrap().last().unwrap()[field]
         .as_f64()
@@ -91,7 +91,7 @@ fn controls_take_effect_and_bad_input_changes_nothing() {
     let running = start(20_000, 1500);
     std::thread::sleep(Duration::from_millis(2500));
     let s = state(&running);
-    let names: Vec<&str> = s["schemes"]
+    let names: Vec<&str> = s["defences"]
         .as_array()
         .unwrap()
         .iter()
@@ -200,12 +200,12 @@ fn events_stream_a_snapshot_then_ticks() {
     let reader = BufReader::new(s);
     let mut events: Vec<(String, serde_json::Value)> = Vec::new();
     let mut name = String::new();
-    // The first scheme's latest row in a tick, if it has one. A tick can come before a
-    // scheme thread finished its first second, and repeats the latest row until the
+    // The first defence's latest row in a tick, if it has one. A tick can come before a
+    // defence thread finished its first second, and repeats the latest row until the
     // thread finished the next (a loaded machine stalls it; the page drops repeats), so
     // the stream is read until the ticks carried two distinct seconds, or the deadline.
     let second =
-        |v: &serde_json::Value| v["schemes"][0]["rows"].as_array()?.last()?["second"].as_f64();
+        |v: &serde_json::Value| v["defences"][0]["rows"].as_array()?.last()?["second"].as_f64();
     let distinct_seconds = |events: &[(String, serde_json::Value)]| {
         let mut seconds: Vec<f64> = events.iter().filter_map(|(_, v)| second(v)).collect();
         seconds.dedup();
@@ -227,12 +227,12 @@ fn events_stream_a_snapshot_then_ticks() {
     }
     assert_eq!(events[0].0, "snapshot");
     assert!(events[1..].iter().all(|(n, _)| n == "tick"), "{events:?}");
-    // Ticks carry at most one row per scheme, and the seconds move on.
+    // Ticks carry at most one row per defence, and the seconds move on.
     let seconds: Vec<f64> = events[1..].iter().filter_map(|(_, v)| second(v)).collect();
     assert!(seconds.windows(2).all(|w| w[1] >= w[0]));
     assert!(seconds.last() > seconds.first(), "{seconds:?}");
     for (_, v) in &events[1..] {
-        for s in v["schemes"].as_array().unwrap() {
+        for s in v["defences"].as_array().unwrap() {
             assert!(s["rows"].as_array().unwrap().len() <= 1);
         }
     }
@@ -376,7 +376,7 @@ fn the_page_works_in_a_real_browser() {
         wait(2).await;
         let after = number(text("#total-requests").await);
         assert!(after > before + 2000.0, "served {before} -> {after}");
-        // The curves are drawn: points for every scheme and second so far, and
+        // The curves are drawn: points for every defence and second so far, and
         // coloured pixels on the canvas.
         let points = client
             .find(Locator::Css("#c-rps"))
@@ -407,10 +407,10 @@ fn the_page_works_in_a_real_browser() {
             .unwrap();
         // The table averages the last 5 seconds: let them all be under attack.
         wait(7).await;
-        let db = |scheme: &'static str| {
+        let db = |defence: &'static str| {
             let client = client.clone();
             async move {
-                let sel = format!("tr[data-scheme='{scheme}'] td.dbps");
+                let sel = format!("tr[data-defence='{defence}'] td.dbps");
                 text_of(&client, &sel).await.parse::<f64>().unwrap()
             }
         };
@@ -420,7 +420,7 @@ fn the_page_works_in_a_real_browser() {
             "DB queries/s: no protection {unprotected}, filter {filtered}"
         );
         // "add" grows the filter: the fill ratio rises.
-        let fill = || text("div.card[data-scheme='linebloom-in-process'] .fill");
+        let fill = || text("div.card[data-defence='linebloom-in-process'] .fill");
         let fill0 = number(fill().await);
         client
             .find(Locator::Css("#add-button"))
@@ -452,7 +452,7 @@ fn which(program: &str) -> String {
 }
 
 #[test]
-fn a_dead_redis_degrades_its_schemes_live_and_the_rest_keep_running() {
+fn a_dead_redis_degrades_its_defences_live_and_the_rest_keep_running() {
     let dir = tempfile::tempdir().unwrap();
     let Some(mut server) = Server::start(dir.path(), Modules::NONE, false) else {
         return;
@@ -468,12 +468,15 @@ fn a_dead_redis_degrades_its_schemes_live_and_the_rest_keep_running() {
     server.crash();
     std::thread::sleep(Duration::from_millis(3500));
     let s = state(&running);
-    // The Redis schemes degrade (never "absent": no false negative), live.
-    for scheme in ["linebloom-in-redis", "classic-setbit-redis"] {
-        assert!(last(&s, scheme, "degraded") > 0.0, "{scheme} not degraded");
-        assert_eq!(last(&s, scheme, "false_negatives"), 0.0, "{scheme}");
+    // The Redis defences degrade (never "absent": no false negative), live.
+    for defence in ["linebloom-in-redis", "classic-setbit-redis"] {
+        assert!(
+            last(&s, defence, "degraded") > 0.0,
+            "{defence} not degraded"
+        );
+        assert_eq!(last(&s, defence, "false_negatives"), 0.0, "{defence}");
     }
-    // The in-process schemes and the page keep going.
+    // The in-process defences and the page keep going.
     assert!(last(&s, "linebloom-in-process", "requests") > 400.0);
     assert_eq!(http(&running, "GET", "/", "").0, 200);
     // The keys cannot be removed from a dead server: stop says so, and returns.

@@ -433,7 +433,7 @@ fn side_by_side_with_redisbloom() {
     assert_eq!(paths[0].fpr, paths[1].fpr);
     assert!(rows.iter().any(|r| r.sizing == "reserve 1% (control)"));
 
-    // And the whole scenario with every Redis scheme, at the test scale, in a server that
+    // And the whole scenario with every Redis defence, at the test scale, in a server that
     // holds a user's keys, some of them named like the lab's keys of earlier versions.
     let mut con = connect(&server.url()).unwrap();
     let foreign = foreign_keys(&mut con);
@@ -457,7 +457,7 @@ fn side_by_side_with_redisbloom() {
         data.iter().all(|r| r.false_negatives == 0),
         "a filter rejected a valid id"
     );
-    // Every filter scheme recorded its capacity monitor each second; the in-process and
+    // Every filter defence recorded its capacity monitor each second; the in-process and
     // Redis-held linebloom filters, loaded with their n keys, report about n.
     for s in [
         "linebloom-in-process",
@@ -472,7 +472,7 @@ fn side_by_side_with_redisbloom() {
             "{s}"
         );
     }
-    // The scenario adds one product every 500 requests, so a scheme holds between
+    // The scenario adds one product every 500 requests, so a defence holds between
     // 20,000 and 20,000 + requests/500 keys; the estimates (relative error about 0.3%
     // here) must fall within 3% of that range.
     for s in ["linebloom-in-process", "linebloom-in-redis"] {
@@ -506,7 +506,7 @@ fn side_by_side_with_redisbloom() {
     let mut header_cells = 0;
     for line in summary.table.lines().filter(|l| l.starts_with('|')) {
         let cells = line.matches('|').count();
-        if line.starts_with("| scheme") {
+        if line.starts_with("| defence") {
             header_cells = cells;
         }
         assert_eq!(cells, header_cells, "{line}");

@@ -1,9 +1,19 @@
 //! Sizing: `(capacity, target rate)`, `(capacity, bits per key)` or raw `(blocks, k)`
 //! to a checked shape. Each kind has its own shape type, so that one kind's shape
 //! cannot be handed to another: [`Params`] (the Bloom, atomic and static filters,
-//! here), [`CountingParams`] (`counting.rs`) and [`ClassicParams`] (`classic.rs`).
+//! here), [`CountingParams`] (`counting.rs`), [`ClassicParams`] (`classic.rs`) and
+//! [`QuotientParams`] (`quotient.rs`).
 //!
-//! Sizing from a target rate uses the blocked scheme's own exact formula
+//! Block counts are `u64` going in and `usize` coming out: a constructor takes the
+//! count asked for as `u64`, so that a shape too large for this target's memory is
+//! refused ([`ParamsError::TooLarge`]) rather than truncated on a 32-bit target, and
+//! `blocks()` answers `usize`, the length of storage that exists. A filter's
+//! `from_storage` takes its storage and what the storage's length does not fix: `k`
+//! for the Bloom and counting filters, the tag width for the vector quotient filter,
+//! and a `ClassicParams` (bits and `k`) for the classic filter, whose bit count is not
+//! a whole number of blocks.
+//!
+//! Sizing from a target rate uses the blocked pattern's own exact formula
 //! ([`crate::fpr::blocked`]), not the classic `(1 − e^{−kn/m})^k`, which under-sizes a
 //! blocked filter: at 1% the blocked filter needs about 0.5 more bits per key than the
 //! classic formula says.

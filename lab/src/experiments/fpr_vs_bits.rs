@@ -1,8 +1,8 @@
-//! `fpr_vs_bits`: measured false-positive rate against bits per key, for every scheme,
+//! `fpr_vs_bits`: measured false-positive rate against bits per key, for every contender,
 //! next to the theoretical curves (classic approximation, exact classic, the blocked
 //! formula, the vector quotient filter's) and the information-theoretic bound `2^{-b}`.
 //!
-//! Schemes that take a size are built at exactly `b·n` bits; schemes that only take a
+//! Contenders that take a size are built at exactly `b·n` bits; contenders that only take a
 //! rate (linebloom-scalable, growable-bloom-filter, qfilter, scalable-cuckoo-filter)
 //! are built for the rate a classic filter reaches at `b` bits and plotted at the memory
 //! they actually used; the xor and binary fuse filters and the cuckoo filter have one
@@ -25,7 +25,7 @@ pub const NAME: &str = "fpr_vs_bits";
 /// One CSV row.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
-    /// Scheme or theory curve.
+    /// Contender or theory curve.
     #[serde(alias = "scheme")]
     pub contender: String,
     /// `measured` or `theory`.
@@ -48,7 +48,7 @@ pub struct Row {
     pub wilson_hi: f64,
 }
 
-/// Schemes built at exactly `b·n` bits (the vector quotient filter only where `b`
+/// Contenders built at exactly `b·n` bits (the vector quotient filter only where `b`
 /// holds `n` keys within its capacity: from about 11.5 bits per key).
 const MEASURED: &[&str] = &[
     "linebloom",
@@ -96,7 +96,7 @@ pub struct FprVsBits;
 impl Experiment for FprVsBits {
     const NAME: &'static str = NAME;
     const ABOUT: &'static str =
-        "measured FPR vs bits per key for every scheme, against the theoretical curves";
+        "measured FPR vs bits per key for every contender, against the theoretical curves";
     type Row = Row;
 
     /// Measures: the rows the registry writes to `data.csv`.
@@ -116,12 +116,12 @@ impl Experiment for FprVsBits {
         let mut rows = Vec::new();
         let bar = crate::progress::bar(ctx, bits.len() as u64 + 1, NAME);
         let measure =
-            |scheme: &str, b: f64, sizing: Sizing, rows: &mut Vec<Row>| -> anyhow::Result<()> {
-                if let Some(f) = build(scheme, sizing, &keys, ctx.kernel)? {
+            |contender: &str, b: f64, sizing: Sizing, rows: &mut Vec<Row>| -> anyhow::Result<()> {
+                if let Some(f) = build(contender, sizing, &keys, ctx.kernel)? {
                     let fp = false_positives(f.as_ref(), &probe_keys);
                     let (lo, hi) = wilson(fp, probes as u64, Z99);
                     rows.push(Row {
-                        contender: scheme.into(),
+                        contender: contender.into(),
                         kind: "measured".into(),
                         bits_per_key: b,
                         actual_bits_per_key: f.bytes() as f64 * 8.0 / n as f64,
@@ -137,14 +137,14 @@ impl Experiment for FprVsBits {
             };
         for &b in &bits {
             bar.set_message(format!("{b} bits/key"));
-            for scheme in MEASURED {
-                measure(scheme, b, Sizing::BitsPerKey(b), &mut rows)?;
+            for contender in MEASURED {
+                measure(contender, b, Sizing::BitsPerKey(b), &mut rows)?;
             }
             let classic_rate = (1..=32)
                 .map(|k| fpr::classic_approx(b * n as f64, k, n as f64))
                 .fold(1.0, f64::min);
-            for scheme in BY_RATE {
-                measure(scheme, b, Sizing::Fpr(classic_rate), &mut rows)?;
+            for contender in BY_RATE {
+                measure(contender, b, Sizing::Fpr(classic_rate), &mut rows)?;
             }
             let m = (b * n as f64) as u64;
             let best_k = (1..=32)
@@ -174,9 +174,9 @@ impl Experiment for FprVsBits {
             bar.inc(1);
         }
         bar.set_message("one-size filters");
-        for scheme in ONE_SIZE {
+        for contender in ONE_SIZE {
             // The requested bits do not size these; the row records what they used.
-            measure(scheme, 0.0, Sizing::Fpr(0.01), &mut rows)?;
+            measure(contender, 0.0, Sizing::Fpr(0.01), &mut rows)?;
         }
         bar.finish_and_clear();
         Ok(rows)
@@ -219,10 +219,10 @@ impl Experiment for FprVsBits {
 
     /// Report material from the CSV.
     fn summary(rows: &[Row], _run: &Run) -> anyhow::Result<Summary> {
-        // The row nearest 10 bits/key for each scheme.
-        let pick = |scheme: &str| {
+        // The row nearest 10 bits/key for each contender.
+        let pick = |contender: &str| {
             rows.iter()
-                .filter(|r| r.contender == scheme)
+                .filter(|r| r.contender == contender)
                 .min_by(|a, b| {
                     (a.bits_per_key - 10.0)
                         .abs()
@@ -266,13 +266,13 @@ impl Experiment for FprVsBits {
             })
             .collect();
         Ok(Summary {
-        table: markdown_table(&["scheme (nearest 10 bits/key)", "bits/key", "FPR", "Wilson 99%"], &table_rows),
-        caption: "Each curve is one scheme's measured false-positive rate at a given memory, with Wilson 99% intervals; dashed curves are the classic approximation, the exact classic rate, the blocked formula this crate sizes with, and the 2^-b bound. Blocked filters pay a small premium over the classic filter at equal memory in exchange for one cache miss per operation, and the measured linebloom points sit on its own formula.".into(),
+        table: markdown_table(&["contender (nearest 10 bits/key)", "bits/key", "FPR", "Wilson 99%"], &table_rows),
+        caption: "Each curve is one contender's measured false-positive rate at a given memory, with Wilson 99% intervals; dashed curves are the classic approximation, the exact classic rate, the blocked formula this crate sizes with, and the 2^-b bound. Blocked filters pay a small premium over the classic filter at equal memory in exchange for one cache miss per operation, and the measured linebloom points sit on its own formula.".into(),
         not_leading: if better.is_empty() {
-            "— (no measured scheme had a significantly lower rate than linebloom's blocked filter near 10 bits per key)".into()
+            "— (no measured contender had a significantly lower rate than linebloom's blocked filter near 10 bits per key)".into()
         } else {
             format!(
-                "Near 10 bits per key these schemes have a lower false-positive rate than linebloom's blocked filter ({ours:.5}): {}. That is the price of blocking (one cache line per key).",
+                "Near 10 bits per key these contenders have a lower false-positive rate than linebloom's blocked filter ({ours:.5}): {}. That is the price of blocking (one cache line per key).",
                 better.join(", ")
             )
         },

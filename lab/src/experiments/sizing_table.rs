@@ -1,9 +1,10 @@
 //! `sizing_table`: the sizing recipes' table of bits `m` and hash count `k` for `n` keys
-//! at rate `p`, reproduced and measured. For each (n, p) the background texts discuss (10⁴ to 10⁶ keys at 1% and 0.1%), each scheme's own recipe gives the
-//! bits `m` and hash count `k`; the table adds bits per key, the rate the scheme's own
+//! at rate `p`, reproduced and measured. For each (n, p) the background texts discuss
+//! (10⁴ to 10⁶ keys at 1% and 0.1%), each recipe gives the bits `m` and hash count
+//! `k`; the table adds bits per key, the rate the recipe's own
 //! formula predicts for that shape, and the rate measured after inserting n keys.
 //!
-//! Schemes:
+//! Recipes:
 //!
 //! * `textbook`: the background texts' recipe, `m = −n ln p / (ln 2)²`, `k = round((m/n) ln 2)`,
 //!   predicted by `(1 − e^{−kn/m})^k`, measured on linebloom's classic (unblocked)
@@ -31,10 +32,10 @@ use serde::{Deserialize, Serialize};
 /// Experiment name.
 pub const NAME: &str = "sizing_table";
 
-/// One CSV row: a scheme's shape for (n, p), its prediction and its measurement.
+/// One CSV row: a recipe's shape for (n, p), its prediction and its measurement.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
-    /// Scheme (see the module docs).
+    /// Recipe (see the module docs).
     #[serde(alias = "scheme")]
     pub contender: String,
     /// Keys.
@@ -47,7 +48,7 @@ pub struct Row {
     pub k: u32,
     /// Bits per key.
     pub bits_per_key: f64,
-    /// The scheme's own formula for this shape after n keys.
+    /// The recipe's own formula for this shape after n keys.
     pub predicted: f64,
     /// Measured after inserting n keys (NaN when not measured).
     pub measured: f64,
@@ -55,8 +56,8 @@ pub struct Row {
     pub probes: u64,
 }
 
-/// The schemes, in table order.
-pub const SCHEMES: &[&str] = &[
+/// The recipes, in table order.
+pub const RECIPES: &[&str] = &[
     "textbook",
     "redisbloom-formula",
     "linebloom",
@@ -65,8 +66,8 @@ pub const SCHEMES: &[&str] = &[
     "sbbf (Parquet formula)",
 ];
 
-/// A scheme's shape for (n, p) and its predicted rate: `(bits, k, predicted)`.
-pub fn shape(scheme: &str, n: u64, p: f64) -> anyhow::Result<(u64, u32, f64)> {
+/// A recipe's shape for (n, p) and its predicted rate: `(bits, k, predicted)`.
+pub fn shape(recipe: &str, n: u64, p: f64) -> anyhow::Result<(u64, u32, f64)> {
     let ln2 = std::f64::consts::LN_2;
     let classic = |bits: f64, k: f64| {
         let (bits, k) = (
@@ -75,7 +76,7 @@ pub fn shape(scheme: &str, n: u64, p: f64) -> anyhow::Result<(u64, u32, f64)> {
         );
         (bits, k, fpr::classic_approx(bits as f64, k, n as f64))
     };
-    Ok(match scheme {
+    Ok(match recipe {
         "textbook" => {
             let m = (-(n as f64) * p.ln() / (ln2 * ln2)).floor();
             classic(m, (m / n as f64 * ln2).round())
@@ -101,13 +102,13 @@ pub fn shape(scheme: &str, n: u64, p: f64) -> anyhow::Result<(u64, u32, f64)> {
             let bits = (n * parquet_bits_per_key(p) as u64).div_ceil(256) * 256;
             (bits, 8, p)
         }
-        other => anyhow::bail!("unknown scheme {other}"),
+        other => anyhow::bail!("unknown recipe {other}"),
     })
 }
 
-/// The filter a scheme measures with, holding `keys`.
+/// The filter a recipe measures with, holding `keys`.
 fn filter(
-    scheme: &str,
+    recipe: &str,
     n: u64,
     p: f64,
     keys: &[u64],
@@ -117,9 +118,9 @@ fn filter(
         build(name, Sizing::Fpr(p), keys, ctx.kernel)?
             .ok_or_else(|| anyhow::anyhow!("{name} cannot be built for n = {n}, p = {p}"))
     };
-    match scheme {
+    match recipe {
         "textbook" | "redisbloom-formula" => {
-            let (bits, k, _) = shape(scheme, n, p)?;
+            let (bits, k, _) = shape(recipe, n, p)?;
             let mut f = Linebloom(ClassicBloomFilter::new(ClassicParams::new(bits, k)?));
             f.insert_batch(keys);
             Ok(Box::new(f))
@@ -129,14 +130,14 @@ fn filter(
     }
 }
 
-/// One row per scheme for (n, p), without measurement.
+/// One row per recipe for (n, p), without measurement.
 pub fn rows_for(n: u64, p: f64) -> anyhow::Result<Vec<Row>> {
-    SCHEMES
+    RECIPES
         .iter()
-        .map(|&scheme| {
-            let (bits, k, predicted) = shape(scheme, n, p)?;
+        .map(|&recipe| {
+            let (bits, k, predicted) = shape(recipe, n, p)?;
             Ok(Row {
-                contender: scheme.into(),
+                contender: recipe.into(),
                 n,
                 requested: p,
                 bits,
@@ -188,7 +189,7 @@ impl Experiment for SizingTable {
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         let (cases, probes) = cases(ctx.scale);
         let probe_keys = non_members(ctx, probes, 3);
-        let bar = crate::progress::bar(ctx, (cases.len() * SCHEMES.len()) as u64, NAME);
+        let bar = crate::progress::bar(ctx, (cases.len() * RECIPES.len()) as u64, NAME);
         let mut rows = Vec::new();
         for &(n, p) in &cases {
             let keys = members(ctx, n as usize, n ^ 0x5eed);
@@ -206,7 +207,7 @@ impl Experiment for SizingTable {
         Ok(rows)
     }
 
-    /// Bits per key of every scheme at each (n, p), from the CSV.
+    /// Bits per key of every recipe at each (n, p), from the CSV.
     fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
         let bars: Vec<(String, String, f64)> = rows
             .iter()
@@ -237,14 +238,14 @@ impl Experiment for SizingTable {
             })
             .map(|r| format!("{} at {}: {}", r.contender, case(r), percent(r.measured)))
             .collect();
-        // Schemes that kept the target with fewer bits than linebloom, with the cases.
-        let leaner: Vec<String> = SCHEMES
+        // Recipes that kept the target with fewer bits than linebloom, with the cases.
+        let leaner: Vec<String> = RECIPES
             .iter()
             .filter(|&&s| s != "linebloom")
-            .filter_map(|&scheme| {
+            .filter_map(|&recipe| {
                 let cases: Vec<String> = rows
                     .iter()
-                    .filter(|r| r.contender == scheme && r.measured <= r.requested)
+                    .filter(|r| r.contender == recipe && r.measured <= r.requested)
                     .filter(|r| {
                         rows.iter().any(|l| {
                             l.contender == "linebloom"
@@ -255,7 +256,7 @@ impl Experiment for SizingTable {
                     })
                     .map(|r| format!("{} ({:.2} bits/key)", case(r), r.bits_per_key))
                     .collect();
-                (!cases.is_empty()).then(|| format!("{scheme} at {}", cases.join(", ")))
+                (!cases.is_empty()).then(|| format!("{recipe} at {}", cases.join(", ")))
             })
             .collect();
         let mut not_leading = String::new();
@@ -277,7 +278,7 @@ impl Experiment for SizingTable {
         }
         Ok(Summary {
         table: table(rows),
-        caption: "The sizing recipes' table: for each n and p, the bits and hash count each scheme's recipe chooses, the rate its own formula predicts for that shape, and the rate measured after inserting n random keys (non-member probes as in the CSV). The plot compares bits per key.".into(),
+        caption: "The sizing recipes' table: for each n and p, the bits and hash count each recipe chooses, the rate its own formula predicts for that shape, and the rate measured after inserting n random keys (non-member probes as in the CSV). The plot compares bits per key.".into(),
         not_leading,
     })
     }
@@ -311,7 +312,7 @@ pub fn table(rows: &[Row]) -> String {
         .collect();
     markdown_table(
         &[
-            "scheme",
+            "recipe",
             "n",
             "p",
             "bits m",

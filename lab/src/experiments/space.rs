@@ -1,6 +1,6 @@
-//! `space`: the space–accuracy frontier. Every scheme is sized for a series of target
+//! `space`: the space–accuracy frontier. Every contender is sized for a series of target
 //! rates by its own recipe; we record the bits per key it used and the rate it achieved
-//! (so a scheme that under-delivers moves right, not just down), next to the
+//! (so a contender that under-delivers moves right, not just down), next to the
 //! information-theoretic lower bound `log2(1/ε)` bits per key. `std::collections::HashSet`
 //! is listed in the table as the exact reference (rate 0, its memory per key).
 
@@ -16,13 +16,13 @@ use serde::{Deserialize, Serialize};
 /// Experiment name.
 pub const NAME: &str = "space";
 
-/// Every scheme the lab builds except the atomic filters (the same memory and rate as
+/// Every contender the lab builds except the atomic filters (the same memory and rate as
 /// their plain twins).
-fn schemes() -> impl Iterator<Item = &'static str> {
+fn contenders() -> impl Iterator<Item = &'static str> {
     crate::rivals::names().filter(|s| !["linebloom-atomic", "fastbloom-atomic"].contains(s))
 }
 
-/// Schemes with one size for a key count whatever the rate asked: measured once.
+/// Contenders with one size for a key count whatever the rate asked: measured once.
 const ONE_SIZE: &[&str] = &[
     "xorf-binaryfuse8",
     "xorf-binaryfuse16",
@@ -34,7 +34,7 @@ const ONE_SIZE: &[&str] = &[
 /// One CSV row.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
-    /// Scheme.
+    /// Contender.
     #[serde(alias = "scheme")]
     pub contender: String,
     /// Target rate asked for.
@@ -82,24 +82,24 @@ impl Experiment for Space {
         for &p in &targets {
             bar.set_message(format!("p = {p}"));
             let probes = ((200.0 / p) as usize).clamp(max_probes.min(100_000), max_probes);
-            for scheme in schemes() {
-                if ONE_SIZE.contains(&scheme) && p != targets[0] {
+            for contender in contenders() {
+                if ONE_SIZE.contains(&contender) && p != targets[0] {
                     continue;
                 }
                 // One size, whatever the rate: as many probes as the scale allows.
-                let probes = if ONE_SIZE.contains(&scheme) {
+                let probes = if ONE_SIZE.contains(&contender) {
                     max_probes
                 } else {
                     probes
                 };
-                let Some(f) = build(scheme, Sizing::Fpr(p), &keys, ctx.kernel)? else {
+                let Some(f) = build(contender, Sizing::Fpr(p), &keys, ctx.kernel)? else {
                     continue;
                 };
                 let fp = false_positives(f.as_ref(), &probe_keys[..probes]);
                 let (lo, hi) = wilson(fp, probes as u64, Z99);
                 let fpr = fp as f64 / probes as f64;
                 rows.push(Row {
-                    contender: scheme.to_string(),
+                    contender: contender.to_string(),
                     target: p,
                     fpr,
                     wilson_lo: lo,
@@ -127,7 +127,7 @@ impl Experiment for Space {
 
     /// Draws bits per key against achieved rate, with the lower bound.
     fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
-        let mut series: Vec<Series> = schemes()
+        let mut series: Vec<Series> = contenders()
             .map(|s| {
                 let mut rs: Vec<&Row> = rows
                     .iter()
@@ -218,8 +218,8 @@ impl Experiment for Space {
             })
             .collect();
         Ok(Summary {
-        table: markdown_table(&["scheme (target nearest 1%)", "target", "achieved", "bits/key", "bits / lower bound"], &table),
-        caption: "Each curve is one scheme sized for a series of target rates by its own recipe, placed at the rate it achieved and the memory it used; the dashed line is the information-theoretic minimum log2(1/ε). Lower and further left is better, and the distance to the dashed line is each design's overhead.".into(),
+        table: markdown_table(&["contender (target nearest 1%)", "target", "achieved", "bits/key", "bits / lower bound"], &table),
+        caption: "Each curve is one contender sized for a series of target rates by its own recipe, placed at the rate it achieved and the memory it used; the dashed line is the information-theoretic minimum log2(1/ε). Lower and further left is better, and the distance to the dashed line is each design's overhead.".into(),
         not_leading: if leaner.is_empty() {
             format!("— (linebloom's blocked filter used the fewest bits per key relative to the bound at 1%: {ours:.2}×)")
         } else {

@@ -1,10 +1,10 @@
-//! The live pipeline: every scheme of the penetration scenario at once, each in its own
+//! The live pipeline: every defence of the penetration scenario at once, each in its own
 //! thread with its own database copy, all on the same traffic (same seed, same attack
 //! share, same request rate), under controls that take effect within a second.
 //!
 //! Each thread drives a [`Scenario`], the code `lab run penetration` uses, and keeps
 //! its last [`WINDOW`] per-second [`Row`]s and its latest heat map in [`Live`], which
-//! the server reads. A scheme whose guard or cache fails keeps running: its requests
+//! the server reads. A defence whose guard or cache fails keeps running: its requests
 //! count as degraded (never "absent"), and the page shows it.
 
 use crate::penetration::Row;
@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Seconds of history kept per scheme: the page's sliding window (5 minutes).
+/// Seconds of history kept per defence: the page's sliding window (5 minutes).
 pub const WINDOW: usize = 300;
 /// Cells of the heat map.
 pub const HEATMAP_CELLS: usize = 64;
@@ -25,7 +25,7 @@ pub const HEATMAP_CELLS: usize = 64;
 pub struct Controls {
     /// Share of requests for ids that do not exist, 0..=1.
     pub attack_share: f64,
-    /// Requests per second, per scheme.
+    /// Requests per second, per defence.
     pub rate: u32,
     /// Paused: no requests are sent.
     pub paused: bool,
@@ -37,17 +37,17 @@ pub struct Controls {
 pub struct ControlRequest {
     /// New attack share, 0..=1.
     pub attack_share: Option<f64>,
-    /// New rate, 1..=[`MAX_RATE`] requests per second per scheme.
+    /// New rate, 1..=[`MAX_RATE`] requests per second per defence.
     pub rate: Option<u32>,
     /// Pause (true) or resume (false).
     pub paused: Option<bool>,
-    /// Add this many new legitimate ids to every scheme, 1..=[`MAX_ADD`].
+    /// Add this many new legitimate ids to every defence, 1..=[`MAX_ADD`].
     pub add: Option<u64>,
     /// Rebuild every filter that can be rebuilt from its database.
     pub rebuild: Option<bool>,
 }
 
-/// Highest request rate the page may ask for, per scheme.
+/// Highest request rate the page may ask for, per defence.
 pub const MAX_RATE: u32 = 100_000;
 /// Most ids one "add" may ask for.
 pub const MAX_ADD: u64 = 1_000_000;
@@ -78,10 +78,10 @@ impl ControlRequest {
     }
 }
 
-/// One scheme's state as the page sees it.
+/// One defence's state as the page sees it.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct SchemeState {
-    /// Scheme name.
+pub struct DefenceState {
+    /// Defence name.
     pub name: String,
     /// Its last seconds, oldest first (at most [`WINDOW`]).
     pub rows: VecDeque<Row>,
@@ -99,7 +99,7 @@ pub struct Live {
     /// Rebuilds asked for since the start.
     rebuilds: AtomicU64,
     stop: AtomicBool,
-    schemes: Mutex<Vec<SchemeState>>,
+    defences: Mutex<Vec<DefenceState>>,
     started: Instant,
 }
 
@@ -112,8 +112,8 @@ pub struct Snapshot {
     pub controls: Controls,
     /// The target false-positive rate of every filter.
     pub target_fpr: f64,
-    /// Every scheme, with its last `rows` seconds.
-    pub schemes: Vec<SchemeState>,
+    /// Every defence, with its last `rows` seconds.
+    pub defences: Vec<DefenceState>,
 }
 
 impl Live {
@@ -124,12 +124,12 @@ impl Live {
             added: AtomicU64::new(0),
             rebuilds: AtomicU64::new(0),
             stop: AtomicBool::new(false),
-            schemes: Mutex::new(
+            defences: Mutex::new(
                 names
                     .iter()
-                    .map(|n| SchemeState {
+                    .map(|n| DefenceState {
                         name: n.clone(),
-                        ..SchemeState::default()
+                        ..DefenceState::default()
                     })
                     .collect(),
             ),
@@ -164,16 +164,16 @@ impl Live {
         *self.controls.lock().expect("controls lock")
     }
 
-    /// A snapshot with each scheme's last `seconds` rows.
+    /// A snapshot with each defence's last `seconds` rows.
     pub fn snapshot(&self, seconds: usize) -> Snapshot {
-        let schemes = self.schemes.lock().expect("schemes lock");
+        let defences = self.defences.lock().expect("defences lock");
         Snapshot {
             uptime_s: self.started.elapsed().as_secs_f64(),
             controls: self.controls(),
             target_fpr: crate::penetration::FPR,
-            schemes: schemes
+            defences: defences
                 .iter()
-                .map(|s| SchemeState {
+                .map(|s| DefenceState {
                     name: s.name.clone(),
                     rows: s.rows.iter().rev().take(seconds).rev().cloned().collect(),
                     heatmap: s.heatmap.clone(),
@@ -194,8 +194,8 @@ impl Live {
     }
 
     fn record(&self, index: usize, row: Row, heatmap: Option<Vec<f64>>, error: Option<String>) {
-        let mut schemes = self.schemes.lock().expect("schemes lock");
-        let s = &mut schemes[index];
+        let mut defences = self.defences.lock().expect("defences lock");
+        let s = &mut defences[index];
         s.rows.push_back(row);
         while s.rows.len() > WINDOW {
             s.rows.pop_front();
@@ -215,16 +215,16 @@ pub fn spawn(live: &Arc<Live>, scenarios: Vec<Scenario>) -> Vec<std::thread::Joi
         .map(|(index, scenario)| {
             let live = Arc::clone(live);
             std::thread::Builder::new()
-                .name(format!("live-{}", scenario.scheme()))
-                .spawn(move || run_scheme(&live, index, scenario))
-                .expect("spawn a scheme thread")
+                .name(format!("live-{}", scenario.defence()))
+                .spawn(move || run_defence(&live, index, scenario))
+                .expect("spawn a defence thread")
         })
         .collect()
 }
 
-/// One scheme's loop: requests paced at the rate, controls and commands applied as
+/// One defence's loop: requests paced at the rate, controls and commands applied as
 /// they come, one row per second.
-fn run_scheme(live: &Live, index: usize, mut scenario: Scenario) {
+fn run_defence(live: &Live, index: usize, mut scenario: Scenario) {
     let start = Instant::now();
     let (mut second, mut sent) = (0u32, 0u64);
     let (mut added, mut rebuilds) = (0u64, 0u64);

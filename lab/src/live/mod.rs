@@ -1,9 +1,9 @@
 //! `lab live`: the penetration scenario running, watched and steered from a browser.
 //!
-//! It loads every scheme of [`crate::penetration`] (with `--redis` or `--redis-cluster`
-//! the Redis schemes too, under the run's key prefix), runs them all at once on the
+//! It loads every defence of [`crate::penetration`] (with `--redis` or `--redis-cluster`
+//! the Redis defences too, under the run's key prefix), runs them all at once on the
 //! same traffic ([`engine`]), and serves one page on 127.0.0.1 ([`server`]) with the
-//! pipeline, live curves over a 5-minute window, the scheme comparison, the capacity
+//! pipeline, live curves over a 5-minute window, the defence comparison, the capacity
 //! monitor with its heat map, and the controls. It runs until Ctrl-C or `--duration`,
 //! then stops the threads and removes its Redis keys.
 
@@ -90,7 +90,7 @@ impl Drop for Running {
     }
 }
 
-/// Loads the schemes, starts their threads and the server. A port in use is a clear
+/// Loads the defences, starts their threads and the server. A port in use is a clear
 /// error, before anything is loaded.
 pub fn start(ctx: &Ctx, options: &Options) -> anyhow::Result<Running> {
     let listener = std::net::TcpListener::bind(("127.0.0.1", options.port)).map_err(|e| {
@@ -126,8 +126,8 @@ pub fn start(ctx: &Ctx, options: &Options) -> anyhow::Result<Running> {
         Db::open(&p)
     };
     let redis = target.as_ref().zip(namespace.as_ref());
-    let scenarios = penetration::schemes(ctx, redis, options.products, &fresh_db)?;
-    let names: Vec<String> = scenarios.iter().map(|s| s.scheme().to_string()).collect();
+    let scenarios = penetration::defences(ctx, redis, options.products, &fresh_db)?;
+    let names: Vec<String> = scenarios.iter().map(|s| s.defence().to_string()).collect();
     let live = Live::new(&names, options.controls);
     let threads = engine::spawn(&live, scenarios);
     let runtime = tokio::runtime::Builder::new_multi_thread()

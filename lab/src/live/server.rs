@@ -3,8 +3,8 @@
 //! | route | what |
 //! |---|---|
 //! | `GET /` | the page (embedded in the binary; no network needed) |
-//! | `GET /state?seconds=N` | a JSON [`Snapshot`](super::engine::Snapshot) with each scheme's last `N` seconds (default and most: the whole window) |
-//! | `GET /events` | server-sent events: `snapshot` (the whole window) on connect, then `tick` (each scheme's latest second) every second |
+//! | `GET /state?seconds=N` | a JSON [`Snapshot`](super::engine::Snapshot) with each defence's last `N` seconds (default and most: the whole window) |
+//! | `GET /events` | server-sent events: `snapshot` (the whole window) on connect, then `tick` (each defence's latest second) every second |
 //! | `POST /control` | a JSON [`ControlRequest`]; 200 with the controls in force, or 400 with the reason, and nothing changed |
 //!
 //! The server only reads the shared state: a slow or closed browser never holds up the

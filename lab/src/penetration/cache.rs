@@ -1,6 +1,6 @@
 //! The cache in front of the database: an in-process LRU with a TTL (the embedded
 //! default) or Redis with `SET … PX ttl`. Both store either a value or the "known empty"
-//! marker that the null-caching scheme writes.
+//! marker that the null-caching defence writes.
 
 use super::connection::Con;
 use std::time::{Duration, Instant};

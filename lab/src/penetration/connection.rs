@@ -1,4 +1,4 @@
-//! Connections to the Redis deployment the Redis schemes run against: one server or a
+//! Connections to the Redis deployment the Redis defences run against: one server or a
 //! Redis Cluster ([`RedisTarget`]), each with a clear error, and whether the server has
 //! the RedisBloom module.
 
@@ -6,7 +6,7 @@ use crate::Ctx;
 use linebloom_redis_client::FilterConnection;
 use std::time::Duration;
 
-/// A connection the Redis schemes use: the filter's pipelines
+/// A connection the Redis defences use: the filter's pipelines
 /// ([`FilterConnection`]), and single commands of the lab's own (the cache,
 /// RedisBloom, the classic filter).
 pub trait RedisConnection: FilterConnection + Send {
@@ -49,7 +49,7 @@ pub fn connect(url: &str) -> anyhow::Result<redis::Connection> {
         .map_err(|e| anyhow::anyhow!("cannot connect to Redis at {url}: {e}"))
 }
 
-/// The Redis deployment the Redis schemes run against.
+/// The Redis deployment the Redis defences run against.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RedisTarget {
     /// One server (`--redis URL`).

@@ -44,7 +44,7 @@ fn nonzero_counters(block: &Block) -> f64 {
 
 /// A filter in front of the cache.
 pub trait Guard {
-    /// Scheme name.
+    /// Defence name.
     fn name(&self) -> &'static str;
     /// `Ok(false)` = certainly absent; `Ok(true)` = maybe; `Err` = could not check.
     fn might_contain(&mut self, key: u64) -> anyhow::Result<bool>;
@@ -56,11 +56,11 @@ pub trait Guard {
     fn remove(&mut self, key: u64) -> anyhow::Result<bool>;
     /// Bytes of filter memory.
     fn bytes(&self) -> usize;
-    /// Does a "certainly absent" answer come from a filter (else: the scheme has none)?
+    /// Does a "certainly absent" answer come from a filter (else: the defence has none)?
     fn filters(&self) -> bool {
         true
     }
-    /// Rebuilds the filter from the database `db` where the scheme can (clearing deleted
+    /// Rebuilds the filter from the database `db` where the defence can (clearing deleted
     /// keys, and rotating to a larger filter when it is over its target rate); `None`
     /// where it cannot.
     fn rebuild(&mut self, db: &super::db::Db, target: f64) -> Option<anyhow::Result<Rebuild>> {
@@ -69,12 +69,12 @@ pub trait Guard {
     }
     /// The share of set bits (counting filter: non-zero counters) in each of `cells`
     /// equal runs of blocks over the filter's address space: the seeds' hot-zone view.
-    /// `None` where the scheme has no filter or does not show its bits.
+    /// `None` where the defence has no filter or does not show its bits.
     fn heatmap(&mut self, cells: usize) -> Option<anyhow::Result<Vec<f64>>> {
         let _ = cells;
         None
     }
-    /// The filter's load against the target rate `target`; `None` for schemes without a
+    /// The filter's load against the target rate `target`; `None` for defences without a
     /// filter.
     fn capacity(&mut self, target: f64) -> Option<anyhow::Result<Capacity>> {
         let _ = target;
@@ -82,7 +82,7 @@ pub trait Guard {
     }
 }
 
-/// No protection (and the null-caching scheme, whose protection lives in the cache).
+/// No protection (and the null-caching defence, whose protection lives in the cache).
 pub struct NoGuard;
 
 impl Guard for NoGuard {
@@ -425,7 +425,7 @@ impl Guard for RedisClassic {
         self.params.bits().div_ceil(8) as usize
     }
     /// From `BITCOUNT` of the bit string: the fill, the estimated count, and the rate
-    /// `fill^k` (exact for the classic scheme given its bits).
+    /// `fill^k` (exact for the classic defence given its bits).
     fn capacity(&mut self, target: f64) -> Option<anyhow::Result<Capacity>> {
         let mut count = || -> anyhow::Result<Capacity> {
             let ones: u64 = redis::cmd("BITCOUNT")

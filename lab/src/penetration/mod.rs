@@ -12,9 +12,9 @@
 //!   attack), a quarter of the run each. Every 500 requests a new product is added (the
 //!   guard first, then the database, so no client ever sees a false "absent"); every 1000
 //!   a product is deleted (database, then cache, then the guard where it can remove:
-//!   the in-process scheme uses a counting filter; Redis-held filters keep deleted ids as
+//!   the in-process defence uses a counting filter; Redis-held filters keep deleted ids as
 //!   "maybe" until a periodic rebuild, so their requests reach the database).
-//! * **Schemes**: no protection; null caching (empty results cached with the TTL);
+//! * **Defences**: no protection; null caching (empty results cached with the TTL);
 //!   linebloom in process; and with `--redis`: linebloom held in Redis, RedisBloom
 //!   (`BF.EXISTS`/`BF.ADD`, when the server has the module), and the classic
 //!   `SETBIT`/`GETBIT` filter. Each starts from a fresh copy of the same database.
@@ -23,18 +23,18 @@
 //! by default `linebloom:<run id>:`), and all of them are removed at the end and on
 //! error; nothing outside the prefix is touched ([`namespace`]).
 //!
-//! Output: `data.csv`, one row per scheme and second (requests, database queries, cache
+//! Output: `data.csv`, one row per defence and second (requests, database queries, cache
 //! hits, filter rejections, false positives that reached the database, degraded
 //! requests, false negatives, p50/p99 latency, and the filter's capacity monitor: fill
 //! ratio, estimated keys, capacity at the target rate, estimated rate now); `plot.svg`
 //! (database queries per 1000 requests), `dbps.svg` (per second) and `requests.svg`
 //! (requests per second), each with the attack phases shaded; `replay.csv`: the
-//! in-process schemes under a 90% attack whose ids never repeat and under one that
+//! in-process defences under a 90% attack whose ids never repeat and under one that
 //! replays 1000 ids ([`replay`]); with `--redis` also `sidebyside.csv`: the
 //! Redis-held linebloom filter against RedisBloom at equal memory.
 //!
 //! The parts: [`service`] serves one request through guard, cache and database;
-//! [`schemes`](mod@schemes) loads every scheme; [`scenario`] is one scheme's traffic and accounting;
+//! [`defences`](mod@defences) loads every defence; [`scenario`] is one defence's traffic and accounting;
 //! [`traffic`] steps it through the attack phases, a second per row; [`replay`] and
 //! [`sidebyside`] are the two extra comparisons; [`report`] draws the plots and writes
 //! the summary from the CSVs. This module runs them in order.
@@ -42,13 +42,13 @@
 pub mod cache;
 pub mod connection;
 pub mod db;
+pub mod defences;
 pub mod guard;
 pub mod namespace;
 pub mod replay;
 pub mod report;
 pub mod row;
 pub mod scenario;
-pub mod schemes;
 pub mod service;
 pub mod sidebyside;
 pub mod traffic;
@@ -56,7 +56,7 @@ pub mod traffic;
 pub use connection::{RedisTarget, connect, connect_cluster, has_redisbloom};
 pub use row::{FPR, NAME, Row};
 
-pub use schemes::schemes;
+pub use defences::defences;
 pub use service::{Answer, Outcome, serve};
 pub use sidebyside::{SideBySide, run as side_by_side};
 
@@ -71,7 +71,7 @@ pub struct Penetration;
 
 impl Experiment for Penetration {
     const NAME: &'static str = NAME;
-    const ABOUT: &'static str = "cache penetration: a filter in front of cache and SQLite, live metrics (Redis schemes with --redis)";
+    const ABOUT: &'static str = "cache penetration: a filter in front of cache and SQLite, live metrics (Redis defences with --redis)";
     type Row = Row;
 
     /// Measures: the rows of `data.csv`. Writes `replay.csv`, and `sidebyside.csv`
@@ -89,7 +89,7 @@ impl Experiment for Penetration {
     }
 }
 
-/// The scenario for every scheme, `replay.csv`, and `sidebyside.csv` with `--redis`;
+/// The scenario for every defence, `replay.csv`, and `sidebyside.csv` with `--redis`;
 /// returns the rows of `data.csv`.
 fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
     let (n, secs) = sizes(ctx);
@@ -126,7 +126,7 @@ fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
     };
     let redis = ns.as_ref().map(|(target, ns)| (target, ns));
     let mut rows = Vec::new();
-    for scenario in schemes(ctx, redis, n, &fresh_db)? {
+    for scenario in defences(ctx, redis, n, &fresh_db)? {
         rows.extend(drive(ctx, scenario, secs)?);
     }
     crate::progress::note("   null caching against the filter when attack ids repeat");

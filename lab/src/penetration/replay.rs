@@ -1,15 +1,15 @@
 //! Null caching against the filter when the attack repeats its ids.
 //!
 //! The main scenario's attack ids never repeat, the case where caching "this id does
-//! not exist" cannot help. Here each in-process scheme also serves a 90% attack that
+//! not exist" cannot help. Here each in-process defence also serves a 90% attack that
 //! replays a list of [`POOL`] ids, next to the never-repeating one, so the report shows
 //! where null caching helps and where it does not. Same seed, database and cache as the
 //! main scenario; no server needed.
 
 use super::db::Db;
+use super::defences::defences;
 use super::row::{NAME, Row};
 use super::scenario::Scenario;
-use super::schemes::schemes;
 use crate::looks;
 use crate::{Ctx, csvio};
 use serde::{Deserialize, Serialize};
@@ -21,10 +21,10 @@ pub const POOL: u64 = 1_000;
 /// The attack share of both workloads.
 const ATTACK_SHARE: f64 = 0.9;
 
-/// One scheme under one workload.
+/// One defence under one workload.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ReplayRow {
-    /// Scheme.
+    /// Defence.
     #[serde(alias = "scheme")]
     pub contender: String,
     /// `never repeat` or `replay <POOL> ids`.
@@ -39,7 +39,7 @@ pub struct ReplayRow {
     pub requests_per_s: f64,
 }
 
-/// Runs each in-process scheme for `secs` under each workload and returns the rows.
+/// Runs each in-process defence for `secs` under each workload and returns the rows.
 pub fn run(
     ctx: &Ctx,
     n: u64,
@@ -51,7 +51,7 @@ pub fn run(
         ("never repeat".to_string(), None),
         (format!("replay {POOL} ids"), Some(POOL)),
     ] {
-        for scenario in schemes(ctx, None, n, fresh_db)? {
+        for scenario in defences(ctx, None, n, fresh_db)? {
             let scenario = match pool {
                 Some(pool) => scenario.replaying(pool),
                 None => scenario,
@@ -62,7 +62,7 @@ pub fn run(
     Ok(out)
 }
 
-/// Serves `ATTACK_SHARE` attack traffic for `secs` and sums the scheme's rows.
+/// Serves `ATTACK_SHARE` attack traffic for `secs` and sums the defence's rows.
 fn drive_fixed(mut scenario: Scenario, secs: u64, label: &str) -> anyhow::Result<ReplayRow> {
     let start = Instant::now();
     let total = Duration::from_secs(secs);
@@ -72,7 +72,7 @@ fn drive_fixed(mut scenario: Scenario, secs: u64, label: &str) -> anyhow::Result
     let elapsed = start.elapsed().as_secs_f64();
     let row: Row = scenario.finish_second(0);
     Ok(ReplayRow {
-        contender: scenario.scheme().to_string(),
+        contender: scenario.defence().to_string(),
         attack_ids: label.to_string(),
         requests: row.requests,
         db_queries: row.db_queries,
@@ -81,13 +81,13 @@ fn drive_fixed(mut scenario: Scenario, secs: u64, label: &str) -> anyhow::Result
     })
 }
 
-/// The report's table: database queries per 1000 requests for each scheme under each
-/// workload, read back from `replay.csv`; adds to `notes` where a scheme let fewer
+/// The report's table: database queries per 1000 requests for each defence under each
+/// workload, read back from `replay.csv`; adds to `notes` where a defence let fewer
 /// queries through than linebloom in process.
 pub fn table(rows: &[ReplayRow], notes: &mut Vec<String>) -> String {
-    let per_1000 = |scheme: &str, replayed: bool| {
+    let per_1000 = |defence: &str, replayed: bool| {
         rows.iter()
-            .find(|r| r.contender == scheme && r.attack_ids.starts_with("replay") == replayed)
+            .find(|r| r.contender == defence && r.attack_ids.starts_with("replay") == replayed)
             .map(|r| r.db_per_1000)
     };
     for replayed in [false, true] {
@@ -107,18 +107,18 @@ pub fn table(rows: &[ReplayRow], notes: &mut Vec<String>) -> String {
             ));
         }
     }
-    let mut schemes: Vec<&str> = Vec::new();
+    let mut defences: Vec<&str> = Vec::new();
     for r in rows {
-        if !schemes.contains(&r.contender.as_str()) {
-            schemes.push(&r.contender);
+        if !defences.contains(&r.contender.as_str()) {
+            defences.push(&r.contender);
         }
     }
-    let cell = |scheme: &str, replayed: bool| {
+    let cell = |defence: &str, replayed: bool| {
         rows.iter()
-            .find(|r| r.contender == scheme && r.attack_ids.starts_with("replay") == replayed)
+            .find(|r| r.contender == defence && r.attack_ids.starts_with("replay") == replayed)
             .map_or("—".into(), |r| format!("{:.1}", r.db_per_1000))
     };
-    let body: Vec<Vec<String>> = schemes
+    let body: Vec<Vec<String>> = defences
         .iter()
         .map(|s| vec![s.to_string(), cell(s, false), cell(s, true)])
         .collect();
@@ -127,7 +127,7 @@ pub fn table(rows: &[ReplayRow], notes: &mut Vec<String>) -> String {
         100.0 * ATTACK_SHARE,
         crate::table::markdown_table(
             &[
-                "scheme",
+                "defence",
                 "DB queries per 1000 requests, ids never repeat",
                 "DB queries per 1000 requests, ids replayed",
             ],
@@ -145,9 +145,9 @@ pub fn write(ctx: &Ctx, rows: &[ReplayRow]) -> anyhow::Result<()> {
 mod tests {
     use super::{ReplayRow, table};
 
-    fn row(scheme: &str, replayed: bool, db_per_1000: f64) -> ReplayRow {
+    fn row(defence: &str, replayed: bool, db_per_1000: f64) -> ReplayRow {
         ReplayRow {
-            contender: scheme.into(),
+            contender: defence.into(),
             attack_ids: if replayed {
                 "replay 1000 ids"
             } else {
@@ -162,7 +162,7 @@ mod tests {
     }
 
     #[test]
-    fn the_table_has_a_line_per_scheme_and_notes_only_where_we_lose() {
+    fn the_table_has_a_line_per_defence_and_notes_only_where_we_lose() {
         let rows = [
             row("null-caching", false, 940.0),
             row("linebloom-in-process", false, 37.0),

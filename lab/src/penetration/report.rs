@@ -11,7 +11,7 @@ use crate::looks;
 use crate::plot::{LineChart, Series, Style};
 use crate::table::markdown_table;
 
-/// The run's attack phases from the CSV: the seconds of the first scheme, grouped by
+/// The run's attack phases from the CSV: the seconds of the first defence, grouped by
 /// attack share, as shaded spans.
 fn attack_phases(rows: &[Row]) -> Vec<crate::plot::Band> {
     let Some(first) = rows.first() else {
@@ -35,10 +35,10 @@ fn attack_phases(rows: &[Row]) -> Vec<crate::plot::Band> {
 
 /// Draws database queries per second and requests per second over time.
 pub fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
-    let mut schemes: Vec<String> = rows.iter().map(|r| r.contender.clone()).collect();
-    schemes.dedup();
+    let mut defences: Vec<String> = rows.iter().map(|r| r.contender.clone()).collect();
+    defences.dedup();
     let series = |pick: fn(&Row) -> f64| -> Vec<Series> {
-        schemes
+        defences
             .iter()
             .map(|s| Series {
                 name: s.clone(),
@@ -55,7 +55,7 @@ pub fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
     };
     let bands = attack_phases(rows);
     let dir = &run.dir;
-    // The headline is per request: schemes serve at very different rates (the Redis
+    // The headline is per request: defences serve at very different rates (the Redis
     // ones pay a round trip per request), so absolute rates alone mislead.
     crate::plot::line_chart(
         dir,
@@ -96,8 +96,8 @@ pub fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
 
 /// Report material from the CSV.
 pub fn summary(rows: &[Row], run: &Run) -> anyhow::Result<Summary> {
-    let mut schemes: Vec<String> = rows.iter().map(|r| r.contender.clone()).collect();
-    schemes.dedup();
+    let mut defences: Vec<String> = rows.iter().map(|r| r.contender.clone()).collect();
+    defences.dedup();
     let attack = |s: &str| {
         rows.iter()
             .filter(move |r| r.contender == s && r.attack_share >= 0.9)
@@ -110,7 +110,7 @@ pub fn summary(rows: &[Row], run: &Run) -> anyhow::Result<Summary> {
     };
     let mut table = Vec::new();
     let mut notes = Vec::new();
-    for s in &schemes {
+    for s in &defences {
         let all: Vec<&Row> = rows.iter().filter(|r| &r.contender == s).collect();
         let a = attack(s);
         let secs = all.len().max(1) as f64;
@@ -171,7 +171,7 @@ pub fn summary(rows: &[Row], run: &Run) -> anyhow::Result<Summary> {
     }
     let mut text = markdown_table(
         &[
-            "scheme",
+            "defence",
             "cache",
             "requests/s",
             "requests/s in attack",
@@ -185,7 +185,7 @@ pub fn summary(rows: &[Row], run: &Run) -> anyhow::Result<Summary> {
         ],
         &table,
     );
-    let monitored: Vec<Vec<String>> = schemes
+    let monitored: Vec<Vec<String>> = defences
         .iter()
         .filter_map(|s| {
             rows.iter()
@@ -214,7 +214,7 @@ pub fn summary(rows: &[Row], run: &Run) -> anyhow::Result<Summary> {
         .collect();
     if !monitored.is_empty() {
         text.push_str(
-            "\nCapacity monitor at the end of each scheme's run (sampled once a second into \
+            "\nCapacity monitor at the end of each defence's run (sampled once a second into \
              `data.csv`; the in-process filter is a counting filter, RedisBloom shows only \
              its item count against its capacity). The linebloom filters are rebuilt from \
              the database at each attack phase change, larger when the monitor is over \
@@ -222,7 +222,7 @@ pub fn summary(rows: &[Row], run: &Run) -> anyhow::Result<Summary> {
         );
         text.push_str(&markdown_table(
             &[
-                "scheme",
+                "defence",
                 "fill ratio",
                 "estimated keys / capacity",
                 "estimated FPR now",
@@ -242,11 +242,11 @@ pub fn summary(rows: &[Row], run: &Run) -> anyhow::Result<Summary> {
         let sbs: Vec<SideBySide> = csvio::read(&sbs_path)?;
         text.push_str(&sidebyside::table(&sbs, &mut notes));
     } else {
-        text.push_str("\nThis run had no Redis server (`--redis` not given): the Redis schemes and the RedisBloom comparison are not in it.\n");
+        text.push_str("\nThis run had no Redis server (`--redis` not given): the Redis defences and the RedisBloom comparison are not in it.\n");
     }
     Ok(Summary {
         table: text,
-        caption: "Database queries per 1000 requests over time for each scheme, as the share of requests for ids that do not exist steps from 0% to 10%, 50% and 90%. Beside it, [`dbps.svg`](penetration/dbps.svg) shows the absolute database queries per second and [`requests.svg`](penetration/requests.svg) the requests answered per second: absolute rates also reflect how fast each scheme serves (the Redis schemes pay a network round trip per request), so queries *per request*, here and in the table, are the fair comparison: without protection the attack lands on the database, null caching only helps for repeated ids (the second table measures it), and every filter rejects about 99% of them before cache and database.".into(),
-        not_leading: if notes.is_empty() { "— (linebloom in process had the fewest database queries per request during the attack of every scheme measured)".into() } else { notes.join("; ") + "." },
+        caption: "Database queries per 1000 requests over time for each defence, as the share of requests for ids that do not exist steps from 0% to 10%, 50% and 90%. Beside it, [`dbps.svg`](penetration/dbps.svg) shows the absolute database queries per second and [`requests.svg`](penetration/requests.svg) the requests answered per second: absolute rates also reflect how fast each defence serves (the Redis defences pay a network round trip per request), so queries *per request*, here and in the table, are the fair comparison: without protection the attack lands on the database, null caching only helps for repeated ids (the second table measures it), and every filter rejects about 99% of them before cache and database.".into(),
+        not_leading: if notes.is_empty() { "— (linebloom in process had the fewest database queries per request during the attack of every defence measured)".into() } else { notes.join("; ") + "." },
     })
 }

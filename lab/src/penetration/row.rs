@@ -1,4 +1,4 @@
-//! The scenario's CSV row ([`Row`]: one scheme, one second), its name and its target
+//! The scenario's CSV row ([`Row`]: one defence, one second), its name and its target
 //! rate, which every part of the scenario shares.
 
 use linebloom_redis_client::Capacity;
@@ -9,15 +9,15 @@ pub const NAME: &str = "penetration";
 /// Target false-positive rate of every filter in the scenario.
 pub const FPR: f64 = 0.01;
 
-/// One CSV row: one scheme, one second.
+/// One CSV row: one defence, one second.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
-    /// Scheme.
+    /// Defence.
     #[serde(alias = "scheme")]
     pub contender: String,
     /// Cache used (lru or redis).
     pub cache: String,
-    /// Second since the scheme's start.
+    /// Second since the defence's start.
     pub second: u32,
     /// Share of requests for ids that do not exist, during this second.
     pub attack_share: f64,
@@ -65,7 +65,7 @@ pub struct Row {
 }
 
 impl Row {
-    /// The capacity monitor's sample in this row, where the scheme has one.
+    /// The capacity monitor's sample in this row, where the defence has one.
     pub fn capacity(&self) -> Option<Capacity> {
         Some(Capacity {
             fill_ratio: self.fill_ratio,
@@ -76,10 +76,10 @@ impl Row {
         })
     }
 
-    /// A row with no requests yet, for `scheme` over `cache`, second `second`.
-    pub fn empty(scheme: &str, cache: &str, filter_bytes: u64, second: u32) -> Row {
+    /// A row with no requests yet, for `defence` over `cache`, second `second`.
+    pub fn empty(defence: &str, cache: &str, filter_bytes: u64, second: u32) -> Row {
         Row {
-            contender: scheme.into(),
+            contender: defence.into(),
             cache: cache.into(),
             second,
             attack_share: 0.0,

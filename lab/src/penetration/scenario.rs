@@ -1,6 +1,6 @@
-//! One scheme's side of the scenario: its traffic, its live changes and its accounting,
-//! one request at a time. `lab run penetration` drives it for a fixed time per scheme;
-//! `lab live` drives every scheme at once under the page's controls. Both read the
+//! One defence's side of the scenario: its traffic, its live changes and its accounting,
+//! one request at a time. `lab run penetration` drives it for a fixed time per defence;
+//! `lab live` drives every defence at once under the page's controls. Both read the
 //! same per-second [`Row`]s, so the live view and the report cannot drift apart.
 //!
 //! Traffic: valid ids follow a Zipf(1) law over the first `n` products; a request is
@@ -9,7 +9,7 @@
 //! requests a new product is added (the guard first, then the database, so no client
 //! ever sees a false "absent"); every 1000 one is deleted (database, then cache, then
 //! the guard where it can remove). The random stream depends only on the seed and the
-//! attack share, so schemes given the same seed and shares see the same requests. An
+//! attack share, so defences given the same seed and shares see the same requests. An
 //! attack can also replay a fixed list of ids ([`Scenario::replaying`]), the one case
 //! where null caching helps.
 
@@ -47,10 +47,10 @@ impl Zipf {
     }
 }
 
-/// One scheme: guard, cache and database, the traffic generator and the current
+/// One defence: guard, cache and database, the traffic generator and the current
 /// second's counters.
 pub struct Scenario {
-    scheme: String,
+    defence: String,
     guard: Box<dyn Guard + Send>,
     cache: Box<dyn Cache + Send>,
     db: Db,
@@ -69,9 +69,9 @@ pub struct Scenario {
 }
 
 impl Scenario {
-    /// A scheme over a database of products `0..n`; `seed` fixes its traffic.
+    /// A defence over a database of products `0..n`; `seed` fixes its traffic.
     pub fn new(
-        scheme: &str,
+        defence: &str,
         guard: Box<dyn Guard + Send>,
         cache: Box<dyn Cache + Send>,
         db: Db,
@@ -79,9 +79,9 @@ impl Scenario {
         seed: u64,
         null_caching: bool,
     ) -> Scenario {
-        let current = Row::empty(scheme, cache.name(), guard.bytes() as u64, 0);
+        let current = Row::empty(defence, cache.name(), guard.bytes() as u64, 0);
         Scenario {
-            scheme: scheme.into(),
+            defence: defence.into(),
             guard,
             cache,
             db,
@@ -98,16 +98,16 @@ impl Scenario {
         }
     }
 
-    /// The same scheme, its attack drawing from `pool` distinct ids that do not exist
+    /// The same defence, its attack drawing from `pool` distinct ids that do not exist
     /// (a list an attacker replays) instead of ids that never repeat.
     pub fn replaying(mut self, pool: u64) -> Scenario {
         self.attack_pool = Some(pool.max(1));
         self
     }
 
-    /// The scheme's name.
-    pub fn scheme(&self) -> &str {
-        &self.scheme
+    /// The defence's name.
+    pub fn defence(&self) -> &str {
+        &self.defence
     }
 
     /// Serves one request with `attack_share` of requests for ids that do not exist,
@@ -179,7 +179,7 @@ impl Scenario {
         Ok(())
     }
 
-    /// Rebuilds the guard from the database where the scheme can ([`Guard::rebuild`]),
+    /// Rebuilds the guard from the database where the defence can ([`Guard::rebuild`]),
     /// counted in the current second.
     pub fn rebuild(&mut self) -> Option<anyhow::Result<Rebuild>> {
         let done = self.guard.rebuild(&self.db, FPR)?;
@@ -190,7 +190,7 @@ impl Scenario {
     }
 
     /// Bit density per cell of the filter's address space, `cells` cells, where the
-    /// scheme's filter shows its bits.
+    /// defence's filter shows its bits.
     pub fn heatmap(&mut self, cells: usize) -> Option<anyhow::Result<Vec<f64>>> {
         self.guard.heatmap(cells)
     }
@@ -211,10 +211,10 @@ impl Scenario {
                 row.capacity = Some(c.capacity);
                 row.estimated_fpr = c.estimated_fpr;
             }
-            Some(Err(e)) => eprintln!("warning: capacity monitor of {}: {e:#}", self.scheme),
+            Some(Err(e)) => eprintln!("warning: capacity monitor of {}: {e:#}", self.defence),
         }
         let fresh = Row::empty(
-            &self.scheme,
+            &self.defence,
             self.cache.name(),
             self.guard.bytes() as u64,
             second + 1,

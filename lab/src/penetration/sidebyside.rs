@@ -50,7 +50,7 @@ const CONTROL: &str = "reserve 1% (control)";
 /// One contender's row.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SideBySide {
-    /// Scheme.
+    /// Defence.
     #[serde(alias = "scheme")]
     pub contender: String,
     /// How it was sized: `reserve 1%`, `equal memory` or `for 1%`.
@@ -151,7 +151,7 @@ impl Contender {
 
 /// A contender, with what its row says about it.
 struct Entry {
-    scheme: &'static str,
+    defence: &'static str,
     sizing: &'static str,
     batches: &'static str,
     bytes: u64,
@@ -204,7 +204,7 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
                 .first()
                 .ok_or_else(|| anyhow::anyhow!("BF.INFO SIZE returned nothing"))?;
             Ok(Entry {
-                scheme: looks::REDISBLOOM,
+                defence: looks::REDISBLOOM,
                 sizing,
                 batches: "BF.MADD/BF.MEXISTS",
                 bytes,
@@ -224,7 +224,7 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
             let mut c = Contender::Linebloom { filter, con };
             load(&mut c)?;
             Ok(Entry {
-                scheme: looks::IN_REDIS,
+                defence: looks::IN_REDIS,
                 sizing,
                 batches,
                 bytes: params.bytes() as u64,
@@ -248,7 +248,7 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
     let mut c = Contender::Linebloom { filter, con };
     load(&mut c)?;
     contenders.push(Entry {
-        scheme: looks::IN_REDIS,
+        defence: looks::IN_REDIS,
         sizing: "for 1%",
         batches,
         bytes: params.bytes() as u64,
@@ -259,7 +259,7 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
     let mut con = connect(url)?;
     redis::cmd("SET").arg(&key).arg(0).query::<()>(&mut con)?;
     contenders.push(Entry {
-        scheme: ROUND_TRIP,
+        defence: ROUND_TRIP,
         sizing: "—",
         batches: "—",
         bytes: 0,
@@ -309,12 +309,12 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
         .into_iter()
         .enumerate()
         .map(|(i, e)| SideBySide {
-            contender: e.scheme.into(),
+            contender: e.defence.into(),
             sizing: e.sizing.into(),
             batches: e.batches.into(),
             bytes: e.bytes,
             n,
-            fpr: if e.scheme == ROUND_TRIP {
+            fpr: if e.defence == ROUND_TRIP {
                 f64::NAN
             } else {
                 positives[i] as f64 / probes.len() as f64
@@ -366,7 +366,7 @@ pub fn table(rows: &[SideBySide], notes: &mut Vec<String>) -> String {
     );
     text.push_str(&crate::table::markdown_table(
         &[
-            "scheme",
+            "defence",
             "sized",
             "batches",
             "MiB",

@@ -1,5 +1,5 @@
 //! The run's traffic over time: the scale's products and seconds, the attack share
-//! stepping by quarters (0%, 10%, 50%, 90%), and the loop that drives one scheme
+//! stepping by quarters (0%, 10%, 50%, 90%), and the loop that drives one defence
 //! through those phases, one second per [`Row`].
 
 use super::row::Row;
@@ -17,19 +17,19 @@ pub fn attack_share(t: Duration, total: Duration) -> f64 {
     }
 }
 
-/// Scale parameters: products, seconds per scheme.
+/// Scale parameters: products, seconds per defence.
 pub fn sizes(ctx: &Ctx) -> (u64, u64) {
     ctx.scale
         .pick((20_000, 2), (200_000, 4), (1_000_000, 12), (1_000_000, 40))
 }
 
-/// Runs one scheme for `secs` seconds, the attack share stepping by quarters, and
-/// returns its rows. Each phase change rebuilds the filter where the scheme can.
+/// Runs one defence for `secs` seconds, the attack share stepping by quarters, and
+/// returns its rows. Each phase change rebuilds the filter where the defence can.
 pub fn drive(ctx: &Ctx, mut scenario: Scenario, secs: u64) -> anyhow::Result<Vec<Row>> {
     let total = Duration::from_secs(secs);
     let start = Instant::now();
     let mut rows: Vec<Row> = Vec::new();
-    let bar = crate::progress::bar(ctx, secs, scenario.scheme());
+    let bar = crate::progress::bar(ctx, secs, scenario.defence());
     let mut second = 0u32;
     let mut phase = attack_share(Duration::ZERO, total);
     loop {
@@ -46,7 +46,7 @@ pub fn drive(ctx: &Ctx, mut scenario: Scenario, secs: u64) -> anyhow::Result<Vec
         if share != phase {
             phase = share;
             if let Some(Err(e)) = scenario.rebuild() {
-                eprintln!("warning: rebuild of {} failed: {e:#}", scenario.scheme());
+                eprintln!("warning: rebuild of {} failed: {e:#}", scenario.defence());
             }
         }
         scenario.step(share)?;

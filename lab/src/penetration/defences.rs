@@ -1,4 +1,4 @@
-//! The scenario's schemes, each loaded and ready to run: no protection, null caching
+//! The scenario's defences, each loaded and ready to run: no protection, null caching
 //! and linebloom in process over an in-process LRU cache; and with a Redis server,
 //! linebloom held in Redis, RedisBloom and the classic `SETBIT` filter over a Redis
 //! cache.
@@ -18,12 +18,12 @@ use std::time::Duration;
 /// spans about 19 keys over the nodes.
 pub const CLUSTER_SHARD_BLOCKS: u64 = 1024;
 
-/// Every scheme of the scenario, loaded and ready to run, each with a fresh copy of
+/// Every defence of the scenario, loaded and ready to run, each with a fresh copy of
 /// the database (`fresh_db(tag)`): no protection, null caching and linebloom in process,
 /// with an in-process LRU cache; and with `redis`, linebloom held in Redis, RedisBloom
 /// (where the server has it) and the classic `SETBIT` filter, with Redis as the cache,
-/// every key under the namespace. Each scheme's traffic comes from `ctx.seed`.
-pub fn schemes(
+/// every key under the namespace. Each defence's traffic comes from `ctx.seed`.
+pub fn defences(
     ctx: &Ctx,
     redis: Option<(&RedisTarget, &Namespace)>,
     n: u64,
@@ -97,7 +97,7 @@ pub fn schemes(
         ));
     } else {
         crate::progress::note(format!(
-            "   RedisBloom is not loaded in {target}: skipping the redisbloom scheme"
+            "   RedisBloom is not loaded in {target}: skipping the redisbloom defence"
         ));
     }
     let guard = RedisClassic::load(target.connect()?, &ns.key("classic"), n, FPR)?;
