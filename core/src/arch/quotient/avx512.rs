@@ -5,7 +5,7 @@
 
 use super::TagOps;
 use super::quotient_kernel;
-use super::select::{pdep, pdep_bit};
+use super::select::pdep_tag_ops;
 use crate::arch::registry::names;
 use crate::block::Block;
 use core::arch::x86_64::*;
@@ -33,19 +33,7 @@ impl TagOps for Avx512 {
         }
     }
 
-    #[inline(always)]
-    unsafe fn select(word: u64, rank: u32) -> u32 {
-        // SAFETY: BMI1 and BMI2 per the TagOps contract.
-        unsafe { pdep(word, rank) }
-    }
-
-    const FAST_DEPOSIT: bool = true;
-
-    #[inline(always)]
-    unsafe fn deposit(word: u64, rank: u32) -> u64 {
-        // SAFETY: BMI2 per the TagOps contract.
-        unsafe { pdep_bit(word, rank) }
-    }
+    pdep_tag_ops!();
 }
 
 quotient_kernel!(

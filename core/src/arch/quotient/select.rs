@@ -95,6 +95,29 @@ pub(crate) unsafe fn pdep_bit(word: u64, rank: u32) -> u64 {
     unsafe { _pdep_u64(1u64.checked_shl(rank).unwrap_or(0), word) }
 }
 
+/// The select and the one-bit deposit of a backend with BMI2, written once for the
+/// `avx2-bmi2` and `avx512` kernels: expands to those items of its `impl TagOps`.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+macro_rules! pdep_tag_ops {
+    () => {
+        #[inline(always)]
+        unsafe fn select(word: u64, rank: u32) -> u32 {
+            // SAFETY: BMI1 and BMI2 per the TagOps contract.
+            unsafe { $crate::arch::quotient::select::pdep(word, rank) }
+        }
+
+        const FAST_DEPOSIT: bool = true;
+
+        #[inline(always)]
+        unsafe fn deposit(word: u64, rank: u32) -> u64 {
+            // SAFETY: BMI2 per the TagOps contract.
+            unsafe { $crate::arch::quotient::select::pdep_bit(word, rank) }
+        }
+    };
+}
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+pub(crate) use pdep_tag_ops;
+
 #[cfg(test)]
 mod tests {
     use super::broadword;
