@@ -68,7 +68,9 @@ impl std::fmt::Display for BatchError {
                 f,
                 "LBPAYLOAD the probes are {len} bytes, not a multiple of {PROBE_BYTES}"
             ),
-            BatchError::K(k) => write!(f, "LBK k = {k} is not in 1..={}", linebloom::pattern::MAX_K),
+            BatchError::K(k) => {
+                write!(f, "LBK k = {k} is not in 1..={}", linebloom::pattern::MAX_K)
+            }
             BatchError::Blocks(b) => write!(f, "LBBLOCKS {b} is not a positive block count"),
             BatchError::Scheme(s) => {
                 write!(f, "LBSCHEME this module speaks {SCHEME}, the client {s}")
