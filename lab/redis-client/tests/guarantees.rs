@@ -292,8 +292,11 @@ fn l4_an_evicted_or_expired_shard_is_an_error_and_never_recreated() {
                     i += 1;
                 }
             }
-            let evicted = gone(&mut con);
-            assert!(evicted > 0, "{name} {policy}: no shard was evicted");
+            let evicted: Vec<&String> = shards
+                .iter()
+                .filter(|s| !redis::cmd("EXISTS").arg(s).query::<bool>(&mut con).unwrap())
+                .collect();
+            assert!(!evicted.is_empty(), "{name} {policy}: no shard was evicted");
             // Inserts go on: keys in evicted shards are errors, and no write re-creates
             // a shard.
             let more: Vec<u64> = (10_000..12_000).collect();
@@ -308,11 +311,13 @@ fn l4_an_evicted_or_expired_shard_is_an_error_and_never_recreated() {
                     Err(e) => panic!("{name}: {e}"),
                 }
             }
-            assert_eq!(
-                gone(&mut con),
-                evicted,
-                "{name}: a write re-created a shard"
-            );
+            // Memory stays at the cap, so more shards may be evicted meanwhile; none of
+            // those already gone may come back.
+            for shard in &evicted {
+                let back: bool = redis::cmd("EXISTS").arg(shard).query(&mut con).unwrap();
+                assert!(!back, "{name}: a write re-created shard {shard}");
+            }
+            let evicted = evicted.len();
             let errors = never_absent(&filter, &mut con, &keys, name);
             println!(
                 "L4 {name} {policy}: {evicted} of {} shards evicted; 2000 more inserts: {ok} \
