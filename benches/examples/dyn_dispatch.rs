@@ -28,7 +28,7 @@
 //! those stay in registers and LLVM hoists the kernel flag's test out of the loop.
 
 use linebloom_benches::*;
-use linebloom_lab::timing::{interleaved, ns_per_key, paired_speedup};
+use linebloom_lab::support::timing::{interleaved, ns_per_key, paired_speedup};
 use std::hint::black_box;
 
 /// Misses of `f` over `keys`, each key passed through `black_box` as in `compare`.
@@ -92,7 +92,7 @@ fn main() {
         kernel.name
     );
     for (i, (name, s)) in names.iter().zip(&samples).enumerate() {
-        let (median, _, _) = linebloom_lab::stats::summary(s);
+        let (median, _, _) = linebloom_lab::support::stats::summary(s);
         // sbbf-rs-safe called the same way: the even contender of this one's pair.
         println!(
             "{name:>26}: {median:6.2} ns a miss, {:.2}x sbbf-rs-safe called the same way, {:.2}x sbbf-rs-safe direct",

@@ -12,7 +12,7 @@
 //! bytes each filter added to the process (`AnonHugePages`).
 
 use linebloom_benches::*;
-use linebloom_lab::timing::{anon_huge_bytes, paired_speedup};
+use linebloom_lab::support::timing::{anon_huge_bytes, paired_speedup};
 
 fn main() {
     let kernel = linebloom::arch::detect();
@@ -33,7 +33,7 @@ fn main() {
         // One dynamic call per pass: each filter's own loop.
         let samples = interleaved_lookups(&refs, misses, rounds);
         for ((name, _, huge), s) in contenders.iter().zip(&samples) {
-            let (median, _, _) = linebloom_lab::stats::summary(s);
+            let (median, _, _) = linebloom_lab::support::stats::summary(s);
             println!(
                 "n = {n:>9}  {name:<13} {median:6.2} ns  ×{:.2} vs sbbf-rs-safe  huge pages {:>4} MiB",
                 paired_speedup(&samples[0], s),

@@ -14,7 +14,7 @@
 //! sbbf-rs-safe.
 
 use linebloom_benches::*;
-use linebloom_lab::timing::paired_speedup;
+use linebloom_lab::support::timing::paired_speedup;
 
 fn main() {
     let kernel = linebloom::arch::detect();
@@ -36,7 +36,7 @@ fn main() {
         let refs: Vec<&dyn Filter> = contenders.iter().map(|f| f.as_ref()).collect();
         let samples = interleaved_lookups(&refs, misses, rounds);
         for (f, s) in contenders.iter().zip(&samples) {
-            let (median, _, _) = linebloom_lab::stats::summary(s);
+            let (median, _, _) = linebloom_lab::support::stats::summary(s);
             println!(
                 "n = {n:>9}  {:<20} {median:6.2} ns  ×{:.2} vs sbbf-rs-safe",
                 f.name(),

@@ -17,10 +17,10 @@
 //! detected kernel's (above 1: linebloom-quotient is faster).
 
 use linebloom::QuotientParams;
-use linebloom_lab::keys::keyed_member;
-use linebloom_lab::rivals::{Filter, LinebloomQuotient, Named, Sizing, build};
-use linebloom_lab::stats::summary;
-use linebloom_lab::timing::{ns_per_key, round_order};
+use linebloom_lab::contenders::{Filter, LinebloomQuotient, Named, Sizing, build};
+use linebloom_lab::support::keys::keyed_member;
+use linebloom_lab::support::stats::summary;
+use linebloom_lab::support::timing::{ns_per_key, round_order};
 
 const OPS: [&str; 4] = ["miss", "hit", "delete", "reinsert"];
 
@@ -40,13 +40,13 @@ fn main() -> anyhow::Result<()> {
     println!(
         "quotient kernel detected: {}; CPU: {}",
         linebloom::arch::quotient::detect().name,
-        linebloom_lab::meta::cpu_model()
+        linebloom_lab::support::meta::cpu_model()
     );
     let sizes = [16u64 << 10, 256 << 10, 4 << 20, 64 << 20]
         .into_iter()
         .filter(|&s| s <= max_mib << 20);
     for size in sizes {
-        let n = linebloom_lab::rivals::keys_for_bytes(size, 0.01)?;
+        let n = linebloom_lab::contenders::keys_for_bytes(size, 0.01)?;
         let keys: Vec<u64> = (0..n).map(|i| keyed_member(7, i)).collect();
         let params = QuotientParams::for_fpr(n, 0.01)?;
         let mut contenders: Vec<Box<dyn Filter>> = Vec::new();

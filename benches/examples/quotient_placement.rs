@@ -45,9 +45,9 @@ fn main() {
 mod sweep {
     use linebloom::quotient::placement_sweep::set_first_block_below;
     use linebloom::{QuotientParams, VectorQuotientFilter};
-    use linebloom_lab::keys::keyed_member;
-    use linebloom_lab::stats::summary;
-    use linebloom_lab::timing::{ns_per_key, round_order};
+    use linebloom_lab::support::keys::keyed_member;
+    use linebloom_lab::support::stats::summary;
+    use linebloom_lab::support::timing::{ns_per_key, round_order};
 
     const OPS: [&str; 4] = ["hit", "miss", "delete", "insert back"];
     /// (name, threshold for 8-bit tags, for 16-bit tags); the first is the baseline, the
@@ -93,7 +93,7 @@ mod sweep {
         println!(
             "quotient kernel: {}; CPU: {}",
             linebloom::arch::quotient::detect().name,
-            linebloom_lab::meta::cpu_model()
+            linebloom_lab::support::meta::cpu_model()
         );
         for n in [10_000u64, 100_000, 1_000_000, 10_000_000] {
             if n <= max_n {

@@ -14,9 +14,9 @@
 //! kernel's time over the detected one's, paired by round.
 
 use linebloom::arch::quotient::select_sum;
-use linebloom_lab::keys::keyed_member;
-use linebloom_lab::stats::summary;
-use linebloom_lab::timing::{interleaved_boxed, ns_per_key, paired_speedup};
+use linebloom_lab::support::keys::keyed_member;
+use linebloom_lab::support::stats::summary;
+use linebloom_lab::support::timing::{interleaved_boxed, ns_per_key, paired_speedup};
 
 fn main() -> anyhow::Result<()> {
     let rounds = linebloom_benches::rounds_arg(31);
@@ -24,7 +24,7 @@ fn main() -> anyhow::Result<()> {
     println!(
         "quotient kernel detected: {}; CPU: {}",
         detected.name,
-        linebloom_lab::meta::cpu_model()
+        linebloom_lab::support::meta::cpu_model()
     );
     // Metadata words are about half ones (tags) and half zeros (bucket ends).
     let words: Vec<u64> = (0..1u64 << 16).map(|i| keyed_member(11, i)).collect();

@@ -37,11 +37,11 @@ pub fn capacities() -> Vec<u64> {
 /// divides by this.
 pub const KEYS_PER_ITER: usize = 1024;
 
-pub use linebloom_lab::rivals::{Blocked, Fastbloom, Filter, Linebloom, Named, Sbbf};
+pub use linebloom_lab::contenders::{Blocked, Fastbloom, Filter, Linebloom, Named, Sbbf};
 
 /// linebloom sized by `Params::for_fpr(n, TARGET_FPR)`, with a forced kernel.
 pub fn linebloom(n: u64, kernel: &'static Kernel) -> Blocked<linebloom::Blocks> {
-    linebloom_lab::rivals::blocked(Params::for_fpr(n, TARGET_FPR).expect("valid size"), kernel)
+    linebloom_lab::contenders::blocked(Params::for_fpr(n, TARGET_FPR).expect("valid size"), kernel)
 }
 
 /// sbbf-rs-safe for `n` keys at 1% by the lab's recipe (the Parquet spec's 10 bits per
@@ -63,7 +63,7 @@ pub const KEY_SEED: u64 = 42;
 /// need no storage.
 #[inline]
 pub fn member_key(i: u64) -> u64 {
-    linebloom_lab::keys::keyed_member(KEY_SEED, i)
+    linebloom_lab::support::keys::keyed_member(KEY_SEED, i)
 }
 
 /// Keys that the lookup benchmarks cycle through: 2^16 of them (512 KiB), random
@@ -100,7 +100,7 @@ pub fn non_member_keys(count: usize) -> Vec<u64> {
 /// `probes`, and appends one row to `target/linebloom-bench/fpr.csv` (name, capacity,
 /// bytes, bits per key, FPR), which the summary joins to the timings.
 pub fn fill_and_check<C: Filter + ?Sized>(c: &mut C, n: u64, probes: &[u64]) {
-    linebloom_lab::keys::fill(c, n, member_key, |_| {});
+    linebloom_lab::support::keys::fill(c, n, member_key, |_| {});
     assert!(
         (0..n.min(10_000)).all(|i| c.contains(member_key(i))),
         "{}: false negative",
@@ -268,11 +268,11 @@ pub fn rounds_arg(default: usize) -> usize {
 }
 
 /// Times [`Filter::count_each`] over `keys` for every filter, interleaved for `rounds`
-/// rounds with a rotating start order (`linebloom_lab::timing::interleaved_boxed`), each pass
+/// rounds with a rotating start order (`linebloom_lab::support::timing::interleaved_boxed`), each pass
 /// in CPU ns per key: one dynamic call per pass, so each filter runs its own loop.
 /// Returns one sample list per filter, in order.
 pub fn interleaved_lookups(filters: &[&dyn Filter], keys: &[u64], rounds: usize) -> Vec<Vec<f64>> {
-    use linebloom_lab::timing::{interleaved_boxed, ns_per_key};
+    use linebloom_lab::support::timing::{interleaved_boxed, ns_per_key};
     let mut closures: Vec<Box<dyn FnMut() -> f64 + '_>> = filters
         .iter()
         .map(|f| Box::new(move || ns_per_key(keys, |k| f.count_each(k))) as Box<dyn FnMut() -> f64>)

@@ -4,27 +4,21 @@
 //! the same keys, write `results/<experiment>/data.csv` and `meta.json`, draw
 //! `plot.svg`/`plot.png` from the CSV alone, and assemble `results/REPORT.md`.
 //!
-//! One experiment is one module under [`experiments`]; [`registry::REGISTRY`] lists
-//! them. Every number comes from a run of this code: nothing is typed in.
+//! The crate is grouped by role:
+//! - [`support`]: the infrastructure (the experiment machinery, key streams, timing,
+//!   statistics, CSV, run facts, plots, tables, progress bars);
+//! - [`contenders`]: every filter the lab measures, behind one trait, and the contender
+//!   table with each one's facts and recipe;
+//! - [`experiments`]: one module per experiment (the penetration scenario among them);
+//! - [`drivers`]: what runs them: [`drivers::registry::REGISTRY`] behind `lab run`,
+//!   `lab plot` and `lab report`, the report, and the live page.
+//!
+//! Every number comes from a run of this code: nothing is typed in.
 
-pub mod choosing;
-pub mod csvio;
-pub mod experiment;
+pub mod contenders;
+pub mod drivers;
 pub mod experiments;
-pub mod keys;
-pub mod live;
-pub mod looks;
-pub mod meta;
-pub mod penetration;
-pub mod plot;
-pub mod progress;
-pub mod registry;
-pub mod report;
-pub mod rivals;
-pub mod stats;
-pub mod style;
-pub mod table;
-pub mod timing;
+pub mod support;
 
 use std::path::{Path, PathBuf};
 

@@ -16,9 +16,10 @@
 //! stale.
 
 use clap::{Parser, Subcommand};
-use linebloom_lab::experiment::Outcome;
-use linebloom_lab::registry::{REGISTRY, find};
-use linebloom_lab::{Ctx, Scale, report};
+use linebloom_lab::drivers::registry::{REGISTRY, find};
+use linebloom_lab::drivers::report;
+use linebloom_lab::support::experiment::Outcome;
+use linebloom_lab::{Ctx, Scale};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -255,12 +256,12 @@ fn main_inner() -> anyhow::Result<()> {
                 no_progress: true,
             };
             let ctx = ctx(&args, &redis, SCRATCH)?;
-            let controls = linebloom_lab::live::engine::Controls {
+            let controls = linebloom_lab::drivers::live::engine::Controls {
                 attack_share,
                 rate,
                 paused: false,
             };
-            linebloom_lab::live::engine::ControlRequest {
+            linebloom_lab::drivers::live::engine::ControlRequest {
                 attack_share: Some(attack_share),
                 rate: Some(rate),
                 ..Default::default()
@@ -268,13 +269,13 @@ fn main_inner() -> anyhow::Result<()> {
             .validate()
             .map_err(|e| anyhow::anyhow!(e))?;
             anyhow::ensure!(products >= 2, "--products must be at least 2");
-            let options = linebloom_lab::live::Options {
+            let options = linebloom_lab::drivers::live::Options {
                 port,
                 duration: duration.map(Into::into),
                 products,
                 controls,
             };
-            let running = linebloom_lab::live::start(&ctx, &options)?;
+            let running = linebloom_lab::drivers::live::start(&ctx, &options)?;
             println!("live view: {}", running.url());
             match options.duration {
                 Some(d) => println!(

@@ -3,11 +3,13 @@
 //! that `lab plot` redraws from the CSV alone, that `lab report` writes REPORT.md with a
 //! section per experiment, and that bad input gives a clear error and a non-zero exit.
 
-use linebloom_lab::experiment::{self, Experiment};
+use linebloom_lab::Ctx;
+use linebloom_lab::drivers::registry;
+use linebloom_lab::drivers::registry::REGISTRY;
+use linebloom_lab::drivers::report;
 use linebloom_lab::experiments;
-use linebloom_lab::registry;
-use linebloom_lab::registry::REGISTRY;
-use linebloom_lab::{Ctx, csvio, meta::Meta, report};
+use linebloom_lab::support::experiment::{self, Experiment};
+use linebloom_lab::support::{csvio, meta::Meta};
 use std::path::Path;
 use std::process::Command;
 
@@ -138,7 +140,7 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
         assert!(r.exact_worst.unwrap() < 1.5);
     }
     // Null caching helps exactly when attack ids repeat.
-    let replayed: Vec<linebloom_lab::penetration::replay::ReplayRow> =
+    let replayed: Vec<linebloom_lab::experiments::penetration::replay::ReplayRow> =
         csvio::read(&tmp.path().join("penetration/replay.csv")).unwrap();
     let per_1000 = |scheme: &str, replay: bool| {
         replayed
@@ -151,11 +153,11 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
     assert!(per_1000("linebloom-in-process", false) < 0.5 * per_1000("no-protection", false));
     // Churn: every deleting family ran every round, and none lost a live key.
     let churn: Vec<experiments::churn::Row> = csvio::read(&csv("churn")).unwrap();
-    for lib in experiments::churn::LIBRARIES
-        .iter()
-        .chain(experiments::churn::REBUILT)
+    for lib in experiments::churn::libraries()
+        .into_iter()
+        .chain(experiments::churn::rebuilt())
     {
-        let rs: Vec<_> = churn.iter().filter(|r| r.contender == *lib).collect();
+        let rs: Vec<_> = churn.iter().filter(|r| r.contender == lib).collect();
         assert_eq!(rs.len(), 4, "{lib}: built plus three rounds");
         assert!(
             rs.iter().all(|r| r.false_negatives == 0),
@@ -166,8 +168,8 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
     // Growth: every growing filter held every key and refused none; the fixed-size
     // reference saturated, the scalable filter did not.
     let growth: Vec<experiments::growth::Row> = csvio::read(&csv("growth")).unwrap();
-    for lib in experiments::growth::LIBRARIES {
-        let rs: Vec<_> = growth.iter().filter(|r| r.contender == *lib).collect();
+    for lib in experiments::growth::libraries() {
+        let rs: Vec<_> = growth.iter().filter(|r| r.contender == lib).collect();
         assert_eq!(rs.len(), 7, "{lib}: seven steps");
         assert!(
             rs.iter()
@@ -187,7 +189,7 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
     let caps: Vec<experiments::capabilities::Row> = csvio::read(&csv("capabilities")).unwrap();
     assert_eq!(
         caps.len(),
-        linebloom_lab::rivals::CONTENDERS.len() * experiments::capabilities::OPERATIONS.len()
+        linebloom_lab::contenders::CONTENDERS.len() * experiments::capabilities::OPERATIONS.len()
     );
     assert_eq!(
         experiments::capabilities::verdict(&caps, "linebloom-atomic", "concurrent insert"),

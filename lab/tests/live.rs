@@ -6,8 +6,8 @@
 //! `.ci/run`). It saves a screenshot to `$LINEBLOOM_LIVE_SCREENSHOT` if set, else to
 //! the test's temporary folder.
 
-use linebloom_lab::live::engine::Controls;
-use linebloom_lab::live::{self, Options, Running};
+use linebloom_lab::drivers::live::engine::Controls;
+use linebloom_lab::drivers::live::{self, Options, Running};
 use linebloom_redis_testing::{Modules, Server};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::time::{Duration, Instant};

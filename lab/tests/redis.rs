@@ -12,11 +12,11 @@
 //! failure.
 
 use linebloom::{BloomFilter, Params};
-use linebloom_lab::penetration::cache::LocalCache;
-use linebloom_lab::penetration::db::Db;
-use linebloom_lab::penetration::guard::{Guard, InRedis};
-use linebloom_lab::penetration::namespace::Namespace;
-use linebloom_lab::penetration::{self, Answer, Outcome, connect, serve};
+use linebloom_lab::experiments::penetration::cache::LocalCache;
+use linebloom_lab::experiments::penetration::db::Db;
+use linebloom_lab::experiments::penetration::guard::{Guard, InRedis};
+use linebloom_lab::experiments::penetration::namespace::Namespace;
+use linebloom_lab::experiments::penetration::{self, Answer, Outcome, connect, serve};
 use linebloom_redis_client::{
     BatchPath, FilterOptions, RebuildOptions, RedisFilter, RedisFilterError,
 };
@@ -438,11 +438,11 @@ fn side_by_side_with_redisbloom() {
     let mut con = connect(&server.url()).unwrap();
     let foreign = foreign_keys(&mut con);
     // The registry's run: measure, data.csv, meta.json and the plots.
-    let scenario = linebloom_lab::registry::find(penetration::NAME).unwrap();
+    let scenario = linebloom_lab::drivers::registry::find(penetration::NAME).unwrap();
     scenario.run(&ctx).unwrap();
     assert_untouched(&mut con, &foreign);
     let data: Vec<penetration::Row> =
-        linebloom_lab::csvio::read(&tmp.path().join("penetration/data.csv")).unwrap();
+        linebloom_lab::support::csvio::read(&tmp.path().join("penetration/data.csv")).unwrap();
     for s in [
         "no-protection",
         "null-caching",
@@ -610,7 +610,7 @@ fn the_lab_touches_only_its_own_prefix_and_removes_it() {
         redis_prefix: Some("user:".into()),
         ..linebloom_lab::Ctx::tiny(tmp.path().to_path_buf())
     };
-    let err = linebloom_lab::registry::find(penetration::NAME)
+    let err = linebloom_lab::drivers::registry::find(penetration::NAME)
         .unwrap()
         .run(&ctx)
         .expect_err("prefix in use");

@@ -218,12 +218,12 @@ fn the_penetration_scenario_runs_on_the_cluster_and_leaves_it_clean() {
         redis_cluster: vec![urls[0].clone()],
         ..linebloom_lab::Ctx::tiny(tmp.path().join("results"))
     };
-    linebloom_lab::registry::find(linebloom_lab::penetration::NAME)
+    linebloom_lab::drivers::registry::find(linebloom_lab::experiments::penetration::NAME)
         .unwrap()
         .run(&ctx)
         .unwrap();
-    let data: Vec<linebloom_lab::penetration::Row> =
-        linebloom_lab::csvio::read(&ctx.out.join("penetration/data.csv")).unwrap();
+    let data: Vec<linebloom_lab::experiments::penetration::Row> =
+        linebloom_lab::support::csvio::read(&ctx.out.join("penetration/data.csv")).unwrap();
     let inredis: Vec<_> = data
         .iter()
         .filter(|r| r.contender == "linebloom-in-redis")

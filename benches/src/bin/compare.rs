@@ -6,7 +6,7 @@
 //! cargo run --release -p linebloom-benches --bin compare -- [--rounds R] [--quick] [--out FILE]
 //! ```
 //!
-//! Method (see `linebloom_lab::timing`):
+//! Method (see `linebloom_lab::support::timing`):
 //!
 //! * every pass is timed in this thread's **CPU time**, not wall time;
 //! * contenders run round-robin and the **start order rotates** every round;
@@ -21,7 +21,7 @@
 //! kernel this CPU runs (`linebloom-avx512` and `linebloom-avx2` on an AVX-512 CPU) and,
 //! as `linebloom-4k-*`, the detected kernel's filter on ordinary pages, to show what the
 //! pages buy. `split-block-256` is a 256-bit split-block filter on linebloom's hash
-//! (`linebloom_lab::rivals::split_block`), sized to the detected kernel's measured rate
+//! (`linebloom_lab::contenders::split_block`), sized to the detected kernel's measured rate
 //! so that the two compare at equal false positives.
 //!
 //! Workloads: `hit` (members), `miss` (non-members), `insert` (keys not yet in, the same
@@ -43,9 +43,9 @@
 use linebloom::pattern::block_index;
 use linebloom::{AtomicBloomFilter, Params};
 use linebloom_benches::*;
-use linebloom_lab::rivals::{SplitBlock256, blocked_xxh3, xxh3};
-use linebloom_lab::stats::summary;
-use linebloom_lab::timing::{
+use linebloom_lab::contenders::{SplitBlock256, blocked_xxh3, xxh3};
+use linebloom_lab::support::stats::summary;
+use linebloom_lab::support::timing::{
     interleaved, interleaved_boxed, ns_per_key, paired_speedup, parallel_cpu_ns,
 };
 use std::hint::black_box;
@@ -295,7 +295,7 @@ fn run_atomic(n: u64, rounds: usize, rows: &mut Vec<Row>) {
         .map(|i| member_key(i + n))
         .collect();
     let ours = AtomicBloomFilter::new(Params::for_fpr(n, TARGET_FPR).expect("valid size"));
-    let fast = || linebloom_lab::rivals::FastbloomAtomic::for_fpr(n, TARGET_FPR).0;
+    let fast = || linebloom_lab::contenders::FastbloomAtomic::for_fpr(n, TARGET_FPR).0;
     let (theirs, control) = (fast(), fast());
     for i in 0..n {
         let k = member_key(i);

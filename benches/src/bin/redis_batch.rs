@@ -26,9 +26,9 @@
 
 use linebloom::Params;
 use linebloom::pattern::{location, pattern};
-use linebloom_lab::penetration::namespace::Namespace;
-use linebloom_lab::stats::summary;
-use linebloom_lab::timing::round_order;
+use linebloom_lab::experiments::penetration::namespace::Namespace;
+use linebloom_lab::support::stats::summary;
+use linebloom_lab::support::timing::round_order;
 use linebloom_redis_client::{BatchPath, RedisFilter};
 use std::time::Instant;
 

@@ -7,7 +7,7 @@
 //! and the worst median over the grid for each function.
 
 use linebloom::{ClassicParams, Params};
-use linebloom_lab::timing::thread_cpu_ns;
+use linebloom_lab::support::timing::thread_cpu_ns;
 
 /// Capacities from one key to 2^64 − 1.
 const CAPACITIES: [u64; 8] = [

@@ -8,11 +8,11 @@
 //! builds), or that only the crate's documentation claims it.
 
 use crate::Ctx;
-use crate::experiment::{Experiment, Run, Summary};
-use crate::keys::{false_positives, members, non_members};
-use crate::rivals::names as filter_names;
-use crate::rivals::{Filter, Sizing, build_sized};
-use crate::table::markdown_table;
+use crate::contenders::names as filter_names;
+use crate::contenders::{self, Facts, Filter, NoStd, Sizing, build_sized};
+use crate::support::experiment::{Experiment, Run, Summary};
+use crate::support::keys::{false_positives, members, non_members};
+use crate::support::table::markdown_table;
 use linebloom::arch::Kernel;
 use serde::{Deserialize, Serialize};
 
@@ -76,7 +76,7 @@ impl Verdict {
 /// One CSV row: one contender, one operation.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
-    /// Contender (a name of [`crate::rivals::CONTENDERS`]).
+    /// Contender (a name of [`crate::contenders::CONTENDERS`]).
     pub contender: String,
     /// Its family.
     pub family: String,
@@ -92,44 +92,19 @@ pub struct Row {
 
 /// The family a contender belongs to.
 pub fn family(contender: &str) -> &'static str {
-    crate::looks::find(contender)
+    crate::contenders::looks::find(contender)
         .map(|s| s.family)
         .filter(|f| !f.is_empty())
         .unwrap_or("other")
 }
 
-/// The `no_std` cell: which CI step checks it, or what the crate declares.
-fn no_std(contender: &str) -> (Verdict, &'static str) {
-    match contender {
-        "linebloom" => (
-            Verdict::CiChecked,
-            "runs over a static array on Cortex-M4, M3 and M0 under QEMU (core/firmware, .ci/run)",
-        ),
-        "linebloom-atomic" => (
-            Verdict::CiChecked,
-            "this type needs alloc and 64-bit atomics; its no-alloc twin StaticAtomicBloomFilter runs on Cortex-M4, M3 and M0 (core/firmware)",
-        ),
-        "linebloom-counting" | "linebloom-classic" => (
-            Verdict::CiChecked,
-            "over caller storage, no allocator: built for thumbv7em, thumbv6m and riscv32 by .ci/run",
-        ),
-        "linebloom-quotient" => (
-            Verdict::CiChecked,
-            "over a static array on Cortex-M4 and M0 under QEMU (core/firmware, .ci/run)",
-        ),
-        "linebloom-scalable" => (
-            Verdict::CiChecked,
-            "no_std with alloc (it allocates its layers): built for x86_64-unknown-none by .ci/run",
-        ),
-        "fastbloom" | "fastbloom-atomic" => (
-            Verdict::Declared,
-            "no_std without its default `std` feature (crate docs; not built here)",
-        ),
-        name if name.starts_with("xorf-") => (
-            Verdict::Declared,
-            "no_std with an allocator (crate docs; not built here)",
-        ),
-        _ => (
+/// The `no_std` cell, from the contender's facts: which CI step checks it, or what the
+/// crate declares.
+fn no_std(facts: &Facts) -> Cell {
+    match facts.no_std {
+        NoStd::CiChecked(how) => cell(Verdict::CiChecked, how),
+        NoStd::Declared(what) => cell(Verdict::Declared, what),
+        NoStd::Absent => cell(
             Verdict::Absent,
             "needs std (no no_std support in the crate)",
         ),
@@ -189,10 +164,7 @@ pub fn check(contender: &str, keys: &Keys, kernel: &'static Kernel) -> anyhow::R
         },
         concurrent_insert(make(&keys.members)?, make(&keys.members)?, extra, keys),
         serialize(make(&keys.members)?.as_ref(), keys),
-        {
-            let (verdict, detail) = no_std(contender);
-            cell(verdict, detail)
-        },
+        no_std(&contenders::contender(contender)?.facts),
     ])
 }
 
@@ -404,7 +376,7 @@ impl Experiment for Capabilities {
             (100_000, 1_000_000),
         );
         let keys = Keys::new(ctx, n, probes);
-        let bar = crate::progress::bar(ctx, filter_names().count() as u64, NAME);
+        let bar = crate::support::progress::bar(ctx, filter_names().count() as u64, NAME);
         let mut rows = Vec::new();
         for contender in filter_names() {
             bar.set_message(contender);
@@ -519,9 +491,33 @@ mod tests {
         Ctx::tiny(std::env::temp_dir())
     }
 
+    /// Whether a run's verdict on `operation` agrees with a contender's facts; the fact
+    /// it contradicts if not. A fact that can fail its check (a full filter refusing
+    /// the tenth more keys, a growing filter past its rate) agrees with either.
+    fn agrees(facts: &Facts, operation: &str, got: Verdict) -> Result<(), String> {
+        use crate::contenders::Inserts;
+        use Verdict::*;
+        let (ok, fact): (&[Verdict], String) = match operation {
+            "insert after build" => match facts.inserts {
+                Inserts::BuiltOnce => (&[Absent], "it is built once".into()),
+                Inserts::UpToCapacity => (&[Works, Fails], "it holds up to a capacity".into()),
+                Inserts::Unbounded | Inserts::Grows => (&[Works], "it inserts".into()),
+            },
+            "delete" if facts.deletes => (&[Works], "it deletes".into()),
+            "delete" => (&[Absent], "it does not delete".into()),
+            "grow past capacity" if facts.grows() => (&[Works, Fails], "it grows".into()),
+            "grow past capacity" => (&[Absent], "it does not grow".into()),
+            "concurrent insert" if facts.concurrent => (&[Works], "it is concurrent".into()),
+            "concurrent insert" => (&[Absent], "it is not concurrent".into()),
+            _ => return Ok(()),
+        };
+        if ok.contains(&got) { Ok(()) } else { Err(fact) }
+    }
+
     /// Every cell of the matrix: the lab runs each operation on each contender (at a
-    /// small size) and the verdicts are the ones the libraries' documentation leads to
-    /// expect. A library that changes behaviour fails this test.
+    /// small size); every contender's facts agree with what the runs find, and for the
+    /// contenders listed here every verdict is the one the libraries' documentation
+    /// leads to expect. A library that changes behaviour fails this test.
     #[test]
     fn every_cell_runs_its_operation() {
         use Verdict::*;
@@ -553,26 +549,37 @@ mod tests {
             ("qfilter",                [Works,  Works,  Absent, Works,  Absent, Works]),
             ("fastbloom-rs-counting",  [Works,  Works,  Absent, Absent, Absent, Works]),
         ];
-        assert_eq!(
-            expected.len(),
-            filter_names().count(),
-            "a contender without expectations"
-        );
         let mut wrong = Vec::new();
-        for (contender, want) in expected {
-            let cells = check(contender, &keys, ctx.kernel).unwrap();
+        for contender in contenders::CONTENDERS {
+            let name = contender.name();
+            let cells = check(name, &keys, ctx.kernel).unwrap();
             assert_eq!(cells.len(), OPERATIONS.len());
-            for ((op, (got, detail)), want) in OPERATIONS.iter().zip(&cells).zip(want) {
-                if got != want {
-                    wrong.push(format!(
-                        "{contender} / {op}: {got:?}, expected {want:?} ({detail})"
-                    ));
+            // Every contender's row states what the runs find.
+            for (op, got) in OPERATIONS.iter().zip(&cells) {
+                if let Err(fact) = agrees(&contender.facts, op, got.0) {
+                    wrong.push(format!("{name} / {op}: {got:?}, but its row says {fact}"));
+                }
+            }
+            // The contenders known here: every verdict, the merges and round trips too.
+            if let Some((_, want)) = expected.iter().find(|(c, _)| *c == name) {
+                for ((op, (got, detail)), want) in OPERATIONS.iter().zip(&cells).zip(want) {
+                    if got != want {
+                        wrong.push(format!(
+                            "{name} / {op}: {got:?}, expected {want:?} ({detail})"
+                        ));
+                    }
                 }
             }
             // Every run cell says what it measured.
-            assert!(cells.iter().all(|(_, d)| !d.is_empty()), "{contender}");
+            assert!(cells.iter().all(|(_, d)| !d.is_empty()), "{name}");
         }
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+        assert!(
+            expected
+                .iter()
+                .all(|(c, _)| contenders::contender(c).is_ok()),
+            "an expectation for a contender the table lacks"
+        );
     }
 
     /// A merge of two different kinds is refused, not a panic or a silent no-op.

@@ -11,38 +11,29 @@
 //! per round, so it shows orders of magnitude, not small differences).
 
 use crate::Ctx;
-use crate::experiment::{Experiment, Run, Summary};
-use crate::keys::{false_positives, members, non_members};
-use crate::plot::{LineChart, Series, Style};
-use crate::rivals::Filter;
-use crate::rivals::{Sizing, build};
-use crate::table::markdown_table;
-use crate::timing::thread_cpu_ns;
+use crate::contenders::{self, Filter, Sizing, build};
+use crate::support::experiment::{Experiment, Run, Summary};
+use crate::support::keys::{false_positives, members, non_members};
+use crate::support::plot::{LineChart, Series, Style};
+use crate::support::table::markdown_table;
+use crate::support::timing::thread_cpu_ns;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// Experiment name.
 pub const NAME: &str = "churn";
 
-/// The families that can delete, linebloom's first.
-pub const LIBRARIES: &[&str] = &[
-    "linebloom-counting",
-    "linebloom-quotient",
-    "cuckoofilter",
-    "scalable-cuckoo-filter",
-    "qfilter",
-    "fastbloom-rs-counting",
-];
+/// The contenders that delete, linebloom's first (the table's order).
+pub fn libraries() -> Vec<&'static str> {
+    contenders::names_where(|c| c.facts.deletes)
+}
 
-/// Filters that cannot delete, rebuilt from the live set every round.
-pub const REBUILT: &[&str] = &[
-    "linebloom",
-    "linebloom-classic",
-    "sbbf-rs-safe",
-    "fastbloom",
-    "xorf-binaryfuse8",
-    "xorf-xor8",
-];
+/// The contenders that cannot delete, rebuilt from the live set every round: those of
+/// fixed size (a growing filter would be rebuilt at its first estimate), less the
+/// concurrent twins.
+pub fn rebuilt() -> Vec<&'static str> {
+    contenders::names_where(|c| !c.facts.deletes && !c.facts.grows() && c.facts.twin_of.is_none())
+}
 
 /// The rate every filter is sized for (the cuckoo filter has one fixed rate).
 const TARGET: f64 = 0.01;
@@ -94,16 +85,12 @@ impl Experiment for Churn {
         let fresh = members(ctx, step * rounds as usize, 22);
         let probe_keys = non_members(ctx, probes, 21);
         let mut rows = Vec::new();
-        let bar = crate::progress::bar(ctx, (LIBRARIES.len() + REBUILT.len()) as u64, NAME);
+        let bar = crate::support::progress::bar(ctx, every_library().count() as u64, NAME);
         let make = |lib: &str, keys: &[u64]| -> anyhow::Result<Box<dyn Filter>> {
             build(lib, Sizing::Fpr(TARGET), keys, ctx.kernel)?
                 .ok_or_else(|| anyhow::anyhow!("{lib} cannot be built for churn"))
         };
-        for (lib, rebuild) in LIBRARIES
-            .iter()
-            .map(|l| (l, false))
-            .chain(REBUILT.iter().map(|l| (l, true)))
-        {
+        for (lib, rebuild) in every_library() {
             bar.set_message(lib.to_string());
             let mut f = make(lib, &initial)?;
             if !rebuild {
@@ -200,7 +187,7 @@ impl Experiment for Churn {
             "measured false-positive rate",
         )
         .log_y();
-        crate::plot::line_chart(&run.dir, &frame, &series)
+        crate::support::plot::line_chart(&run.dir, &frame, &series)
     }
 
     /// Report material from the CSV.
@@ -236,7 +223,7 @@ impl Experiment for Churn {
                     if updates.is_empty() {
                         "—".into()
                     } else {
-                        format!("{:.1}", crate::stats::summary(&updates).0)
+                        format!("{:.1}", crate::support::stats::summary(&updates).0)
                     },
                 ])
             })
@@ -245,11 +232,11 @@ impl Experiment for Churn {
         let mut notes = Vec::new();
         if let Some(ours) = ours {
             let our_bpk = ours.bytes as f64 * 8.0 / ours.live_keys.max(1) as f64;
-            for lib in LIBRARIES.iter().skip(1) {
+            for lib in libraries().into_iter().skip(1) {
                 let Some(end) = last(lib) else { continue };
                 let clean = rows
                     .iter()
-                    .filter(|r| r.contender == *lib)
+                    .filter(|r| r.contender == lib)
                     .all(|r| r.false_negatives == 0);
                 let bpk = end.bytes as f64 * 8.0 / end.live_keys.max(1) as f64;
                 if clean && end.failed_inserts == 0 && bpk < our_bpk && end.fpr <= TARGET * 1.1 {
@@ -297,8 +284,8 @@ impl Experiment for Churn {
 
 /// Every library with whether it is rebuilt (true) or deletes (false).
 fn every_library() -> impl Iterator<Item = (&'static str, bool)> {
-    LIBRARIES
-        .iter()
-        .map(|l| (*l, false))
-        .chain(REBUILT.iter().map(|l| (*l, true)))
+    libraries()
+        .into_iter()
+        .map(|l| (l, false))
+        .chain(rebuilt().into_iter().map(|l| (l, true)))
 }

@@ -27,8 +27,8 @@
 //! A missing target or tool is a row that says what is missing, never a number.
 
 use crate::Ctx;
-use crate::experiment::{Experiment, Run, Summary, Unavailable};
-use crate::table::markdown_table;
+use crate::support::experiment::{Experiment, Run, Summary, Unavailable};
+use crate::support::table::markdown_table;
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -239,7 +239,7 @@ impl Experiment for Footprint {
         prerequisites()?;
         let opts: &[&str] = ctx.scale.pick(&["s"], &["s"], &["s", "3"], &["s", "3"]);
         let target_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/footprint");
-        let bar = crate::progress::bar(
+        let bar = crate::support::progress::bar(
             ctx,
             (opts.len() * (TARGETS.len() * VARIANTS.len() + 1)) as u64,
             NAME,
@@ -330,12 +330,12 @@ impl Experiment for Footprint {
             !bars.is_empty(),
             "no footprint build succeeded; data.csv says why for each"
         );
-        crate::plot::bar_chart_scaled(
+        crate::support::plot::bar_chart_scaled(
             &run.dir,
             "Code each filter adds to a program (LTO; log scale)",
             "bytes of code over the same program with no filter",
             &bars,
-            crate::plot::BarScale::Log,
+            crate::support::plot::BarScale::Log,
         )
         .context("drawing the footprint chart")
     }

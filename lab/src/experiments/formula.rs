@@ -16,12 +16,12 @@
 //! row whose whole interval lies outside ±3% is a miss of the formula.
 
 use crate::Ctx;
-use crate::experiment::{Experiment, Run, Summary};
-use crate::keys::{count_positives, random_probe};
-use crate::plot::{LineChart, Series, Style};
-use crate::rivals::{Filter, blocked};
-use crate::stats::{Z99, wilson};
-use crate::table::markdown_table;
+use crate::contenders::{Filter, blocked};
+use crate::support::experiment::{Experiment, Run, Summary};
+use crate::support::keys::{count_positives, random_probe};
+use crate::support::plot::{LineChart, Series, Style};
+use crate::support::stats::{Z99, wilson};
+use crate::support::table::markdown_table;
 use linebloom::{IntFold, Params};
 use serde::{Deserialize, Serialize};
 
@@ -130,13 +130,13 @@ impl Experiment for Formula {
             (10_000_000, 1_000_000_000, 1 << 24, 100_000_000),
         );
         let targets = [0.1, 0.01, 0.001, 0.0001];
-        let bar = crate::progress::bar(ctx, (targets.len() + FAMILIES.len()) as u64, NAME);
+        let bar = crate::support::progress::bar(ctx, (targets.len() + FAMILIES.len()) as u64, NAME);
         let mut rows = Vec::new();
         for target in targets {
             bar.set_message(format!("random keys, p = {target}"));
             let params = Params::for_fpr(n, target)?;
             let mut f = blocked(params, ctx.kernel);
-            crate::keys::fill_stream(ctx, &mut f, n, "fill");
+            crate::support::keys::fill_stream(ctx, &mut f, n, "fill");
             let fp = count_positives(&f, 0..probes, |i| random_probe(ctx, i));
             rows.push(row("random", target, params, n, probes, fp));
             bar.inc(1);
@@ -189,7 +189,7 @@ impl Experiment for Formula {
             "bits per key (sized for 10%, 1%, 0.1%, 0.01%)",
             "measured / formula",
         );
-        crate::plot::line_chart(&run.dir, &frame, &series)
+        crate::support::plot::line_chart(&run.dir, &frame, &series)
     }
 
     /// Report material from the CSV.

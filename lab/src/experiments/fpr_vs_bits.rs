@@ -3,19 +3,19 @@
 //! formula, the vector quotient filter's) and the information-theoretic bound `2^{-b}`.
 //!
 //! Contenders that take a size are built at exactly `b·n` bits; contenders that only take a
-//! rate (linebloom-scalable, growable-bloom-filter, qfilter, scalable-cuckoo-filter)
-//! are built for the rate a classic filter reaches at `b` bits and plotted at the memory
-//! they actually used; the xor and binary fuse filters and the cuckoo filter have one
-//! size for a key count (a fixed fingerprint) and are one point each. Every point has a
-//! Wilson 99% interval.
+//! rate (the scalable filters, qfilter, a counting filter) are built for the rate a
+//! classic filter reaches at `b` bits and plotted at the memory they actually used;
+//! those sized by their key count alone (the xor and binary fuse filters, the cuckoo
+//! filter: a fixed fingerprint) are one point each. Which contender is which comes
+//! from its facts in the contender table. Every point has a Wilson 99% interval.
 
 use crate::Ctx;
-use crate::experiment::{Experiment, Run, Summary};
-use crate::keys::{false_positives, members, non_members};
-use crate::plot::{LineChart, Series, Style};
-use crate::rivals::{Sizing, build};
-use crate::stats::{Z99, wilson};
-use crate::table::markdown_table;
+use crate::contenders::{self, SizedBy, Sizing, build};
+use crate::support::experiment::{Experiment, Run, Summary};
+use crate::support::keys::{false_positives, members, non_members};
+use crate::support::plot::{LineChart, Series, Style};
+use crate::support::stats::{Z99, wilson};
+use crate::support::table::markdown_table;
 use linebloom::{Params, fpr};
 use serde::{Deserialize, Serialize};
 
@@ -48,32 +48,14 @@ pub struct Row {
     pub wilson_hi: f64,
 }
 
-/// Contenders built at exactly `b·n` bits (the vector quotient filter only where `b`
-/// holds `n` keys within its capacity: from about 11.5 bits per key).
-const MEASURED: &[&str] = &[
-    "linebloom",
-    "linebloom-classic",
-    "linebloom-counting",
-    "linebloom-quotient",
-    "linebloom-atomic",
-    "sbbf-rs-safe",
-    "fastbloom",
-    "bloomfilter",
-];
-const BY_RATE: &[&str] = &[
-    "linebloom-scalable",
-    "growable-bloom-filter",
-    "qfilter",
-    "scalable-cuckoo-filter",
-];
-/// One size for a key count whatever the memory asked: one point each.
-const ONE_SIZE: &[&str] = &[
-    "xorf-binaryfuse8",
-    "xorf-xor8",
-    "xorf-binaryfuse16",
-    "xorf-xor16",
-    "cuckoofilter",
-];
+/// The contenders measured, by how they are sized: at exactly `b·n` bits (the vector
+/// quotient filter only where `b` holds `n` keys within its capacity: from about 11.5
+/// bits per key), at the classic filter's best rate for `b` bits, or once (one size for
+/// a key count whatever the memory asked). A concurrent twin is left out: it has its
+/// twin's layout and rate.
+fn sized_by(how: SizedBy) -> Vec<&'static str> {
+    contenders::names_where(|c| c.facts.sized_by == how && c.facts.twin_of.is_none())
+}
 
 fn theory(name: &str, b: f64, n: u64, rate: f64) -> Row {
     Row {
@@ -114,7 +96,7 @@ impl Experiment for FprVsBits {
         let probe_keys = non_members(ctx, probes, 1);
         let nn = n as u64;
         let mut rows = Vec::new();
-        let bar = crate::progress::bar(ctx, bits.len() as u64 + 1, NAME);
+        let bar = crate::support::progress::bar(ctx, bits.len() as u64 + 1, NAME);
         let measure =
             |contender: &str, b: f64, sizing: Sizing, rows: &mut Vec<Row>| -> anyhow::Result<()> {
                 if let Some(f) = build(contender, sizing, &keys, ctx.kernel)? {
@@ -137,13 +119,13 @@ impl Experiment for FprVsBits {
             };
         for &b in &bits {
             bar.set_message(format!("{b} bits/key"));
-            for contender in MEASURED {
+            for contender in sized_by(SizedBy::RateOrBits) {
                 measure(contender, b, Sizing::BitsPerKey(b), &mut rows)?;
             }
             let classic_rate = (1..=32)
                 .map(|k| fpr::classic_approx(b * n as f64, k, n as f64))
                 .fold(1.0, f64::min);
-            for contender in BY_RATE {
+            for contender in sized_by(SizedBy::Rate) {
                 measure(contender, b, Sizing::Fpr(classic_rate), &mut rows)?;
             }
             let m = (b * n as f64) as u64;
@@ -167,14 +149,14 @@ impl Experiment for FprVsBits {
             ));
             let p = Params::for_bits_per_key(nn, b)?;
             rows.push(theory("theory-blocked", b, nn, p.expected_fpr(nn)));
-            if let Some(q) = crate::rivals::LinebloomQuotient::params_for_bits(nn, b) {
+            if let Some(q) = crate::contenders::LinebloomQuotient::params_for_bits(nn, b) {
                 rows.push(theory("theory-quotient", b, nn, q.expected_fpr(nn)));
             }
             rows.push(theory("bound-2^-b", b, nn, 2f64.powf(-b)));
             bar.inc(1);
         }
         bar.set_message("one-size filters");
-        for contender in ONE_SIZE {
+        for contender in sized_by(SizedBy::KeyCount) {
             // The requested bits do not size these; the row records what they used.
             measure(contender, 0.0, Sizing::Fpr(0.01), &mut rows)?;
         }
@@ -214,7 +196,7 @@ impl Experiment for FprVsBits {
             "false-positive rate",
         )
         .log_y();
-        crate::plot::line_chart(&run.dir, &frame, &series)
+        crate::support::plot::line_chart(&run.dir, &frame, &series)
     }
 
     /// Report material from the CSV.

@@ -10,24 +10,31 @@
 //! so that they survive the doublings).
 
 use crate::Ctx;
-use crate::experiment::{Experiment, Run, Summary};
-use crate::keys::{false_positives, members, non_members};
-use crate::plot::{LineChart, Series, Style};
-use crate::rivals::{self, Filter};
-use crate::table::markdown_table;
+use crate::contenders::{self, Filter, GROWS_FROM, Sizing};
+use crate::support::experiment::{Experiment, Run, Summary};
+use crate::support::keys::{false_positives, members, non_members};
+use crate::support::plot::{LineChart, Series, Style};
+use crate::support::table::markdown_table;
 use serde::{Deserialize, Serialize};
 
 /// Experiment name.
 pub const NAME: &str = "growth";
 
-/// The filters that grow, linebloom's first, then the fixed-size reference.
-pub const LIBRARIES: &[&str] = &[
-    "linebloom-scalable",
-    "growable-bloom-filter",
-    "scalable-cuckoo-filter",
-    "qfilter",
-    "linebloom",
-];
+/// The contenders that grow (linebloom's first), then qfilter, which grows up to a
+/// maximum declared when it is built ([`QFILTER_MAX`]; the contender table builds it
+/// without one).
+pub fn growing() -> Vec<&'static str> {
+    let mut growing = contenders::names_where(|c| c.facts.grows());
+    growing.push("qfilter");
+    growing
+}
+
+/// The filters measured: those that grow, then the fixed-size reference.
+pub fn libraries() -> Vec<&'static str> {
+    let mut libraries = growing();
+    libraries.push(REFERENCE);
+    libraries
+}
 
 /// The fixed-size reference (it cannot grow).
 const REFERENCE: &str = "linebloom";
@@ -61,27 +68,24 @@ pub struct Row {
     pub bytes: u64,
 }
 
-/// A growing filter built for a first estimate of `initial` keys at `TARGET`.
+/// A filter built for a first estimate of `initial` keys at `TARGET`: a growing
+/// contender by its own recipe (which starts at a [`GROWS_FROM`]th of the keys it is
+/// sized for), qfilter in its resizeable mode, the reference at a fixed size.
 fn build(library: &str, initial: u64, ctx: &Ctx) -> anyhow::Result<Box<dyn Filter>> {
     Ok(match library {
-        "linebloom-scalable" => Box::new(rivals::Linebloom(
-            linebloom::ScalableBloomFilter::for_fpr(initial, TARGET)?,
-        )),
-        "growable-bloom-filter" => Box::new(rivals::Growable(
-            growable_bloom_filter::GrowableBloom::new(TARGET, initial as usize),
-        )),
-        "scalable-cuckoo-filter" => Box::new(rivals::families::ScalableCuckoo(
-            scalable_cuckoo_filter::ScalableCuckooFilter::new(initial as usize, TARGET),
-        )),
-        "qfilter" => Box::new(rivals::families::Qfilter(
+        "qfilter" => Box::new(contenders::families::Qfilter(
             qfilter::Filter::new_resizeable(initial, QFILTER_MAX * initial, TARGET)
                 .map_err(|e| anyhow::anyhow!("qfilter: {e:?}"))?,
         )),
-        REFERENCE => Box::new(rivals::blocked(
+        REFERENCE => Box::new(contenders::blocked(
             linebloom::Params::for_fpr(initial, TARGET)?,
             ctx.kernel,
         )),
-        other => anyhow::bail!("{other} is not in growth's list"),
+        grower => {
+            let sized_for = initial * GROWS_FROM;
+            contenders::build_sized(grower, Sizing::Fpr(TARGET), sized_for, &[], ctx.kernel)?
+                .ok_or_else(|| anyhow::anyhow!("{grower} has no recipe for a rate"))?
+        }
     })
 }
 
@@ -105,8 +109,9 @@ impl Experiment for Growth {
         let keys = members(ctx, initial * last as usize, 41);
         let probe_keys = non_members(ctx, probes, 41);
         let mut rows = Vec::new();
-        let bar = crate::progress::bar(ctx, LIBRARIES.len() as u64, NAME);
-        for lib in LIBRARIES {
+        let libraries = libraries();
+        let bar = crate::support::progress::bar(ctx, libraries.len() as u64, NAME);
+        for lib in libraries {
             bar.set_message(lib.to_string());
             let mut f = build(lib, initial as u64, ctx)?;
             let (mut inserted, mut failed_inserts) = (0, 0);
@@ -150,7 +155,7 @@ impl Experiment for Growth {
         )
         .log_x()
         .log_y();
-        crate::plot::line_chart(dir, &frame, &rate)?;
+        crate::support::plot::line_chart(dir, &frame, &rate)?;
         let memory = LineChart::new(
             "Memory per key as the set outgrows the first estimate",
             "keys inserted, in multiples of the first estimate n₀",
@@ -158,7 +163,7 @@ impl Experiment for Growth {
         )
         .log_x()
         .log_y();
-        crate::plot::line_chart_as(dir, "memory", &memory, &series(rows, bits_per_key))
+        crate::support::plot::line_chart_as(dir, "memory", &memory, &series(rows, bits_per_key))
     }
 
     /// Report material from the CSV.
@@ -169,12 +174,12 @@ impl Experiment for Growth {
                 format!("{:.2}% at {:.1} bits/key", 100.0 * r.fpr, bits_per_key(r))
             })
         };
-        let table: Vec<Vec<String>> = LIBRARIES
-            .iter()
+        let table: Vec<Vec<String>> = libraries()
+            .into_iter()
             .map(|lib| {
                 let lost: u64 = rows
                     .iter()
-                    .filter(|r| r.contender == *lib)
+                    .filter(|r| r.contender == lib)
                     .map(|r| r.false_negatives)
                     .max()
                     .unwrap_or(0);
@@ -197,9 +202,9 @@ impl Experiment for Growth {
         let mut notes = Vec::new();
         match kept("linebloom-scalable") {
             Some(ours) => {
-                for lib in LIBRARIES
-                    .iter()
-                    .filter(|l| **l != REFERENCE && !l.starts_with("linebloom"))
+                for lib in growing()
+                    .into_iter()
+                    .filter(|l| !l.starts_with("linebloom"))
                 {
                     if let Some(r) = kept(lib)
                         && bits_per_key(r) < bits_per_key(ours)
@@ -247,10 +252,10 @@ impl Experiment for Growth {
 
 /// One series per library of `value(row)` against the multiple.
 fn series(rows: &[Row], value: impl Fn(&Row) -> f64) -> Vec<Series> {
-    LIBRARIES
-        .iter()
+    libraries()
+        .into_iter()
         .map(|lib| Series {
-            name: if *lib == REFERENCE {
+            name: if lib == REFERENCE {
                 format!("{lib} (fixed size, the reference)")
             } else {
                 lib.to_string()

@@ -9,12 +9,12 @@
 //! `footprint` experiment's.
 
 use crate::Ctx;
-use crate::experiment::{Experiment, Run, Summary};
-use crate::keys::{members, non_members};
-use crate::rivals::{Filter, blocked};
-use crate::stats::summary as med;
-use crate::table::markdown_table;
-use crate::timing::ns_per_key;
+use crate::contenders::{Filter, blocked};
+use crate::support::experiment::{Experiment, Run, Summary};
+use crate::support::keys::{members, non_members};
+use crate::support::stats::summary as med;
+use crate::support::table::markdown_table;
+use crate::support::timing::ns_per_key;
 use linebloom::Params;
 use serde::{Deserialize, Serialize};
 
@@ -84,11 +84,11 @@ impl Experiment for Kernels {
             .collect();
         let workloads = WORKLOADS;
         let mut samples = vec![vec![Vec::new(); workloads.len()]; filters.len()];
-        let bar = crate::progress::bar(ctx, rounds as u64, NAME);
+        let bar = crate::support::progress::bar(ctx, rounds as u64, NAME);
         let len = filters.len();
         for round in 0..rounds {
             // The start order rotates every round (see `timing`).
-            for fi in crate::timing::round_order(round, len) {
+            for fi in crate::support::timing::round_order(round, len) {
                 let f = &mut filters[fi];
                 // One dynamic call per pass (see `Filter::count_each`).
                 // `insert` uses every answer (a dedup loop), `add` asks for none.
@@ -127,7 +127,7 @@ impl Experiment for Kernels {
             .collect();
         let order = |w: &str| WORKLOADS.iter().position(|x| *x == w);
         bars.sort_by_key(|b| order(&b.0));
-        crate::plot::bar_chart(
+        crate::support::plot::bar_chart(
             &run.dir,
             "Kernels on one workload (1e5 keys, 1%): median CPU ns per operation",
             "CPU ns per operation",

@@ -5,7 +5,7 @@
 //!
 //! In the chain each key depends on the previous answer (`next = mix(key) + answer`), so
 //! the CPU cannot start the next lookup early: this is the latency a request that needs
-//! one answer sees; it is timed in CPU time (see [`crate::timing`]).
+//! one answer sees; it is timed in CPU time (see [`crate::support::timing`]).
 //!
 //! Batch times are measured one batch at a time with `Instant` (about 20 ns of timer
 //! overhead, included): reading a thread's CPU clock is a system call that costs more
@@ -15,13 +15,13 @@
 //! keys, so no mode finds lines another mode just brought into the cache.
 
 use crate::Ctx;
-use crate::experiment::{Experiment, Run, Summary};
-use crate::keys::{fill_stream, member_key};
-use crate::plot::{LineChart, Series, Style};
-use crate::rivals::{Filter, blocked};
-use crate::stats::quantile;
-use crate::table::markdown_table;
-use crate::timing::{MemoryProbe, thread_cpu_ns};
+use crate::contenders::{Filter, blocked};
+use crate::support::experiment::{Experiment, Run, Summary};
+use crate::support::keys::{fill_stream, member_key};
+use crate::support::plot::{LineChart, Series, Style};
+use crate::support::stats::quantile;
+use crate::support::table::markdown_table;
+use crate::support::timing::{MemoryProbe, thread_cpu_ns};
 use linebloom::Params;
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
@@ -75,9 +75,9 @@ impl Experiment for Latency {
             ),
         };
         let mut rows = Vec::new();
-        let bar = crate::progress::bar(ctx, sizes.len() as u64, NAME);
+        let bar = crate::support::progress::bar(ctx, sizes.len() as u64, NAME);
         for &size in &sizes {
-            let n = crate::rivals::keys_for_bytes(size, 0.01)?;
+            let n = crate::contenders::keys_for_bytes(size, 0.01)?;
             let params = Params::for_fpr(n, 0.01)?;
             let mut f = blocked(params, ctx.kernel);
             fill_stream(ctx, &mut f, n, "fill");
@@ -230,7 +230,7 @@ impl Experiment for Latency {
         let frame = LineChart::new("Lookup latency vs filter size", "filter size", "ns")
             .x_bytes()
             .log_y();
-        crate::plot::line_chart(&run.dir, &frame, &series)
+        crate::support::plot::line_chart(&run.dir, &frame, &series)
     }
 
     /// Report material from the CSV.

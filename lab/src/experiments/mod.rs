@@ -1,5 +1,5 @@
-//! The experiments, one module each. Each implements [`crate::experiment::Experiment`];
-//! `crate::registry` lists them in report order.
+//! The experiments, one module each. Each implements [`crate::support::experiment::Experiment`];
+//! `crate::drivers::registry` lists them in report order.
 
 pub mod capabilities;
 pub mod churn;
@@ -9,6 +9,7 @@ pub mod fpr_vs_bits;
 pub mod growth;
 pub mod kernels;
 pub mod latency;
+pub mod penetration;
 pub mod quotient_load;
 pub mod sizing;
 pub mod sizing_per_filter;

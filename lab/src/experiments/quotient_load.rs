@@ -15,12 +15,12 @@
 //!   A refusal below the capacity is a defect.
 
 use crate::Ctx;
-use crate::experiment::{Experiment, Run, Summary};
-use crate::keys::{count_positives, member_key, random_probe};
-use crate::plot::{LineChart, Series, Style};
-use crate::rivals::LinebloomQuotient;
-use crate::stats::{Z99, wilson};
-use crate::table::markdown_table;
+use crate::contenders::LinebloomQuotient;
+use crate::support::experiment::{Experiment, Run, Summary};
+use crate::support::keys::{count_positives, member_key, random_probe};
+use crate::support::plot::{LineChart, Series, Style};
+use crate::support::stats::{Z99, wilson};
+use crate::support::table::markdown_table;
 use linebloom::QuotientParams;
 use serde::{Deserialize, Serialize};
 
@@ -106,7 +106,7 @@ impl Experiment for QuotientLoad {
             widths.push((16, probes16, [0.5, 0.8, at_capacity]));
         }
         let steps = widths.len() as u64 * (3 + filters as u64);
-        let bar = crate::progress::bar(ctx, steps, NAME);
+        let bar = crate::support::progress::bar(ctx, steps, NAME);
         let kernel = linebloom::arch::quotient::detect();
         let mut rows = Vec::new();
         for (tag_bits, probes, loads) in widths {
@@ -126,7 +126,7 @@ impl Experiment for QuotientLoad {
                 let formula = params.expected_fpr(n);
                 let measured = fp as f64 / probes as f64;
                 rows.push(Row {
-                    contender: crate::rivals::vector_quotient::NAME.into(),
+                    contender: crate::contenders::vector_quotient::NAME.into(),
                     kind: "rate".into(),
                     tag_bits,
                     blocks,
@@ -153,7 +153,7 @@ impl Experiment for QuotientLoad {
                 let stream = (filter as u64 + 1) << 40;
                 let n = fill_to(&mut f, 1.0, |i| member_key(ctx, stream + i));
                 rows.push(Row {
-                    contender: crate::rivals::vector_quotient::NAME.into(),
+                    contender: crate::contenders::vector_quotient::NAME.into(),
                     kind: "first-refusal".into(),
                     tag_bits,
                     blocks: refusal_blocks,
@@ -190,7 +190,7 @@ impl Experiment for QuotientLoad {
                 (!rate.is_empty()).then(|| Series {
                     name: format!("{bits}-bit tags (measured / formula)"),
                     colour_key: if bits == 8 {
-                        crate::rivals::vector_quotient::NAME.into()
+                        crate::contenders::vector_quotient::NAME.into()
                     } else {
                         "linebloom-quotient-16".into()
                     },
@@ -210,7 +210,7 @@ impl Experiment for QuotientLoad {
             "load (keys held / tag slots)",
             "measured / formula",
         );
-        crate::plot::line_chart(&run.dir, &frame, &series)
+        crate::support::plot::line_chart(&run.dir, &frame, &series)
     }
 
     /// Report material from the CSV.

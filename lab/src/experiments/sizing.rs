@@ -9,31 +9,24 @@
 //! when even the Wilson 99% lower bound is above it, and **within noise** otherwise.
 
 use crate::Ctx;
-use crate::experiment::{Experiment, Run, Summary};
-use crate::keys::{false_positives, members, non_members};
-use crate::plot::{LineChart, Series, Style};
-use crate::rivals::{Sizing, build};
-use crate::stats::{Z99, wilson};
-use crate::table::markdown_table;
+use crate::contenders::{SizedBy, Sizing, build};
+use crate::support::experiment::{Experiment, Run, Summary};
+use crate::support::keys::{false_positives, members, non_members};
+use crate::support::plot::{LineChart, Series, Style};
+use crate::support::stats::{Z99, wilson};
+use crate::support::table::markdown_table;
 use serde::{Deserialize, Serialize};
 
 /// Experiment name.
 pub const NAME: &str = "sizing";
 
-/// Every filter type that sizes from a rate, linebloom's first.
-pub const LIBRARIES: &[&str] = &[
-    "linebloom",
-    "linebloom-classic",
-    "linebloom-counting",
-    "linebloom-scalable",
-    "sbbf-rs-safe",
-    "fastbloom",
-    "bloomfilter",
-    "growable-bloom-filter",
-    "qfilter",
-    "scalable-cuckoo-filter",
-    "fastbloom-rs-counting",
-];
+/// Every contender that sizes from a rate, linebloom's first (the table's order), less
+/// the concurrent twins (their twin's recipe).
+pub fn libraries() -> Vec<&'static str> {
+    crate::contenders::names_where(|c| {
+        c.facts.sized_by != SizedBy::KeyCount && c.facts.twin_of.is_none()
+    })
+}
 
 /// One CSV row.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -89,14 +82,14 @@ impl Experiment for SizingGrid {
         };
         let probe_keys = non_members(ctx, max_probes, 2);
         let mut rows = Vec::new();
-        let bar = crate::progress::bar(ctx, (ns.len() * ps.len()) as u64, NAME);
+        let bar = crate::support::progress::bar(ctx, (ns.len() * ps.len()) as u64, NAME);
         for &n in &ns {
             let keys = members(ctx, n as usize, n);
             for &p in &ps {
                 bar.set_message(format!("n = {n}, p = {p}"));
                 // Enough probes to expect 200 false positives, within the cap.
                 let probes = ((200.0 / p) as usize).clamp(100_000.min(max_probes), max_probes);
-                for lib in LIBRARIES {
+                for lib in libraries() {
                     let Some(f) = build(lib, Sizing::Fpr(p), &keys, ctx.kernel)? else {
                         continue;
                     };
@@ -132,7 +125,7 @@ impl Experiment for SizingGrid {
     /// Draws achieved / requested against requested, at the largest n.
     fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
         let n_max = rows.iter().map(|r| r.n).max().unwrap_or(0);
-        let mut series: Vec<Series> = LIBRARIES
+        let mut series: Vec<Series> = libraries()
             .iter()
             .map(|lib| {
                 let rs: Vec<&Row> = rows
@@ -175,12 +168,12 @@ impl Experiment for SizingGrid {
         let frame = LineChart::new(&title, "requested rate", "achieved / requested")
             .log_x()
             .log_y();
-        crate::plot::line_chart(&run.dir, &frame, &series)
+        crate::support::plot::line_chart(&run.dir, &frame, &series)
     }
 
     /// Report material from the CSV.
     fn summary(rows: &[Row], _run: &Run) -> anyhow::Result<Summary> {
-        let table_rows: Vec<Vec<String>> = LIBRARIES
+        let table_rows: Vec<Vec<String>> = libraries()
             .iter()
             .filter(|lib| rows.iter().any(|r| r.contender == **lib))
             .map(|lib| {
@@ -215,18 +208,18 @@ impl Experiment for SizingGrid {
                 )
             })
             .collect();
-        let leaner: Vec<String> = LIBRARIES
-            .iter()
+        let leaner: Vec<String> = libraries()
+            .into_iter()
             .filter(|l| !l.starts_with("linebloom"))
             .filter(|l| {
                 rows.iter()
-                    .filter(|r| r.contender == **l)
+                    .filter(|r| r.contender == *l)
                     .all(|r| r.verdict != "broken")
             })
             .filter_map(|l| {
                 let theirs = rows
                     .iter()
-                    .filter(|r| r.contender == *l && r.requested == 0.01)
+                    .filter(|r| r.contender == l && r.requested == 0.01)
                     .map(|r| r.bits_per_key)
                     .fold(f64::NAN, f64::max);
                 let ours = rows

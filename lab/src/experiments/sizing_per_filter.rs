@@ -17,19 +17,18 @@
 //! The pooled rate over all filters of a cell is reported too: the average promise.
 
 use crate::Ctx;
-use crate::experiment::{Experiment, Run, Summary};
-use crate::keys::{false_positives, members, non_members};
-use crate::plot::{LineChart, Series, Style};
-use crate::rivals::{Sizing, build};
-use crate::stats::{Z99, wilson};
-use crate::table::markdown_table;
+use crate::contenders::{Sizing, build};
+use crate::support::experiment::{Experiment, Run, Summary};
+use crate::support::keys::{false_positives, members, non_members};
+use crate::support::plot::{LineChart, Series, Style};
+use crate::support::stats::{Z99, wilson};
+use crate::support::table::markdown_table;
 use serde::{Deserialize, Serialize};
 
 /// Experiment name.
 pub const NAME: &str = "sizing_per_filter";
 
-/// Every filter type that sizes from a rate (the `sizing` experiment's list).
-const LIBRARIES: &[&str] = crate::experiments::sizing::LIBRARIES;
+use crate::experiments::sizing::libraries;
 
 /// The types linebloom promises this for (the scalable filter promises its compounded
 /// bound instead).
@@ -92,7 +91,7 @@ impl Experiment for SizingPerFilter {
         let (ns, ps, filters, probes) = plan(ctx.scale);
         let probe_keys = non_members(ctx, probes, 3);
         let mut rows = Vec::new();
-        let bar = crate::progress::bar(ctx, (ns.len() * ps.len()) as u64 * filters, NAME);
+        let bar = crate::support::progress::bar(ctx, (ns.len() * ps.len()) as u64 * filters, NAME);
         for &n in &ns {
             for &p in &ps {
                 bar.set_message(format!("n = {n}, p = {p}"));
@@ -100,7 +99,7 @@ impl Experiment for SizingPerFilter {
                 for instance in 0..filters {
                     // Stream 1000 + instance: a key set of its own for every filter.
                     let keys = members(ctx, n as usize, 1_000 + instance);
-                    for lib in LIBRARIES {
+                    for lib in &libraries() {
                         let Some(f) = build(lib, Sizing::Fpr(p), &keys, ctx.kernel)? else {
                             continue;
                         };
@@ -152,7 +151,7 @@ impl Experiment for SizingPerFilter {
     /// Draws the share of filters above `p` against `n`, at the smallest `p` measured.
     fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
         let p_min = rows.iter().map(|r| r.requested).fold(1.0, f64::min);
-        let mut series: Vec<Series> = LIBRARIES
+        let mut series: Vec<Series> = libraries()
             .iter()
             .filter_map(|lib| {
                 let rs: Vec<&Row> = rows
@@ -192,14 +191,14 @@ impl Experiment for SizingPerFilter {
         )
         .log_x()
         .log_y();
-        crate::plot::line_chart(&run.dir, &frame, &series)
+        crate::support::plot::line_chart(&run.dir, &frame, &series)
     }
 
     /// Report material from the CSV.
     fn summary(rows: &[Row], _run: &Run) -> anyhow::Result<Summary> {
         let pct = |count: u64, of: u64| format!("{:.1}%", 100.0 * count as f64 / of as f64);
         let cell = |r: &Row| format!("n = {}, p = {}", r.n, r.requested);
-        let table_rows: Vec<Vec<String>> = LIBRARIES
+        let table_rows: Vec<Vec<String>> = libraries()
             .iter()
             .filter(|lib| rows.iter().any(|r| r.contender == **lib))
             .map(|lib| {

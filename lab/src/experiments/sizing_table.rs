@@ -21,11 +21,11 @@
 //! `lab size --n N --p P` prints the same rows for any (n, p), without measuring.
 
 use crate::Ctx;
-use crate::experiment::{Experiment, Run, Summary};
-use crate::keys::{false_positives, members, non_members};
-use crate::rivals::{Filter, Linebloom, Sizing, build, parquet_bits_per_key};
-use crate::stats::{Z99, wilson};
-use crate::table::markdown_table;
+use crate::contenders::{Filter, Linebloom, Sizing, build, parquet_bits_per_key};
+use crate::support::experiment::{Experiment, Run, Summary};
+use crate::support::keys::{false_positives, members, non_members};
+use crate::support::stats::{Z99, wilson};
+use crate::support::table::markdown_table;
 use linebloom::{ClassicBloomFilter, ClassicParams, Params, fpr};
 use serde::{Deserialize, Serialize};
 
@@ -189,7 +189,7 @@ impl Experiment for SizingTable {
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         let (cases, probes) = cases(ctx.scale);
         let probe_keys = non_members(ctx, probes, 3);
-        let bar = crate::progress::bar(ctx, (cases.len() * RECIPES.len()) as u64, NAME);
+        let bar = crate::support::progress::bar(ctx, (cases.len() * RECIPES.len()) as u64, NAME);
         let mut rows = Vec::new();
         for &(n, p) in &cases {
             let keys = members(ctx, n as usize, n ^ 0x5eed);
@@ -219,7 +219,7 @@ impl Experiment for SizingTable {
                 )
             })
             .collect();
-        crate::plot::bar_chart(
+        crate::support::plot::bar_chart(
             &run.dir,
             "Bits per key each sizing recipe gives for n keys at rate p",
             "bits per key",

@@ -5,31 +5,27 @@
 //! is listed in the table as the exact reference (rate 0, its memory per key).
 
 use crate::Ctx;
-use crate::experiment::{Experiment, Run, Summary};
-use crate::keys::{false_positives, members, non_members};
-use crate::plot::{LineChart, Series, Style};
-use crate::rivals::{Exact, Filter, Sizing, build};
-use crate::stats::{Z99, wilson};
-use crate::table::markdown_table;
+use crate::contenders::{Exact, Filter, SizedBy, Sizing, build};
+use crate::support::experiment::{Experiment, Run, Summary};
+use crate::support::keys::{false_positives, members, non_members};
+use crate::support::plot::{LineChart, Series, Style};
+use crate::support::stats::{Z99, wilson};
+use crate::support::table::markdown_table;
 use serde::{Deserialize, Serialize};
 
 /// Experiment name.
 pub const NAME: &str = "space";
 
-/// Every contender the lab builds except the atomic filters (the same memory and rate as
-/// their plain twins).
-fn contenders() -> impl Iterator<Item = &'static str> {
-    crate::rivals::names().filter(|s| !["linebloom-atomic", "fastbloom-atomic"].contains(s))
+/// Every contender the lab builds but the concurrent twins (their twin's memory and
+/// rate).
+fn contenders() -> Vec<&'static str> {
+    crate::contenders::names_where(|c| c.facts.twin_of.is_none())
 }
 
 /// Contenders with one size for a key count whatever the rate asked: measured once.
-const ONE_SIZE: &[&str] = &[
-    "xorf-binaryfuse8",
-    "xorf-binaryfuse16",
-    "xorf-xor8",
-    "xorf-xor16",
-    "cuckoofilter",
-];
+fn one_size() -> Vec<&'static str> {
+    crate::contenders::names_where(|c| c.facts.sized_by == SizedBy::KeyCount)
+}
 
 /// One CSV row.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -78,20 +74,18 @@ impl Experiment for Space {
         let keys = members(ctx, n, 5);
         let probe_keys = non_members(ctx, max_probes, 5);
         let mut rows = Vec::new();
-        let bar = crate::progress::bar(ctx, targets.len() as u64, NAME);
+        let bar = crate::support::progress::bar(ctx, targets.len() as u64, NAME);
+        let one_size = one_size();
         for &p in &targets {
             bar.set_message(format!("p = {p}"));
             let probes = ((200.0 / p) as usize).clamp(max_probes.min(100_000), max_probes);
             for contender in contenders() {
-                if ONE_SIZE.contains(&contender) && p != targets[0] {
+                let one_size = one_size.contains(&contender);
+                if one_size && p != targets[0] {
                     continue;
                 }
                 // One size, whatever the rate: as many probes as the scale allows.
-                let probes = if ONE_SIZE.contains(&contender) {
-                    max_probes
-                } else {
-                    probes
-                };
+                let probes = if one_size { max_probes } else { probes };
                 let Some(f) = build(contender, Sizing::Fpr(p), &keys, ctx.kernel)? else {
                     continue;
                 };
@@ -128,6 +122,7 @@ impl Experiment for Space {
     /// Draws bits per key against achieved rate, with the lower bound.
     fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
         let mut series: Vec<Series> = contenders()
+            .into_iter()
             .map(|s| {
                 let mut rs: Vec<&Row> = rows
                     .iter()
@@ -165,7 +160,7 @@ impl Experiment for Space {
             "bits per key",
         )
         .log_x();
-        crate::plot::line_chart(&run.dir, &frame, &series)
+        crate::support::plot::line_chart(&run.dir, &frame, &series)
     }
 
     /// Report material from the CSV.

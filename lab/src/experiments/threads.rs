@@ -1,7 +1,7 @@
 //! `threads`: `AtomicBloomFilter` insert and lookup throughput against the number of
 //! threads (1 to the machine's cores), against fastbloom's `AtomicBloomFilter` on the
 //! same keys. Each thread works on its own slice of keys. Timing is per-thread CPU time
-//! (see [`crate::timing`]): the figure is `threads × operations / (sum of the threads'
+//! (see [`crate::support::timing`]): the figure is `threads × operations / (sum of the threads'
 //! CPU seconds)`, the rate the threads reach when each has a core to itself, so a
 //! neighbour's load on this shared machine does not count against anyone. Contenders
 //! run interleaved with a rotating start order, and an identical second fastbloom
@@ -9,13 +9,13 @@
 //! and max of the rounds.
 
 use crate::Ctx;
-use crate::experiment::{Experiment, Run, Summary};
-use crate::keys::member_key;
-use crate::plot::{LineChart, Series, Style};
-use crate::rivals::xxh3;
-use crate::stats::summary as med;
-use crate::table::markdown_table;
-use crate::timing::{interleaved, parallel_cpu_ns};
+use crate::contenders::xxh3;
+use crate::support::experiment::{Experiment, Run, Summary};
+use crate::support::keys::member_key;
+use crate::support::plot::{LineChart, Series, Style};
+use crate::support::stats::summary as med;
+use crate::support::table::markdown_table;
+use crate::support::timing::{interleaved, parallel_cpu_ns};
 use linebloom::{AtomicBloomFilter, Params};
 use serde::{Deserialize, Serialize};
 
@@ -78,10 +78,10 @@ impl Experiment for Threads {
             .map(|i| member_key(ctx, i.wrapping_mul(7)) | 1)
             .collect();
         let mut rows = Vec::new();
-        let bar = crate::progress::bar(ctx, cores as u64, NAME);
+        let bar = crate::support::progress::bar(ctx, cores as u64, NAME);
         for threads in 1..=cores {
             let ours = AtomicBloomFilter::new(Params::for_fpr(n, 0.01)?);
-            let fast = || crate::rivals::FastbloomAtomic::for_fpr(n, 0.01).0;
+            let fast = || crate::contenders::FastbloomAtomic::for_fpr(n, 0.01).0;
             let (theirs, control) = (fast(), fast());
             let inserts = interleaved(
                 rounds,
@@ -151,7 +151,7 @@ impl Experiment for Threads {
             "threads",
             "million ops/s (all threads)",
         );
-        crate::plot::line_chart(&run.dir, &frame, &series)
+        crate::support::plot::line_chart(&run.dir, &frame, &series)
     }
 
     /// Report material from the CSV.

@@ -6,14 +6,14 @@
 //! of what the memory can do.
 //!
 //! At each size, `n` is the most keys linebloom's own sizing holds at 1% in that many
-//! bytes ([`keys_for_bytes`](crate::rivals::keys_for_bytes)), and every contender is
+//! bytes ([`keys_for_bytes`](crate::contenders::keys_for_bytes)), and every contender is
 //! built for those `n` keys at 1% by its own recipe, the one [`build`] uses: sbbf-rs-safe
 //! at the Parquet spec's 10 bits per key, fastbloom by `with_false_pos`, and
 //! `split-block-256` (a 256-bit split-block filter on linebloom's hash) at linebloom's
 //! own exact rate for those keys, so the two probes compare at equal false positives.
 //! The other
 //! families (classic and counting Bloom filters, cuckoo, quotient, xor and binary fuse;
-//! [`FAMILIES`]) likewise, up to the rivals' largest size; their inserts are not timed
+//! [`families`]) likewise, up to the rivals' largest size; their inserts are not timed
 //! where they refuse keys past their capacity (the insert workload adds keys past `n`)
 //! or cannot insert at all (the static xor filters). linebloom's filters are built as a
 //! user builds them (`BloomFilter::new`), whose storage maps filters of 2 MiB or more on
@@ -24,7 +24,7 @@
 //! rival takes minutes); `--scale full` measures everyone everywhere.
 //!
 //! Contenders are interleaved round by round, the start order rotating every round, and
-//! every pass is timed in CPU time (see [`crate::timing`]). A pass is one dynamic call:
+//! every pass is timed in CPU time (see [`crate::support::timing`]). A pass is one dynamic call:
 //! the single-key loops are each filter's own ([`Filter::count_each`],
 //! [`Filter::dedup_each`] for `insert`, which uses every answer as a dedup loop does,
 //! [`Filter::insert_each`] for `add`, which asks for none), so a probe inlines into its
@@ -34,13 +34,15 @@
 //! to sbbf-rs-safe is the table's noise floor. The CSV has the median, min and max.
 
 use crate::Ctx;
-use crate::experiment::{Experiment, Run, Summary};
-use crate::keys::{fill_stream, member_key, non_members};
-use crate::plot::{LineChart, Series, Style};
-use crate::rivals::{Fastbloom, Filter, Named, Sbbf, Sizing, SplitBlock256, blocked, build};
-use crate::stats::summary as med;
-use crate::table::markdown_table;
-use crate::timing::{MemoryProbe, anon_huge_bytes, ns_per_key};
+use crate::contenders::{
+    self, Fastbloom, Filter, Named, Sbbf, Sizing, SplitBlock256, blocked, build,
+};
+use crate::support::experiment::{Experiment, Run, Summary};
+use crate::support::keys::{fill_stream, member_key, non_members};
+use crate::support::plot::{LineChart, Series, Style};
+use crate::support::stats::summary as med;
+use crate::support::table::markdown_table;
+use crate::support::timing::{MemoryProbe, anon_huge_bytes, ns_per_key};
 use linebloom::Params;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use serde::{Deserialize, Serialize};
@@ -51,40 +53,28 @@ pub const NAME: &str = "throughput";
 /// The control copy's name: an identical second sbbf-rs-safe.
 const CONTROL: &str = "sbbf-rs-safe-control";
 
-/// The other filter families, built for the same keys at 1% by their own recipe.
-pub const FAMILIES: &[&str] = &[
-    "linebloom-classic",
-    "bloomfilter",
-    "linebloom-counting",
-    "fastbloom-rs-counting",
-    "cuckoofilter",
-    "qfilter",
-    "linebloom-quotient",
-    "xorf-binaryfuse8",
-    "xorf-xor8",
-];
+/// The other filter families, built for the same keys at 1% by their own recipe: every
+/// contender outside the blocked Bloom filters that neither grows nor is a concurrent
+/// twin.
+pub fn families() -> Vec<&'static str> {
+    contenders::names_where(|c| {
+        c.look.family != "blocked Bloom" && !c.facts.grows() && c.facts.twin_of.is_none()
+    })
+}
 
 /// Families whose inserts are not timed: they refuse keys past their capacity (the
 /// insert workload adds keys past `n`), or cannot insert after they are built. Those
 /// that delete have their inserts timed by `reinsert` instead.
-const UNTIMED_INSERTS: &[&str] = &[
-    "cuckoofilter",
-    "qfilter",
-    "linebloom-quotient",
-    "xorf-binaryfuse8",
-    "xorf-xor8",
-];
+fn untimed_inserts() -> Vec<&'static str> {
+    contenders::names_where(|c| c.facts.refuses_inserts())
+}
 
 /// Families that delete: each round deletes a quarter of their keys (`delete`) and
 /// inserts the same keys back (`reinsert`), so the load stays between 75% and 100%
 /// of `n`, where a full filter's inserts and deletes work hardest.
-pub const DELETES: &[&str] = &[
-    "linebloom-counting",
-    "fastbloom-rs-counting",
-    "cuckoofilter",
-    "qfilter",
-    "linebloom-quotient",
-];
+pub fn deletes() -> Vec<&'static str> {
+    contenders::names_where(|c| c.facts.deletes && !c.facts.grows())
+}
 
 /// One CSV row.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -139,10 +129,10 @@ impl Experiment for Throughput {
             ),
         };
         let mut rows = Vec::new();
-        let bar = crate::progress::bar(ctx, sizes.len() as u64, NAME);
+        let bar = crate::support::progress::bar(ctx, sizes.len() as u64, NAME);
         for &size in &sizes {
             bar.set_message(format!("{} KiB", size >> 10));
-            let n = crate::rivals::keys_for_bytes(size, 0.01)?;
+            let n = crate::contenders::keys_for_bytes(size, 0.01)?;
             let params = Params::for_fpr(n, 0.01)?;
             // Probes: enough distinct lines to defeat the caches at large sizes.
             let lines = (params.bytes() / 64) as u64;
@@ -183,7 +173,7 @@ impl Experiment for Throughput {
             }
             if size <= rival_max {
                 let keys: Vec<u64> = (0..n).map(|i| member_key(ctx, i)).collect();
-                for family in FAMILIES {
+                for family in families() {
                     bar.set_message(format!("{} KiB: building {family}", size >> 10));
                     let built = build(family, Sizing::Fpr(0.01), &keys, ctx.kernel)?;
                     contenders.push(built.ok_or_else(|| anyhow::anyhow!("{family}: no recipe"))?);
@@ -209,9 +199,10 @@ impl Experiment for Throughput {
             let mut limits = [Vec::new(), Vec::new()];
             let mut out = vec![false; probes];
             let len = contenders.len();
+            let (untimed_inserts, deletes) = (untimed_inserts(), deletes());
             for round in 0..rounds {
                 // The start order rotates every round (see `timing`).
-                for ci in crate::timing::round_order(round, len) {
+                for ci in crate::support::timing::round_order(round, len) {
                     let c = &mut contenders[ci];
                     for (wi, w) in workloads.iter().enumerate() {
                         let batched = w.ends_with("batched");
@@ -219,11 +210,11 @@ impl Experiment for Throughput {
                             continue;
                         }
                         let inserts_keys = *w == "insert" || *w == "add";
-                        if inserts_keys && UNTIMED_INSERTS.contains(&c.name().as_str()) {
+                        if inserts_keys && untimed_inserts.contains(&c.name().as_str()) {
                             continue;
                         }
                         let churns = *w == "delete" || *w == "reinsert";
-                        if churns && !DELETES.contains(&c.name().as_str()) {
+                        if churns && !deletes.contains(&c.name().as_str()) {
                             continue;
                         }
                         let keys = if w.starts_with("hit") {
@@ -347,7 +338,7 @@ impl Experiment for Throughput {
             let frame = LineChart::new(title, "filter size", "CPU ns per operation (median)")
                 .x_bytes()
                 .log_y();
-            crate::plot::line_chart_as(dir, stem, &frame, &op_series(rows, op, dashed))?;
+            crate::support::plot::line_chart_as(dir, stem, &frame, &op_series(rows, op, dashed))?;
         }
         Ok(())
     }
@@ -391,7 +382,7 @@ impl Experiment for Throughput {
                     .map(|x| format!("±{:.0}%", x * 100.0))
                     .unwrap_or_else(|| "—".into()),
             ]);
-            let families = FAMILIES.iter().map(|f| (*f, get(f, "miss", s)));
+            let families = families().into_iter().map(|f| (f, get(f, "miss", s)));
             for (name, theirs) in [
                 ("sbbf-rs-safe", sb),
                 ("split-block-256", split),
@@ -525,7 +516,7 @@ fn deletion_table(rows: &[Row], sizes: &[u64]) -> String {
     };
     let mut header = vec!["contender (delete / insert back ns)".to_string()];
     header.extend(sizes.iter().map(|s| format!("{} KiB", s >> 10)));
-    let mut lines: Vec<Vec<String>> = DELETES
+    let mut lines: Vec<Vec<String>> = deletes()
         .iter()
         .map(|c| {
             let mut line = vec![c.to_string()];
@@ -555,11 +546,12 @@ fn deletion_table(rows: &[Row], sizes: &[u64]) -> String {
     markdown_table(&header, &lines)
 }
 
-/// The sizes, ascending, at which the other families ([`FAMILIES`]) ran too.
+/// The sizes, ascending, at which the other families ([`families`]) ran too.
 pub fn family_sizes(rows: &[Row]) -> Vec<u64> {
+    let families = families();
     let mut sizes: Vec<u64> = rows
         .iter()
-        .filter(|r| r.workload == "miss" && FAMILIES.contains(&r.contender.as_str()))
+        .filter(|r| r.workload == "miss" && families.contains(&r.contender.as_str()))
         .map(|r| r.size_bytes)
         .collect();
     sizes.sort_unstable();

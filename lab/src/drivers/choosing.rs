@@ -5,8 +5,8 @@
 //! not run says so.
 
 use crate::Ctx;
-use crate::experiment::{Experiment, Run};
 use crate::experiments::{capabilities, churn, footprint, growth, space, threads, throughput};
+use crate::support::experiment::{Experiment, Run};
 
 /// The rate every choice is made at.
 const TARGET: f64 = 0.01;
@@ -46,7 +46,10 @@ pub fn section(ctx: &Ctx) -> String {
         .collect();
     format!(
         "## Choosing a filter\n\nFor each job, the best choice this run measured, whatever its family, and where linebloom stands; every number comes from the named experiments' CSVs at a 1% target.\n\n{}\n",
-        crate::table::markdown_table(&["job", "measured best", "linebloom", "from"], &lines)
+        crate::support::table::markdown_table(
+            &["job", "measured best", "linebloom", "from"],
+            &lines
+        )
     )
 }
 
@@ -132,8 +135,8 @@ fn deletes(ctx: &Ctx) -> Choice {
             .filter(|r| r.contender == lib)
             .all(|r| r.false_negatives == 0)
     };
-    let best = churn::LIBRARIES
-        .iter()
+    let best = churn::libraries()
+        .into_iter()
         .filter_map(|lib| last(lib).map(|r| (lib, r)))
         .filter(|(lib, r)| clean(lib) && r.failed_inserts == 0 && r.fpr <= TARGET * 1.1)
         .min_by(|a, b| bpk(a.1).total_cmp(&bpk(b.1)));
@@ -143,7 +146,7 @@ fn deletes(ctx: &Ctx) -> Choice {
             .filter(|r| r.contender == lib && r.round > 0)
             .map(|r| r.update_ms)
             .collect();
-        crate::stats::summary(&v).0
+        crate::support::stats::summary(&v).0
     };
     let standing = |lib: &str| {
         last(lib).map(|r| {
@@ -205,10 +208,9 @@ fn unknown_size(ctx: &Ctx) -> Choice {
         rows.iter()
             .find(|r| r.contender == lib && r.multiple == 100)
     };
-    let best = growth::LIBRARIES
-        .iter()
-        .filter(|lib| **lib != "linebloom")
-        .filter_map(|lib| at_100(lib))
+    let best = growth::growing()
+        .into_iter()
+        .filter_map(at_100)
         .filter(|r| r.fpr <= TARGET && r.false_negatives == 0 && r.failed_inserts == 0)
         .min_by(|a, b| bpk(a).total_cmp(&bpk(b)));
     Choice {

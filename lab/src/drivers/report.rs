@@ -6,9 +6,9 @@
 //! (`choosing`).
 
 use crate::Ctx;
-use crate::experiment::{Outcome, Summary};
-use crate::meta::Meta;
-use crate::registry::REGISTRY;
+use crate::drivers::registry::REGISTRY;
+use crate::support::experiment::{Outcome, Summary};
+use crate::support::meta::Meta;
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -46,17 +46,17 @@ pub fn report(ctx: &Ctx, rerun: bool) -> anyhow::Result<()> {
         let expected: u64 = REGISTRY.iter().map(|e| weight(e.name)).sum();
         let mut done = 0;
         for (i, e) in REGISTRY.iter().enumerate() {
-            let step = crate::progress::set_report_step(
+            let step = crate::support::progress::set_report_step(
                 i,
                 REGISTRY.len(),
                 done as f64 / expected as f64,
                 start.elapsed(),
             );
-            crate::progress::note(format!("-- {step}"));
+            crate::support::progress::note(format!("-- {step}"));
             outcomes.push((e, e.run_recorded(ctx)?));
             done += weight(e.name);
         }
-        crate::progress::clear_report_step();
+        crate::support::progress::clear_report_step();
     } else {
         for e in REGISTRY {
             outcomes.push((e, e.replot(&ctx.out)));
@@ -156,7 +156,7 @@ pub fn report(ctx: &Ctx, rerun: bool) -> anyhow::Result<()> {
         "## Where linebloom does not lead\n\n{}\n",
         not_leading.join("\n")
     )?;
-    md.push_str(&crate::choosing::section(ctx));
+    md.push_str(&crate::drivers::choosing::section(ctx));
     md.push_str(&sections);
     if ctx.out.join("live").join("page.png").exists() {
         writeln!(
@@ -174,7 +174,7 @@ pub fn report(ctx: &Ctx, rerun: bool) -> anyhow::Result<()> {
     let path = ctx.out.join("REPORT.md");
     std::fs::write(&path, md)
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-    crate::progress::note(format!("wrote {} ({total:.0} s)", path.display()));
+    crate::support::progress::note(format!("wrote {} ({total:.0} s)", path.display()));
     anyhow::ensure!(
         failed.is_empty(),
         "{} failed: {} says why",

@@ -10,8 +10,9 @@ use super::db::Db;
 use super::defences::defences;
 use super::row::{NAME, Row};
 use super::scenario::Scenario;
-use crate::looks;
-use crate::{Ctx, csvio};
+use crate::Ctx;
+use crate::contenders::looks;
+use crate::support::csvio;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
@@ -125,7 +126,7 @@ pub fn table(rows: &[ReplayRow], notes: &mut Vec<String>) -> String {
     format!(
         "\nWhen the attack repeats its ids (a {:.0}% attack replaying a list of {POOL} ids, next to one whose ids never repeat; `replay.csv`), null caching answers the repeats from the cache:\n\n{}",
         100.0 * ATTACK_SHARE,
-        crate::table::markdown_table(
+        crate::support::table::markdown_table(
             &[
                 "defence",
                 "DB queries per 1000 requests, ids never repeat",

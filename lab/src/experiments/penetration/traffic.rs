@@ -29,7 +29,7 @@ pub fn drive(ctx: &Ctx, mut scenario: Scenario, secs: u64) -> anyhow::Result<Vec
     let total = Duration::from_secs(secs);
     let start = Instant::now();
     let mut rows: Vec<Row> = Vec::new();
-    let bar = crate::progress::bar(ctx, secs, scenario.defence());
+    let bar = crate::support::progress::bar(ctx, secs, scenario.defence());
     let mut second = 0u32;
     let mut phase = attack_share(Duration::ZERO, total);
     loop {

@@ -60,8 +60,9 @@ pub use defences::defences;
 pub use service::{Answer, Outcome, serve};
 pub use sidebyside::{SideBySide, run as side_by_side};
 
-use crate::experiment::{Experiment, Run, Summary};
-use crate::{Ctx, csvio};
+use crate::Ctx;
+use crate::support::csvio;
+use crate::support::experiment::{Experiment, Run, Summary};
 use db::Db;
 use namespace::Namespace;
 use traffic::{drive, sizes};
@@ -102,7 +103,7 @@ fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
                 .clone()
                 .unwrap_or_else(Namespace::default_prefix);
             let ns = Namespace::claim(&target, &prefix)?;
-            crate::progress::note(format!(
+            crate::support::progress::note(format!(
                 "   Redis keys of this run start with {prefix:?}; all are removed at the end"
             ));
             Some((target, ns))
@@ -117,7 +118,7 @@ fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
         .map_err(|e| anyhow::anyhow!("cannot create a scratch folder for the databases: {e}"))?;
     let work = scratch.path();
     let template = work.join("template.sqlite");
-    crate::progress::note(format!("   loading {n} products into SQLite"));
+    crate::support::progress::note(format!("   loading {n} products into SQLite"));
     drop(Db::create(&template, n)?);
     let fresh_db = |name: &str| -> anyhow::Result<Db> {
         let p = work.join(format!("{name}.sqlite"));
@@ -129,7 +130,7 @@ fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
     for scenario in defences(ctx, redis, n, &fresh_db)? {
         rows.extend(drive(ctx, scenario, secs)?);
     }
-    crate::progress::note("   null caching against the filter when attack ids repeat");
+    crate::support::progress::note("   null caching against the filter when attack ids repeat");
     let replayed = replay::run(ctx, n, (secs / 6).max(1), &fresh_db)?;
     replay::write(ctx, &replayed)?;
     if let Some((target, ns)) = &mut ns {
@@ -144,7 +145,7 @@ fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
             }
         }
         let removed = ns.clear()?;
-        crate::progress::note(format!("   removed this run's {removed} Redis keys"));
+        crate::support::progress::note(format!("   removed this run's {removed} Redis keys"));
     } else {
         let _ = std::fs::remove_file(dir.join("sidebyside.csv"));
     }

@@ -5,25 +5,25 @@
 use super::row::{FPR, Row};
 use super::sidebyside::SideBySide;
 use super::{replay, sidebyside};
-use crate::csvio;
-use crate::experiment::{Run, Summary};
-use crate::looks;
-use crate::plot::{LineChart, Series, Style};
-use crate::table::markdown_table;
+use crate::contenders::looks;
+use crate::support::csvio;
+use crate::support::experiment::{Run, Summary};
+use crate::support::plot::{LineChart, Series, Style};
+use crate::support::table::markdown_table;
 
 /// The run's attack phases from the CSV: the seconds of the first defence, grouped by
 /// attack share, as shaded spans.
-fn attack_phases(rows: &[Row]) -> Vec<crate::plot::Band> {
+fn attack_phases(rows: &[Row]) -> Vec<crate::support::plot::Band> {
     let Some(first) = rows.first() else {
         return Vec::new();
     };
-    let mut bands: Vec<crate::plot::Band> = Vec::new();
+    let mut bands: Vec<crate::support::plot::Band> = Vec::new();
     for r in rows.iter().filter(|r| r.contender == first.contender) {
         let label = format!("attack {:.0}%", 100.0 * r.attack_share);
         let second = r.second as f64;
         match bands.last_mut() {
             Some(band) if band.label == label => band.to = second + 0.5,
-            _ => bands.push(crate::plot::Band {
+            _ => bands.push(crate::support::plot::Band {
                 from: second - 0.5,
                 to: second + 0.5,
                 label,
@@ -57,7 +57,7 @@ pub fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
     let dir = &run.dir;
     // The headline is per request: defences serve at very different rates (the Redis
     // ones pay a round trip per request), so absolute rates alone mislead.
-    crate::plot::line_chart(
+    crate::support::plot::line_chart(
         dir,
         &LineChart::new(
             "Database queries per 1000 requests, by attack phase",
@@ -68,7 +68,7 @@ pub fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
         .bands(&bands),
         &series(|r| 1000.0 * r.db_queries as f64 / r.requests.max(1) as f64),
     )?;
-    crate::plot::line_chart_as(
+    crate::support::plot::line_chart_as(
         dir,
         "dbps",
         &LineChart::new(
@@ -80,7 +80,7 @@ pub fn plot(rows: &[Row], run: &Run) -> anyhow::Result<()> {
         .bands(&bands),
         &series(|r| r.db_queries as f64),
     )?;
-    crate::plot::line_chart_as(
+    crate::support::plot::line_chart_as(
         dir,
         "requests",
         &LineChart::new(

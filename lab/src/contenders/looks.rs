@@ -2,13 +2,13 @@
 //! penetration scenario's defences, reference series): its family, colour and marker,
 //! set here once, so a contender looks the same in every plot, and every table groups
 //! it the same way.
-//! The style sits below the plotting, which reads it (`crate::plot`).
+//! The style sits below the plotting, which reads it (`crate::support::plot`).
 //!
 //! Neighbours that share plots get different markers, so two series of close colours
 //! still differ at a glance.
 
-use crate::style::look;
-pub use crate::style::{Look, Marker};
+use crate::contenders::style::look;
+pub use crate::contenders::style::{Look, Marker};
 use Marker::{Circle, Diamond, Square, Triangle};
 
 /// linebloom's kernels (a series `linebloom-<kernel>` takes its kernel's look).
@@ -63,9 +63,9 @@ pub const REFERENCES: &[Look] = &[
 pub const ALL: [&[Look]; 4] = [KERNELS, BUILDS, SCENARIO, REFERENCES];
 
 /// Every defence the lab knows: the filters of the contender table
-/// ([`crate::rivals::CONTENDERS`]), then the lists above.
+/// ([`crate::contenders::CONTENDERS`]), then the lists above.
 pub fn every() -> impl Iterator<Item = &'static Look> + Clone {
-    crate::rivals::CONTENDERS
+    crate::contenders::CONTENDERS
         .iter()
         .map(|c| &c.look)
         .chain(ALL.iter().flat_map(|list| list.iter()))
@@ -93,7 +93,10 @@ mod tests {
     /// Every filter has a family, and the look of each family's members differs.
     #[test]
     fn filters_have_a_family_and_distinct_looks() {
-        let filters: Vec<&Look> = crate::rivals::CONTENDERS.iter().map(|c| &c.look).collect();
+        let filters: Vec<&Look> = crate::contenders::CONTENDERS
+            .iter()
+            .map(|c| &c.look)
+            .collect();
         for a in &filters {
             assert!(!a.family.is_empty(), "{}", a.name);
             for b in filters.iter().filter(|b| b.name != a.name) {

@@ -31,7 +31,7 @@ use super::connection::{connect, has_redisbloom};
 use super::namespace::Namespace;
 use super::row::FPR;
 use crate::Ctx;
-use crate::looks;
+use crate::contenders::looks;
 use linebloom_redis_client::{BatchPath, RedisFilter};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -174,7 +174,7 @@ pub const ROUND_TRIP: &str = "round trip (GET / SET)";
 /// Without RedisBloom in the server, only linebloom sized for 1% is measured.
 pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<SideBySide>> {
     let keys: Vec<u64> = (0..n).collect();
-    let probes: Vec<u64> = crate::keys::non_members(ctx, 100_000, 99);
+    let probes: Vec<u64> = crate::support::keys::non_members(ctx, 100_000, 99);
     let mut contenders: Vec<Entry> = Vec::new();
     let load = |c: &mut Contender| -> anyhow::Result<()> {
         for chunk in keys.chunks(BATCH) {
@@ -364,7 +364,7 @@ pub fn table(rows: &[SideBySide], notes: &mut Vec<String>) -> String {
          in rotating order):\n\n",
         rows.first().map_or(0, |r| r.n)
     );
-    text.push_str(&crate::table::markdown_table(
+    text.push_str(&crate::support::table::markdown_table(
         &[
             "defence",
             "sized",

@@ -1,6 +1,6 @@
 //! How a contender looks in every plot and table: its [`Look`] (name, family, colour,
-//! marker). The lists of looks are in `crate::looks` (and the filters' in
-//! `crate::rivals::contenders`, beside their recipes); this module names none of them.
+//! marker). The lists of looks are in `crate::contenders::looks` (and the filters' in
+//! `crate::contenders`, beside their recipes); this module names none of them.
 
 use plotters::style::RGBColor;
 

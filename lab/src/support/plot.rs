@@ -1,9 +1,9 @@
 //! Plot helpers over plotters: the embedded DejaVu font (no system fonts needed), the
-//! colour and marker of each kernel and contender (from [`crate::looks`], set once), and
+//! colour and marker of each kernel and contender (from [`crate::contenders::looks`], set once), and
 //! line and bar charts written as
 //! both `plot.svg` and `plot.png` from data the caller read back from a CSV.
 
-pub use crate::looks::Marker;
+pub use crate::contenders::looks::Marker;
 use anyhow::Context;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{SegmentedCoord, ValueFormatter};
@@ -37,7 +37,7 @@ fn mix(a: RGBColor, b: RGBColor, t: f64) -> RGBColor {
 
 /// The colour of a kernel or contender: the same in every plot.
 pub fn colour(name: &str) -> RGBColor {
-    if let Some(s) = crate::looks::find(name) {
+    if let Some(s) = crate::contenders::looks::find(name) {
         return s.colour;
     }
     // A control copy is a lighter shade of its baseline; another shape of a kernel
@@ -49,7 +49,10 @@ pub fn colour(name: &str) -> RGBColor {
         return mix(colour(base), RGBColor(0, 0, 0), 0.45);
     }
     // linebloom-<kernel>, theory curves and the rest: by suffix, else a stable hash.
-    if let Some(kernel) = name.strip_prefix("linebloom-").and_then(crate::looks::find) {
+    if let Some(kernel) = name
+        .strip_prefix("linebloom-")
+        .and_then(crate::contenders::looks::find)
+    {
         return kernel.colour;
     }
     let h = xxhash_rust::xxh3::xxh3_64(name.as_bytes());
@@ -75,8 +78,11 @@ pub fn marker(name: &str) -> Marker {
         .strip_suffix("-control")
         .or_else(|| name.split_once(" k=").map(|(b, _)| b))
         .unwrap_or(name);
-    crate::looks::find(base)
-        .or_else(|| base.strip_prefix("linebloom-").and_then(crate::looks::find))
+    crate::contenders::looks::find(base)
+        .or_else(|| {
+            base.strip_prefix("linebloom-")
+                .and_then(crate::contenders::looks::find)
+        })
         .map(|s| s.marker)
         .unwrap_or(SHAPES[xxhash_rust::xxh3::xxh3_64(base.as_bytes()) as usize % SHAPES.len()])
 }
@@ -907,7 +913,7 @@ mod tests {
         assert_eq!(marker("avx512 k=7"), marker("avx512"));
         assert_eq!(marker("linebloom-avx2"), marker("avx2"));
         // Neighbours in a list of contenders (which share plots) never share a marker.
-        for list in crate::looks::ALL {
+        for list in crate::contenders::looks::ALL {
             for pair in list.windows(2) {
                 assert_ne!(marker(pair[0].name), marker(pair[1].name), "{pair:?}");
             }

@@ -10,7 +10,8 @@ use super::guard::{Guard, InProcess, InRedis, NoGuard, RedisBloom, RedisClassic}
 use super::namespace::Namespace;
 use super::row::FPR;
 use super::scenario::Scenario;
-use crate::{Ctx, looks};
+use crate::Ctx;
+use crate::contenders::looks;
 use linebloom_redis_client::{DEFAULT_SHARD_BLOCKS, FilterOptions, RedisFilter};
 use std::time::Duration;
 
@@ -96,7 +97,7 @@ pub fn defences(
             false,
         ));
     } else {
-        crate::progress::note(format!(
+        crate::support::progress::note(format!(
             "   RedisBloom is not loaded in {target}: skipping the redisbloom defence"
         ));
     }

@@ -156,6 +156,41 @@ impl Filter for FastbloomRsCounting {
     }
 }
 
+/// xorf's BinaryFuse8: a static filter built once from all keys (no inserts).
+pub struct Fuse8(pub xorf::BinaryFuse8);
+impl Fuse8 {
+    /// Builds from member keys (hashed with XXH3, deduplicated).
+    pub fn build(keys: &[u64]) -> anyhow::Result<Self> {
+        let mut hashes: Vec<u64> = keys.iter().map(|&k| xxh3(k)).collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        xorf::BinaryFuse8::try_from(&hashes)
+            .map(Fuse8)
+            .map_err(|e| anyhow::anyhow!("BinaryFuse8: {e}"))
+    }
+}
+impl Filter for Fuse8 {
+    fn name(&self) -> String {
+        "xorf-binaryfuse8".into()
+    }
+    fn insert(&mut self, _key: u64) {
+        panic!("BinaryFuse8 is static: build it with Fuse8::build");
+    }
+    fn contains(&self, key: u64) -> bool {
+        use xorf::Filter as _;
+        self.0.contains(&xxh3(key))
+    }
+    fn bytes(&self) -> usize {
+        self.0.fingerprints.len()
+    }
+    fn try_insert(&mut self, _key: u64) -> bool {
+        false
+    }
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+        serde_round_trip_into(&self.0, Fuse8)
+    }
+}
+
 /// A static xor-family filter from `xorf`, built once from the XXH3 hashes of all keys.
 pub struct Xorf<F> {
     name: &'static str,

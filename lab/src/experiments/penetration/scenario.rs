@@ -18,7 +18,7 @@ use super::db::Db;
 use super::guard::{Guard, Rebuild};
 use super::row::{FPR, Row};
 use super::service::{Answer, serve};
-use crate::stats::quantile;
+use crate::support::stats::quantile;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use std::collections::HashSet;
 use std::time::Instant;

@@ -1,6 +1,6 @@
 //! `lab live`: the penetration scenario running, watched and steered from a browser.
 //!
-//! It loads every defence of [`crate::penetration`] (with `--redis` or `--redis-cluster`
+//! It loads every defence of [`crate::experiments::penetration`] (with `--redis` or `--redis-cluster`
 //! the Redis defences too, under the run's key prefix), runs them all at once on the
 //! same traffic ([`engine`]), and serves one page on 127.0.0.1 ([`server`]) with the
 //! pipeline, live curves over a 5-minute window, the defence comparison, the capacity
@@ -11,9 +11,9 @@ pub mod engine;
 pub mod server;
 
 use crate::Ctx;
-use crate::penetration::db::Db;
-use crate::penetration::namespace::Namespace;
-use crate::penetration::{self, RedisTarget};
+use crate::experiments::penetration::db::Db;
+use crate::experiments::penetration::namespace::Namespace;
+use crate::experiments::penetration::{self, RedisTarget};
 use engine::{Controls, Live};
 use std::net::SocketAddr;
 use std::sync::Arc;

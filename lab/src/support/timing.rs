@@ -165,5 +165,5 @@ pub fn parallel_cpu_ns(keys: &[u64], threads: usize, op: &(impl Fn(u64) -> bool 
 /// cancels slow drifts that hit both alike.
 pub fn paired_speedup(baseline: &[f64], contender: &[f64]) -> f64 {
     let ratios: Vec<f64> = baseline.iter().zip(contender).map(|(b, c)| b / c).collect();
-    crate::stats::summary(&ratios).0
+    crate::support::stats::summary(&ratios).0
 }

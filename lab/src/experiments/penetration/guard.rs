@@ -6,7 +6,7 @@
 //! could not check.
 
 use super::connection::{Con, run_all};
-use crate::looks;
+use crate::contenders::looks;
 use linebloom::{Block, ClassicParams, CountingBloomFilter, KeyHasher, Params, Xxh3};
 pub use linebloom_redis_client::Capacity;
 use linebloom_redis_client::{RebuildOptions, RedisFilter};

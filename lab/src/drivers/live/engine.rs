@@ -7,8 +7,8 @@
 //! the server reads. A defence whose guard or cache fails keeps running: its requests
 //! count as degraded (never "absent"), and the page shows it.
 
-use crate::penetration::Row;
-use crate::penetration::scenario::Scenario;
+use crate::experiments::penetration::Row;
+use crate::experiments::penetration::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -170,7 +170,7 @@ impl Live {
         Snapshot {
             uptime_s: self.started.elapsed().as_secs_f64(),
             controls: self.controls(),
-            target_fpr: crate::penetration::FPR,
+            target_fpr: crate::experiments::penetration::FPR,
             defences: defences
                 .iter()
                 .map(|s| DefenceState {

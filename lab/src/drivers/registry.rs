@@ -1,11 +1,11 @@
 //! The registry: every experiment, in report order, the one module that names them all
 //! and drives `lab run`, `lab plot` and `lab report`.
 
-use crate::experiment::{Registered, entry};
 use crate::experiments::{
     capabilities, churn, footprint, formula, fpr_vs_bits, growth, kernels, latency, quotient_load,
     sizing, sizing_per_filter, sizing_table, space, threads, throughput,
 };
+use crate::support::experiment::{Registered, entry};
 
 /// Every experiment, in report order.
 pub const REGISTRY: &[Registered] = &[
@@ -22,7 +22,7 @@ pub const REGISTRY: &[Registered] = &[
     entry::<growth::Growth>(),
     entry::<capabilities::Capabilities>(),
     entry::<threads::Threads>(),
-    entry::<crate::penetration::Penetration>(),
+    entry::<crate::experiments::penetration::Penetration>(),
     entry::<kernels::Kernels>(),
     entry::<footprint::Footprint>(),
 ];

@@ -1,14 +1,15 @@
 //! The experiment machinery: the [`Experiment`] trait each experiment implements, the
 //! [`Run`] its plot and summary read, and [`Registered`], the type-erased entry that
 //! owns the CSV, `meta.json` and how a run ended ([`Outcome`]). It names no experiment:
-//! `crate::registry` lists them.
+//! `crate::drivers::registry` lists them.
 //!
 //! Each experiment implements [`Experiment`] for one unit type: `measure` returns typed
 //! rows, and `plot` (draw `plot.svg`/`plot.png`) and `summary` (the report's table and
 //! findings) take the rows read back from `data.csv`.
 
-use crate::meta::Meta;
-use crate::{Ctx, csvio};
+use crate::Ctx;
+use crate::support::csvio;
+use crate::support::meta::Meta;
 use serde::{Serialize, de::DeserializeOwned};
 use std::path::{Path, PathBuf};
 
@@ -145,7 +146,7 @@ impl Registered {
     /// experiment that cannot run here returns an error holding [`Unavailable`].
     pub fn run(&self, ctx: &Ctx) -> anyhow::Result<f64> {
         let t = std::time::Instant::now();
-        crate::progress::note(format!("== {}: {}", self.name, self.about));
+        crate::support::progress::note(format!("== {}: {}", self.name, self.about));
         let dir = ctx.out.join(self.name);
         if dir.exists() {
             std::fs::remove_dir_all(&dir)
@@ -159,7 +160,7 @@ impl Registered {
         Meta::new(ctx, self.name, secs).write(&ctx.dir(self.name)?)?;
         self.plot(&ctx.out)
             .map_err(|err| anyhow::anyhow!("plotting {} failed: {err:#}", self.name))?;
-        crate::progress::note(format!(
+        crate::support::progress::note(format!(
             "   {} done in {secs:.1} s -> {}",
             self.name,
             dir.display()
@@ -187,9 +188,11 @@ impl Registered {
         std::fs::write(dir.join(file), text)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", dir.join(file).display()))?;
         match &outcome {
-            Outcome::Skipped(u) => crate::progress::note(format!("   {}: SKIPPED, {u}", self.name)),
+            Outcome::Skipped(u) => {
+                crate::support::progress::note(format!("   {}: SKIPPED, {u}", self.name))
+            }
             Outcome::Failed(why) => {
-                crate::progress::note(format!("   {}: FAILED: {why}", self.name))
+                crate::support::progress::note(format!("   {}: FAILED: {why}", self.name))
             }
             Outcome::Ran(_) => {}
         }
