@@ -151,18 +151,24 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
     };
     assert!(per_1000("null-caching", true) < 0.5 * per_1000("null-caching", false));
     assert!(per_1000("linebloom-in-process", false) < 0.5 * per_1000("no-protection", false));
-    // Churn: every deleting family ran every round, and none lost a live key.
+    // Churn: every filter ran every round, and no linebloom kind and no rebuilt filter
+    // lost a live key (a rival's lost keys are what the churn table reports:
+    // probabilistic-collections' quotient filter keeps one copy of a shared
+    // fingerprint, so a delete can take another key with it).
     let churn: Vec<experiments::churn::Row> = csvio::read(&csv("churn")).unwrap();
+    let rebuilt = experiments::churn::rebuilt();
     for lib in experiments::churn::libraries()
         .into_iter()
-        .chain(experiments::churn::rebuilt())
+        .chain(rebuilt.iter().copied())
     {
         let rs: Vec<_> = churn.iter().filter(|r| r.contender == lib).collect();
         assert_eq!(rs.len(), 4, "{lib}: built plus three rounds");
-        assert!(
-            rs.iter().all(|r| r.false_negatives == 0),
-            "{lib} lost live keys"
-        );
+        if lib.starts_with("linebloom") || rebuilt.contains(&lib) {
+            assert!(
+                rs.iter().all(|r| r.false_negatives == 0),
+                "{lib} lost live keys"
+            );
+        }
         assert!(rs.iter().all(|r| r.bytes > 0 && r.fpr < 0.1));
     }
     // Growth: every growing filter held every key and refused none; the fixed-size
