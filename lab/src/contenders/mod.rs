@@ -27,6 +27,7 @@ pub mod filter;
 pub mod linebloom_kinds;
 pub mod looks;
 pub mod named;
+pub mod probabilistic_collections;
 pub mod sizing;
 pub mod split_block;
 pub mod style;
@@ -471,6 +472,26 @@ pub const CONTENDERS: &[Contender] = &[
                     )),
                     members,
                 )
+            })
+        },
+    },
+    Contender {
+        look: look(
+            probabilistic_collections::NAME,
+            "quotient",
+            (255, 187, 120),
+            Diamond,
+        ),
+        facts: Facts {
+            deletes: true,
+            inserts: Inserts::UpToCapacity,
+            sized_by: SizedBy::Rate,
+            ..Facts::BLOOM
+        },
+        make: |sizing, n, members, _| {
+            fpr_only(sizing, |p| {
+                let f = probabilistic_collections::ClassicQuotient::for_fpr(n, p);
+                holding(probabilistic_collections::NAME, Box::new(f), members)
             })
         },
     },
