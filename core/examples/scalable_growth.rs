@@ -6,13 +6,13 @@
 
 use linebloom::ScalableBloomFilter;
 
-fn main() -> Result<(), linebloom::ParamsError> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let target = 0.01;
     let mut f = ScalableBloomFilter::for_fpr(1_000, target)?;
     let mut inserted = 0u64;
     for stop in [1_000u64, 10_000, 100_000, 1_000_000] {
         while inserted < stop {
-            f.insert(&inserted);
+            f.insert(&inserted)?;
             inserted += 1;
         }
         let probes = 200_000u64;

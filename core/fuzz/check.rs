@@ -105,10 +105,10 @@ fn decode_once(bytes: &[u8]) {
     });
     // A scalable filter may refuse a key (fixed mode and full, or no next layer).
     check_decoded!(ScalableBloomFilter<IntFold>, bytes, |g, k| g
-        .try_insert(&k)
+        .insert(&k)
         .is_ok());
     check_decoded!(ScalableBloomFilter<Xxh3>, bytes, |g, k| g
-        .try_insert(&k)
+        .insert(&k)
         .is_ok());
     // A quotient filter may be full; what it took, it gives back once per insert.
     check_decoded!(VectorQuotientFilter<Blocks, IntFold>, bytes, quotient_reencoded(bytes), |g, k| quotient_round_trip(&mut g, k));

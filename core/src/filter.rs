@@ -80,6 +80,25 @@ pub trait Filter {
     fn estimated_fpr(&self) -> f64;
 }
 
+/// Why an insert changed nothing: the filter is full. No key was dropped or moved.
+///
+/// The vector quotient filter refuses a key when both of its blocks are full: the
+/// filter holds more than its [`capacity`](crate::QuotientParams::capacity) (below it
+/// this happens with a chance of about [`crate::params::FULL_CHANCE`] at most), or,
+/// rarely, a crowd of keys landed in the same two blocks. A scalable filter in
+/// `Mode::Fixed` refuses a new key once its one layer holds its capacity
+/// (`ScalableError::Full`). Either way: rebuild it larger, or remove keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FilterFull;
+
+impl core::fmt::Display for FilterFull {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("the filter is full; nothing was inserted (rebuild it larger, or remove keys)")
+    }
+}
+
+impl core::error::Error for FilterFull {}
+
 /// A filter that takes new keys.
 ///
 /// An insert can be refused only where [`InsertError`](Self::InsertError) says so:

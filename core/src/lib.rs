@@ -207,13 +207,13 @@ pub use block::Block;
 pub use bloom::BloomFilter;
 pub use classic::ClassicBloomFilter;
 pub use counting::CountingBloomFilter;
-pub use filter::{Filter, IncompatibleError, InsertFilter, RemoveError, RemoveFilter};
+pub use filter::{Filter, FilterFull, IncompatibleError, InsertFilter, RemoveError, RemoveFilter};
 pub use format::{DecodeError, EncodeError};
 #[cfg(feature = "ahash")]
 pub use hasher::AHash;
 pub use hasher::{Hashed, IntFold, Key, KeyHasher, StableHasher, Xxh3};
 pub use params::{ClassicParams, CountingParams, MAX_BYTES, Params, ParamsError, QuotientParams};
-pub use quotient::{FilterFull, Stored, VectorQuotientFilter};
+pub use quotient::{Stored, VectorQuotientFilter};
 #[cfg(feature = "alloc")]
 pub use scalable::{ScalableBloomFilter, ScalableError, ScalableOptions};
 #[cfg(any(target_has_atomic = "32", feature = "portable-atomic"))]

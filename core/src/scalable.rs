@@ -12,8 +12,8 @@
 //! for any number of layers, the first included (Almeida et al. 2007). Each layer is a
 //! [`BloomFilter`] sized by [`Params::for_fpr`], whose measured rate at capacity is at
 //! most its `pᵢ`. When the newest layer has taken its capacity of new keys, the next
-//! insert of a new key opens a layer; in [`Mode::Fixed`], `try_insert` returns [`Full`]
-//! instead (and `insert` panics, as `Vec::push` does when it cannot grow). Options are
+//! insert of a new key opens a layer; in [`Mode::Fixed`], `insert` returns [`Full`]
+//! instead, as the vector quotient filter does when it is full. Options are
 //! set with [`ScalableOptions`]; at most [`MAX_LAYERS`] layers are built, which is also
 //! the most the decoder reads.
 //!
@@ -27,6 +27,7 @@
 //! [`Full`]: ScalableError::Full
 
 use crate::bloom::BloomFilter;
+use crate::filter::FilterFull;
 use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::{Params, ParamsError};
 use crate::storage::Blocks;
@@ -62,10 +63,7 @@ pub enum Mode {
 #[non_exhaustive]
 pub enum ScalableError {
     /// [`Mode::Fixed`] and the capacity is reached; the key was not added.
-    Full {
-        /// Keys the filter holds.
-        len: u64,
-    },
+    Full(FilterFull),
     /// The next layer's parameters are not valid (too large, or a rate below what a
     /// 64-bit hash delivers); the key was not added.
     Layer(ParamsError),
@@ -76,9 +74,7 @@ pub enum ScalableError {
 impl core::fmt::Display for ScalableError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            ScalableError::Full { len } => {
-                write!(f, "filter is full ({len} keys) and does not scale")
-            }
+            ScalableError::Full(full) => write!(f, "{full} (Mode::Fixed adds no layers)"),
             ScalableError::Layer(e) => write!(f, "cannot add a layer: {e}"),
             ScalableError::LayerLimit => {
                 write!(f, "cannot add a layer: the filter has {MAX_LAYERS} layers")
@@ -255,11 +251,11 @@ impl ScalableBloomFilter {
     /// use linebloom::ScalableBloomFilter;
     /// let mut f = ScalableBloomFilter::for_fpr(1_000, 0.01)?;
     /// for i in 0..10_000u64 {
-    ///     f.insert(&i);
+    ///     f.insert(&i)?;
     /// }
     /// assert!(f.layers() > 1);
     /// assert!((0..10_000u64).all(|i| f.contains(&i)));
-    /// # Ok::<(), linebloom::ParamsError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn for_fpr(initial_capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
         ScalableBloomFilter::new(ScalableOptions::new(initial_capacity, fpr))
@@ -370,35 +366,11 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
         self.layers.iter().any(|l| l.contains_hash(hash))
     }
 
-    /// Adds `key`: `true` if it was new, `false` if some layer already reported it
-    /// present (then nothing changes), as `HashSet::insert` answers.
-    ///
-    /// # Panics
-    ///
-    /// If the filter cannot take the key: [`Mode::Fixed`] at capacity, or a next layer
-    /// that cannot be built ([`MAX_LAYERS`], or a layer too large or with a rate below
-    /// the 64-bit hash's floor, which only growth factors near 1 or absurd sizes reach).
-    /// [`try_insert`](Self::try_insert) returns those as errors instead; use it in
-    /// [`Mode::Fixed`].
-    #[track_caller]
-    pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
-        match self.try_insert(key) {
-            Ok(new) => new,
-            Err(e) => panic!("ScalableBloomFilter::insert: {e}"),
-        }
-    }
-
-    /// [`insert`](Self::insert) for a caller's hash.
-    #[track_caller]
-    pub fn insert_hash(&mut self, hash: u64) -> bool {
-        match self.try_insert_hash(hash) {
-            Ok(new) => new,
-            Err(e) => panic!("ScalableBloomFilter::insert_hash: {e}"),
-        }
-    }
-
-    /// Adds `key`, or says why it cannot: `Ok(true)` if it was new, `Ok(false)` if it was
-    /// possibly present already. Errors leave the filter unchanged.
+    /// Adds `key`, or says why it cannot: `Ok(true)` if it was new, `Ok(false)` if some
+    /// layer already reported it present (then nothing changes), as `HashSet::insert`
+    /// answers. In [`Mode::Scaling`] only a next layer that cannot be built refuses a key
+    /// ([`MAX_LAYERS`], or a layer too large or with a rate below the 64-bit hash's
+    /// floor, which only growth factors near 1 or absurd sizes reach).
     ///
     /// # Errors
     ///
@@ -408,32 +380,32 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
     ///
     /// ```
     /// use linebloom::scalable::Mode;
-    /// use linebloom::{IntFold, ScalableBloomFilter, ScalableError, ScalableOptions};
+    /// use linebloom::{FilterFull, IntFold, ScalableBloomFilter, ScalableError, ScalableOptions};
     /// let options = ScalableOptions::new(10, 0.01).with_mode(Mode::Fixed);
     /// let mut f = ScalableBloomFilter::with_hasher(options, IntFold::default())?;
     /// for i in 0..10u64 {
-    ///     assert_eq!(f.try_insert(&i), Ok(true));
+    ///     assert_eq!(f.insert(&i), Ok(true));
     /// }
-    /// assert_eq!(f.try_insert(&1000u64), Err(ScalableError::Full { len: 10 }));
+    /// assert_eq!(f.insert(&1000u64), Err(ScalableError::Full(FilterFull)));
     /// # Ok::<(), linebloom::ParamsError>(())
     /// ```
-    pub fn try_insert<K: Key + ?Sized>(&mut self, key: &K) -> Result<bool, ScalableError> {
-        self.try_insert_hash(key.hash_key(&self.hasher))
+    pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> Result<bool, ScalableError> {
+        self.insert_hash(key.hash_key(&self.hasher))
     }
 
-    /// [`try_insert`](Self::try_insert) for a caller's hash.
+    /// [`insert`](Self::insert) for a caller's hash.
     ///
     /// # Errors
     ///
-    /// As for [`try_insert`](Self::try_insert).
-    pub fn try_insert_hash(&mut self, hash: u64) -> Result<bool, ScalableError> {
+    /// As for [`insert`](Self::insert).
+    pub fn insert_hash(&mut self, hash: u64) -> Result<bool, ScalableError> {
         if self.contains_hash(hash) {
             return Ok(false);
         }
         let newest_cap = *self.capacities.last().expect("at least one layer");
         if self.newest_len >= newest_cap {
             match self.options.mode {
-                Mode::Fixed => return Err(ScalableError::Full { len: self.len }),
+                Mode::Fixed => return Err(ScalableError::Full(FilterFull)),
                 Mode::Scaling => self.add_layer()?,
             }
         }
@@ -521,16 +493,34 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
 crate::filter::family_traits!(
     ScalableBloomFilter<H>, [H: KeyHasher + Clone], hasher: H, read: [], write: [],
     memory: |f| f.memory_bytes(),
-    extend,
 );
 
-/// Inserts through [`try_insert_hash`](ScalableBloomFilter::try_insert_hash): a refusal
-/// ([`Mode::Fixed`] at capacity, or no next layer) is the error, not a panic.
+/// Inserts every key, one at a time.
+///
+/// # Panics
+///
+/// Where [`insert`](ScalableBloomFilter::insert) refuses a key ([`Mode::Fixed`] at
+/// capacity, or no next layer): `Extend` has no way to return the error, so, as
+/// `Vec::extend` does when it cannot grow, it panics rather than drop the key. Insert
+/// one at a time to handle the refusal.
+impl<H: KeyHasher + Clone, K: Key> Extend<K> for ScalableBloomFilter<H> {
+    #[track_caller]
+    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
+        for key in keys {
+            if let Err(e) = self.insert(&key) {
+                panic!("ScalableBloomFilter::extend: {e}");
+            }
+        }
+    }
+}
+
+/// Inserts through [`insert_hash`](ScalableBloomFilter::insert_hash): a refusal
+/// ([`Mode::Fixed`] at capacity, or no next layer) is the error.
 impl<H: KeyHasher + Clone> crate::InsertFilter for ScalableBloomFilter<H> {
     type InsertError = ScalableError;
     #[inline]
     fn insert_hash(&mut self, hash: u64) -> Result<bool, ScalableError> {
-        self.try_insert_hash(hash)
+        ScalableBloomFilter::insert_hash(self, hash)
     }
     fn clear(&mut self) {
         ScalableBloomFilter::clear(self)

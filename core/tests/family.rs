@@ -428,7 +428,7 @@ fn fixed_mode_reports_full_instead_of_growing() {
     let mut added = 0;
     let mut err = None;
     for k in 0..1_000u64 {
-        match f.try_insert(&k) {
+        match f.insert(&k) {
             Ok(true) => added += 1,
             Ok(false) => {}
             Err(e) => {
@@ -438,8 +438,8 @@ fn fixed_mode_reports_full_instead_of_growing() {
         }
     }
     assert_eq!(added, 100);
-    assert_eq!(err, Some(ScalableError::Full { len: 100 }));
-    assert_eq!(f.layers(), 1);
+    assert_eq!(err, Some(ScalableError::Full(linebloom::FilterFull)));
+    assert_eq!((f.len(), f.layers()), (100, 1));
 }
 
 #[test]
@@ -475,7 +475,7 @@ fn scalable_keeps_its_bound_after_growing_100x() {
     for seed in 0..seeds {
         let mut f = ScalableBloomFilter::for_fpr(initial, target).unwrap();
         for k in members(seed, n) {
-            f.insert(&k);
+            f.insert(&k).unwrap();
         }
         bound = f.fpr_bound();
         f_layers = f.layers();
@@ -617,7 +617,7 @@ fn encodings() -> Vec<Encoding> {
     cl.extend(0..40u64);
     let mut s = ScalableBloomFilter::for_fpr(10, 0.05).unwrap();
     for k in 0..45u64 {
-        s.insert(&k);
+        s.insert(&k).unwrap();
     }
     let mut b = BloomFilter::new(Params::new(3, 5).unwrap());
     b.extend(0..40u64);
@@ -731,7 +731,7 @@ fn classic_and_scalable_inconsistencies_have_their_own_error() {
 
     let mut s = ScalableBloomFilter::for_fpr(10, 0.05).unwrap();
     for k in 0..45u64 {
-        s.insert(&k);
+        s.insert(&k).unwrap();
     }
     let mut bytes = s.to_bytes();
     bytes[64 + 32 + 8] ^= 1; // first layer's k no longer what the options give
@@ -760,12 +760,12 @@ fn a_scalable_filter_that_cannot_grow_says_why_every_time() {
     let mut f = ScalableBloomFilter::with_hasher(options, IntFold::default()).unwrap();
     let mut i = 0u64;
     while f.newest_len() < 100 {
-        f.insert(&i);
+        f.insert(&i).unwrap();
         i += 1;
     }
     let full = f.clone();
     for _ in 0..3 {
-        let err = f.try_insert(&u64::MAX).unwrap_err();
+        let err = f.insert(&u64::MAX).unwrap_err();
         assert!(
             matches!(err, ScalableError::Layer(ParamsError::TooLarge { .. })),
             "{err:?}"
@@ -842,7 +842,7 @@ fn every_filter_reports_count_and_rate_that_measurement_confirms() {
     counting.extend(keys.iter().copied());
     let mut scalable = ScalableBloomFilter::for_fpr(n as u64 / 8, 0.01).unwrap();
     keys.iter().for_each(|k| {
-        scalable.insert(k);
+        scalable.insert(k).unwrap();
     });
 
     let monitored = [

@@ -386,7 +386,7 @@ fn scalable_counts_must_match_its_layers() {
     use linebloom::ScalableBloomFilter;
     let mut f = ScalableBloomFilter::for_fpr(100, 0.01).unwrap();
     for i in 0..450u64 {
-        f.insert(&i);
+        f.insert(&i).unwrap();
     }
     assert!(f.layers() > 1, "the test needs full layers");
     let good = f.to_bytes();
@@ -527,7 +527,7 @@ fn every_scalable_filter_the_library_builds_decodes() {
         let mut f = ScalableBloomFilter::with_hasher(options, IntFold::default()).unwrap();
         let mut key = 0u64;
         let stopped = loop {
-            match f.try_insert(&key) {
+            match f.insert(&key) {
                 Ok(_) => key += 1,
                 Err(e) => break e,
             }
@@ -603,7 +603,7 @@ fn absurd_scalable_options_are_refused_at_once() {
     // stall; it is 1000x the measured cost.
     use linebloom::ScalableBloomFilter;
     let mut f = ScalableBloomFilter::for_fpr(10, 0.01).unwrap();
-    f.insert(&1u64);
+    f.insert(&1u64).unwrap();
     let good = f.to_bytes();
     let start = std::time::Instant::now();
     for (capacity, fpr) in [

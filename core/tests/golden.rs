@@ -283,7 +283,7 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
         .with_tightening(0.5);
     let mut scalable = ScalableBloomFilter::with_hasher(options, IntFold::default()).unwrap();
     keys().for_each(|k| {
-        scalable.insert(&k);
+        scalable.insert(&k).unwrap();
     });
     let mut quotient = VectorQuotientFilter::new(QuotientParams::new(32, 8).unwrap());
     let mut quotient16 =

@@ -159,7 +159,7 @@ fn bytes_views_and_every_decoder() {
 
     let mut scalable = ScalableBloomFilter::for_fpr(4, 0.1).unwrap();
     for i in 0..20u64 {
-        scalable.insert(&i);
+        scalable.insert(&i).unwrap();
     }
     assert!(scalable.layers() > 1);
     assert_eq!(

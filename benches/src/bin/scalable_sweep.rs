@@ -46,7 +46,9 @@ fn measure(n0: u64, growth: f64, tightening: f64, keys: &[u64], probes: &[u64]) 
         .map(|&multiple| {
             let upto = (n0 * multiple) as usize;
             for key in &keys[inserted..upto] {
-                filter.insert(key);
+                filter
+                    .insert(key)
+                    .expect("a scaling filter takes every key");
             }
             inserted = upto;
             assert!(

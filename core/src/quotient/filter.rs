@@ -5,17 +5,9 @@
 use crate::arch::quotient::scheme::{Eight, Sixteen, is_well_formed, load};
 use crate::arch::quotient::{Insertion, QuotientKernel, QuotientProbe};
 use crate::block::Block;
-use crate::filter::RemoveError;
+use crate::filter::{FilterFull, RemoveError};
 use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::{ParamsError, QuotientParams};
-
-/// Why an insert changed nothing: both of the key's blocks are full.
-///
-/// No key was dropped or moved. The filter holds more than its
-/// [`capacity`](QuotientParams::capacity) (below it this happens with a chance of
-/// about [`crate::params::FULL_CHANCE`] at most); rebuild it larger, or remove keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FilterFull;
 
 /// What [`VectorQuotientFilter::insert`] did. An insert always stores one more copy of
 /// the key's fingerprint (the filter holds a multiset, and each copy takes its own
@@ -28,17 +20,6 @@ pub enum Stored {
     /// removed, or another key's (a false positive). The filter now holds one more.
     Again,
 }
-
-impl core::fmt::Display for FilterFull {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(
-            "both of the key's blocks are full; nothing was inserted (the filter holds more \
-             than its capacity: rebuild it larger)",
-        )
-    }
-}
-
-impl core::error::Error for FilterFull {}
 
 /// A vector quotient filter: each 64-byte block a small quotient filter of 8- or 16-bit
 /// tags, each key in one of two blocks (see the [module docs](crate::quotient)).
@@ -292,7 +273,9 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H
     ///
     /// # Errors
     ///
-    /// [`FilterFull`] when both of the key's blocks are full; nothing changes.
+    /// [`FilterFull`] when both of the key's blocks are full (the filter holds more
+    /// than its [`capacity`](QuotientParams::capacity), or a rare crowd of keys in two
+    /// blocks); nothing changes.
     ///
     /// ```
     /// use linebloom::{Stored, VectorQuotientFilter};

@@ -33,7 +33,7 @@
 //!   kernel runs, on every platform.
 //! * **Counts**: a key inserted twice is held twice; each `remove` undoes one insert and
 //!   never makes a key that is still held answer `false`.
-//! * **A full filter refuses, and changes nothing** ([`FilterFull`]): no key is dropped
+//! * **A full filter refuses, and changes nothing** ([`FilterFull`](crate::FilterFull)): no key is dropped
 //!   or evicted. Up to its [`capacity`](crate::QuotientParams::capacity) the chance of
 //!   that is at most [`FULL_CHANCE`](crate::params::FULL_CHANCE) (1e-9), exactly for 2 to 6
 //!   blocks and by the fluid limit's estimate above (`QuotientParams` says how far that
@@ -71,4 +71,4 @@ pub use crate::arch::quotient::scheme::{
     Location, SCHEME, SCHEME_ID, SCHEME_ID_EMPTIER_BLOCK, location,
 };
 pub(crate) use filter::check_payload;
-pub use filter::{FilterFull, Stored, VectorQuotientFilter};
+pub use filter::{Stored, VectorQuotientFilter};
