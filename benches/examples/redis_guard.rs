@@ -18,7 +18,7 @@
 //! (its parse, dispatch and reply) for a key lookup and a short compare; a server
 //! whose clients run elsewhere is where that would show.
 
-use linebloom_lab::experiments::penetration::namespace::Namespace;
+use linebloom_lab::support::redis::namespace::Namespace;
 use linebloom_lab::support::stats::summary;
 use linebloom_lab::support::timing::round_order;
 use std::sync::atomic::{AtomicU64, Ordering};

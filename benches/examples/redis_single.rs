@@ -19,7 +19,7 @@
 //! and the median of the per-round ratios of RedisBloom's time to each contender's.
 
 use linebloom::Params;
-use linebloom_lab::experiments::penetration::namespace::Namespace;
+use linebloom_lab::support::redis::namespace::Namespace;
 use linebloom_lab::support::stats::summary;
 use linebloom_lab::support::timing::{round_order, thread_cpu_ns};
 use linebloom_redis_client::{BatchPath, RedisFilter};

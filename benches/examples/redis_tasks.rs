@@ -20,7 +20,7 @@
 //! the machine's two cores, as they would on one host).
 
 use linebloom::Params;
-use linebloom_lab::experiments::penetration::namespace::Namespace;
+use linebloom_lab::support::redis::namespace::Namespace;
 use linebloom_lab::support::stats::summary;
 use linebloom_lab::support::timing::round_order;
 use linebloom_redis_client::{AsyncRedisFilter, BatchPath};

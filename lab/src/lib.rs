@@ -14,9 +14,15 @@
 //!   `lab plot` and `lab report`, the report, and the live page.
 //!
 //! Every number comes from a run of this code: nothing is typed in.
+//!
+//! The feature `experiments` (default) adds the experiments, the drivers, the plots and
+//! the `lab` binary; without it the crate is its contenders and the support that times
+//! them, which is what the benchmarks build (`redis` adds `support::redis`).
 
 pub mod contenders;
+#[cfg(feature = "experiments")]
 pub mod drivers;
+#[cfg(feature = "experiments")]
 pub mod experiments;
 pub mod support;
 
@@ -83,7 +89,7 @@ pub struct Ctx {
     /// (`--redis-cluster`; empty: none).
     pub redis_cluster: Vec<String>,
     /// Prefix of every key the lab creates in that Redis (`--redis-prefix`); `None`
-    /// picks `linebloom:<run id>:` (see `penetration::namespace`).
+    /// picks `linebloom:<run id>:` (see `support::redis::namespace`).
     pub redis_prefix: Option<String>,
 }
 

@@ -15,8 +15,8 @@ use linebloom::{BloomFilter, Params};
 use linebloom_lab::experiments::penetration::cache::LocalCache;
 use linebloom_lab::experiments::penetration::db::Db;
 use linebloom_lab::experiments::penetration::guard::{Guard, InRedis};
-use linebloom_lab::experiments::penetration::namespace::Namespace;
 use linebloom_lab::experiments::penetration::{self, Answer, Outcome, connect, serve};
+use linebloom_lab::support::redis::namespace::Namespace;
 use linebloom_redis_client::{
     BatchPath, FilterOptions, RebuildOptions, RedisFilter, RedisFilterError,
 };

@@ -26,7 +26,7 @@
 
 use linebloom::Params;
 use linebloom::pattern::{location, pattern};
-use linebloom_lab::experiments::penetration::namespace::Namespace;
+use linebloom_lab::support::redis::namespace::Namespace;
 use linebloom_lab::support::stats::summary;
 use linebloom_lab::support::timing::round_order;
 use linebloom_redis_client::{BatchPath, RedisFilter};

@@ -2,8 +2,6 @@
 //! marker). The lists of looks are in `crate::contenders::looks` (and the filters' in
 //! `crate::contenders`, beside their recipes); this module names none of them.
 
-use plotters::style::RGBColor;
-
 /// The shape of a contender's points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Marker {
@@ -24,8 +22,8 @@ pub struct Look {
     pub name: &'static str,
     /// The filter family, for the filters the lab builds (`""` for the rest).
     pub family: &'static str,
-    /// Its colour in every plot.
-    pub colour: RGBColor,
+    /// Its colour in every plot, as `(r, g, b)`.
+    pub colour: (u8, u8, u8),
     /// Its marker in every plot.
     pub marker: Marker,
 }
@@ -40,7 +38,7 @@ pub const fn look(
     Look {
         name,
         family,
-        colour: RGBColor(rgb.0, rgb.1, rgb.2),
+        colour: rgb,
         marker,
     }
 }

@@ -1,13 +1,17 @@
 //! The lab's infrastructure, shared by every experiment and driver: the experiment
 //! machinery, key streams, timing, statistics, CSV files, run facts, plots, Markdown
-//! tables and progress bars.
+//! tables, progress bars and (feature `redis`) the lab's Redis connections.
 
 pub mod csvio;
+#[cfg(feature = "experiments")]
 pub mod experiment;
 pub mod keys;
 pub mod meta;
+#[cfg(feature = "experiments")]
 pub mod plot;
 pub mod progress;
+#[cfg(feature = "redis")]
+pub mod redis;
 pub mod stats;
 pub mod table;
 pub mod timing;

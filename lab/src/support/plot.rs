@@ -37,8 +37,9 @@ fn mix(a: RGBColor, b: RGBColor, t: f64) -> RGBColor {
 
 /// The colour of a kernel or contender: the same in every plot.
 pub fn colour(name: &str) -> RGBColor {
+    let rgb = |(r, g, b): (u8, u8, u8)| RGBColor(r, g, b);
     if let Some(s) = crate::contenders::looks::find(name) {
-        return s.colour;
+        return rgb(s.colour);
     }
     // A control copy is a lighter shade of its baseline; another shape of a kernel
     // (`avx512 k=7`) a darker one: related at a glance, never the same.
@@ -53,7 +54,7 @@ pub fn colour(name: &str) -> RGBColor {
         .strip_prefix("linebloom-")
         .and_then(crate::contenders::looks::find)
     {
-        return kernel.colour;
+        return rgb(kernel.colour);
     }
     let h = xxhash_rust::xxh3::xxh3_64(name.as_bytes());
     RGBColor(

@@ -12,8 +12,8 @@ pub mod server;
 
 use crate::Ctx;
 use crate::experiments::penetration::db::Db;
-use crate::experiments::penetration::namespace::Namespace;
 use crate::experiments::penetration::{self, RedisTarget};
+use crate::support::redis::namespace::Namespace;
 use engine::{Controls, Live};
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! default) or Redis with `SET … PX ttl`. Both store either a value or the "known empty"
 //! marker that the null-caching defence writes.
 
-use super::connection::Con;
+use crate::support::redis::connection::Con;
 use std::time::{Duration, Instant};
 
 /// What a cache lookup found.

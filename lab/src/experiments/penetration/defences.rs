@@ -4,14 +4,14 @@
 //! cache.
 
 use super::cache::{Cache, LocalCache, RedisCache};
-use super::connection::{RedisTarget, has_redisbloom};
 use super::db::Db;
 use super::guard::{Guard, InProcess, InRedis, NoGuard, RedisBloom, RedisClassic};
-use super::namespace::Namespace;
 use super::row::FPR;
 use super::scenario::Scenario;
 use crate::Ctx;
 use crate::contenders::looks;
+use crate::support::redis::connection::{RedisTarget, has_redisbloom};
+use crate::support::redis::namespace::Namespace;
 use linebloom_redis_client::{DEFAULT_SHARD_BLOCKS, FilterOptions, RedisFilter};
 use std::time::Duration;
 

@@ -5,8 +5,8 @@
 //! "maybe" and counts the request as *degraded*: it never answers "absent" for a key it
 //! could not check.
 
-use super::connection::{Con, run_all};
 use crate::contenders::looks;
+use crate::support::redis::connection::{Con, run_all};
 use linebloom::{Block, ClassicParams, CountingBloomFilter, KeyHasher, Params, Xxh3};
 pub use linebloom_redis_client::Capacity;
 use linebloom_redis_client::{RebuildOptions, RedisFilter};

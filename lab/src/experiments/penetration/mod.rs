@@ -21,7 +21,7 @@
 //!
 //! With `--redis`, every key the run creates starts with one prefix (`--redis-prefix`,
 //! by default `linebloom:<run id>:`), and all of them are removed at the end and on
-//! error; nothing outside the prefix is touched ([`namespace`]).
+//! error; nothing outside the prefix is touched ([`namespace`](crate::support::redis::namespace)).
 //!
 //! Output: `data.csv`, one row per defence and second (requests, database queries, cache
 //! hits, filter rejections, false positives that reached the database, degraded
@@ -40,11 +40,9 @@
 //! the summary from the CSVs. This module runs them in order.
 
 pub mod cache;
-pub mod connection;
 pub mod db;
 pub mod defences;
 pub mod guard;
-pub mod namespace;
 pub mod replay;
 pub mod report;
 pub mod row;
@@ -53,7 +51,9 @@ pub mod service;
 pub mod sidebyside;
 pub mod traffic;
 
-pub use connection::{RedisTarget, connect, connect_cluster, has_redisbloom};
+pub use crate::support::redis::connection::{
+    RedisTarget, connect, connect_cluster, has_redisbloom,
+};
 pub use row::{FPR, NAME, Row};
 
 pub use defences::defences;
@@ -63,8 +63,8 @@ pub use sidebyside::{SideBySide, run as side_by_side};
 use crate::Ctx;
 use crate::support::csvio;
 use crate::support::experiment::{Experiment, Run, Summary};
+use crate::support::redis::namespace::Namespace;
 use db::Db;
-use namespace::Namespace;
 use traffic::{drive, sizes};
 
 /// The `penetration` experiment.

@@ -27,11 +27,11 @@
 //! report prints. The rate counts every "present" among the 1e5 non-members of the last
 //! round.
 
-use super::connection::{connect, has_redisbloom};
-use super::namespace::Namespace;
 use super::row::FPR;
 use crate::Ctx;
 use crate::contenders::looks;
+use crate::support::redis::connection::{connect, has_redisbloom};
+use crate::support::redis::namespace::Namespace;
 use linebloom_redis_client::{BatchPath, RedisFilter};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
