@@ -5,6 +5,7 @@
 //! not run says so.
 
 use crate::Ctx;
+use crate::contenders;
 use crate::experiments::{capabilities, churn, footprint, growth, space, threads, throughput};
 use crate::support::experiment::{Experiment, Run};
 
@@ -60,11 +61,12 @@ fn static_set(ctx: &Ctx) -> Choice {
     let Some(space) = rows::<space::Space>(ctx) else {
         return not_run(job, from);
     };
-    // Every point not significantly above 1%, whatever rate it was asked for (the
-    // one-size filters were asked once): the fewest bits per key among them.
+    // Every filter's point not significantly above 1%, whatever rate it was asked for
+    // (the one-size filters were asked once; the exact set is not a filter): the fewest
+    // bits per key among them.
     let smallest = space
         .iter()
-        .filter(|r| r.wilson_lo <= TARGET && r.contender != "hashset")
+        .filter(|r| r.wilson_lo <= TARGET && contenders::contender(&r.contender).is_ok())
         .min_by(|a, b| a.bits_per_key.total_cmp(&b.bits_per_key));
     let ours = space
         .iter()
@@ -163,9 +165,10 @@ fn deletes(ctx: &Ctx) -> Choice {
             )
         })
     };
-    let mut linebloom: Vec<String> = ["linebloom-quotient", "linebloom-counting"]
-        .iter()
-        .filter_map(|lib| standing(lib))
+    let mut linebloom: Vec<String> = churn::libraries()
+        .into_iter()
+        .filter(|lib| lib.starts_with("linebloom"))
+        .filter_map(standing)
         .collect();
     if rows.iter().any(|r| r.contender == "linebloom") {
         linebloom.push(format!(
