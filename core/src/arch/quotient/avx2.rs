@@ -6,6 +6,7 @@
 
 use super::TagOps;
 use super::quotient_kernel;
+use super::scheme::Width;
 use super::select::broadword;
 use crate::arch::registry::names;
 use crate::block::Block;
@@ -69,6 +70,170 @@ impl TagOps for Avx2 {
     #[inline(always)]
     unsafe fn select(word: u64, rank: u32) -> u32 {
         broadword(word, rank)
+    }
+
+    #[inline(always)]
+    unsafe fn shift_in<W: Width>(block: &mut Block, slot: u32, tag: u32) {
+        // SAFETY: AVX2 per the TagOps contract; `halves` and `store` stay in the block.
+        unsafe {
+            let (lo, hi) = halves(block);
+            // Each half shifted up by one tag, the top tag of the 16 bytes below carried
+            // into each 16-byte lane (`alignr` works within lanes).
+            let lane_below_hi = _mm256_permute2x128_si256::<0x21>(lo, hi);
+            let lane_below_lo = _mm256_permute2x128_si256::<0x21>(_mm256_setzero_si256(), lo);
+            let (up_lo, up_hi) = if W::TAG_BITS == 8 {
+                (
+                    _mm256_alignr_epi8::<15>(lo, lane_below_lo),
+                    _mm256_alignr_epi8::<15>(hi, lane_below_hi),
+                )
+            } else {
+                (
+                    _mm256_alignr_epi8::<14>(lo, lane_below_lo),
+                    _mm256_alignr_epi8::<14>(hi, lane_below_hi),
+                )
+            };
+            let byte = tag_byte::<W>(slot);
+            let (from_lo, from_hi) = bytes_from(byte);
+            let (at_lo, at_hi) = tag_at::<W>(byte);
+            let tag = if W::TAG_BITS == 8 {
+                _mm256_set1_epi8(tag as i8)
+            } else {
+                _mm256_set1_epi16(tag as i16)
+            };
+            let lo = _mm256_blendv_epi8(_mm256_blendv_epi8(lo, up_lo, from_lo), tag, at_lo);
+            let hi = _mm256_blendv_epi8(_mm256_blendv_epi8(hi, up_hi, from_hi), tag, at_hi);
+            store(block, lo, hi);
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn shift_out<W: Width>(block: &mut Block, slot: u32) {
+        // SAFETY: as in `shift_in`.
+        unsafe {
+            let (lo, hi) = halves(block);
+            // Each half shifted down by one tag, the bottom tag of the 16 bytes above
+            // carried into each lane; the top tag becomes zero.
+            let lane_above_lo = _mm256_permute2x128_si256::<0x21>(lo, hi);
+            let lane_above_hi = _mm256_permute2x128_si256::<0x21>(hi, _mm256_setzero_si256());
+            let (down_lo, down_hi) = if W::TAG_BITS == 8 {
+                (
+                    _mm256_alignr_epi8::<1>(lane_above_lo, lo),
+                    _mm256_alignr_epi8::<1>(lane_above_hi, hi),
+                )
+            } else {
+                (
+                    _mm256_alignr_epi8::<2>(lane_above_lo, lo),
+                    _mm256_alignr_epi8::<2>(lane_above_hi, hi),
+                )
+            };
+            let (from_lo, from_hi) = bytes_from(tag_byte::<W>(slot));
+            store(
+                block,
+                _mm256_blendv_epi8(lo, down_lo, from_lo),
+                _mm256_blendv_epi8(hi, down_hi, from_hi),
+            );
+        }
+    }
+}
+
+/// The first byte of slot `slot`, the slot clamped to the last as `scheme`'s shifts
+/// clamp it.
+#[inline(always)]
+fn tag_byte<W: Width>(slot: u32) -> i8 {
+    (W::TAG_WORD as u32 * 8 + slot.min(W::SLOTS - 1) * W::TAG_BITS / 8) as i8
+}
+
+/// Byte masks of the two halves: every byte from `byte` up.
+///
+/// # Safety
+///
+/// Only on a CPU with AVX2.
+#[inline(always)]
+unsafe fn bytes_from(byte: i8) -> (__m256i, __m256i) {
+    // SAFETY: AVX2 per this function's contract.
+    unsafe {
+        let before = _mm256_set1_epi8(byte - 1);
+        (
+            _mm256_cmpgt_epi8(byte_index(0), before),
+            _mm256_cmpgt_epi8(byte_index(32), before),
+        )
+    }
+}
+
+/// Byte masks of the two halves: the tag that starts at byte `byte`.
+///
+/// # Safety
+///
+/// Only on a CPU with AVX2.
+#[inline(always)]
+unsafe fn tag_at<W: Width>(byte: i8) -> (__m256i, __m256i) {
+    // SAFETY: AVX2 per this function's contract.
+    unsafe {
+        if W::TAG_BITS == 8 {
+            let at = _mm256_set1_epi8(byte);
+            (
+                _mm256_cmpeq_epi8(byte_index(0), at),
+                _mm256_cmpeq_epi8(byte_index(32), at),
+            )
+        } else {
+            // Both bytes of the 16-bit lane: compare lane indices.
+            let at = _mm256_set1_epi16(byte as i16 / 2);
+            (
+                _mm256_cmpeq_epi16(lane16_index(0), at),
+                _mm256_cmpeq_epi16(lane16_index(16), at),
+            )
+        }
+    }
+}
+
+/// Bytes `from, from + 1, …, from + 31`.
+///
+/// # Safety
+///
+/// Only on a CPU with AVX2.
+#[inline(always)]
+unsafe fn byte_index(from: i8) -> __m256i {
+    // SAFETY: AVX2 per this function's contract.
+    unsafe {
+        _mm256_add_epi8(
+            _mm256_set1_epi8(from),
+            _mm256_setr_epi8(
+                0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
+                23, 24, 25, 26, 27, 28, 29, 30, 31,
+            ),
+        )
+    }
+}
+
+/// 16-bit lanes `from, from + 1, …, from + 15`.
+///
+/// # Safety
+///
+/// Only on a CPU with AVX2.
+#[inline(always)]
+unsafe fn lane16_index(from: i16) -> __m256i {
+    // SAFETY: AVX2 per this function's contract.
+    unsafe {
+        _mm256_add_epi16(
+            _mm256_set1_epi16(from),
+            _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+        )
+    }
+}
+
+/// Writes the block's two 32-byte halves.
+///
+/// # Safety
+///
+/// Only on a CPU with AVX2.
+#[inline(always)]
+unsafe fn store(block: &mut Block, lo: __m256i, hi: __m256i) {
+    let p = block.0.as_mut_ptr() as *mut __m256i;
+    // SAFETY: a block is 64 bytes, 64-byte aligned, so both 32-byte stores are in
+    // bounds and aligned; AVX2 per this function's contract.
+    unsafe {
+        _mm256_store_si256(p, lo);
+        _mm256_store_si256(p.add(1), hi);
     }
 }
 

@@ -6,6 +6,7 @@
 use super::TagOps;
 use super::avx2::Avx2;
 use super::quotient_kernel;
+use super::scheme::Width;
 use super::select::pdep_tag_ops;
 use crate::arch::registry::names;
 use crate::block::Block;
@@ -27,6 +28,18 @@ impl TagOps for Avx2Bmi2 {
     }
 
     pdep_tag_ops!();
+
+    #[inline(always)]
+    unsafe fn shift_in<W: Width>(block: &mut Block, slot: u32, tag: u32) {
+        // SAFETY: AVX2 per the TagOps contract.
+        unsafe { Avx2::shift_in::<W>(block, slot, tag) }
+    }
+
+    #[inline(always)]
+    unsafe fn shift_out<W: Width>(block: &mut Block, slot: u32) {
+        // SAFETY: AVX2 per the TagOps contract.
+        unsafe { Avx2::shift_out::<W>(block, slot) }
+    }
 }
 
 quotient_kernel!(

@@ -5,6 +5,7 @@
 
 use super::TagOps;
 use super::quotient_kernel;
+use super::scheme::Width;
 use super::select::pdep_tag_ops;
 use crate::arch::registry::names;
 use crate::block::Block;
@@ -34,6 +35,70 @@ impl TagOps for Avx512 {
     }
 
     pdep_tag_ops!();
+
+    #[inline(always)]
+    unsafe fn shift_in<W: Width>(block: &mut Block, slot: u32, tag: u32) {
+        // SAFETY: AVX-512BW per the TagOps contract; a block is 64 bytes, 64-byte
+        // aligned.
+        unsafe {
+            let p = block.0.as_mut_ptr() as *mut __m512i;
+            let v = _mm512_load_si512(p);
+            // The block as one 512-bit number shifted up by one tag: each 16-byte lane
+            // shifted, and the top tag of the lane below carried in.
+            let below = _mm512_alignr_epi64::<6>(v, _mm512_setzero_si512());
+            let lane = tag_lane::<W>(slot);
+            let stored = if W::TAG_BITS == 8 {
+                let up = _mm512_or_si512(
+                    _mm512_bslli_epi128::<1>(v),
+                    _mm512_bsrli_epi128::<15>(below),
+                );
+                let moved = _mm512_mask_blend_epi8(u64::MAX << lane, v, up);
+                _mm512_mask_set1_epi8(moved, 1 << lane, tag as i8)
+            } else {
+                let up = _mm512_or_si512(
+                    _mm512_bslli_epi128::<2>(v),
+                    _mm512_bsrli_epi128::<14>(below),
+                );
+                let moved = _mm512_mask_blend_epi16(u32::MAX << lane, v, up);
+                _mm512_mask_set1_epi16(moved, 1 << lane, tag as i16)
+            };
+            _mm512_store_si512(p, stored);
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn shift_out<W: Width>(block: &mut Block, slot: u32) {
+        // SAFETY: as in `shift_in`.
+        unsafe {
+            let p = block.0.as_mut_ptr() as *mut __m512i;
+            let v = _mm512_load_si512(p);
+            // The block shifted down by one tag: each 16-byte lane shifted, and the
+            // bottom tag of the lane above carried in; the top tag becomes zero.
+            let above = _mm512_alignr_epi64::<2>(_mm512_setzero_si512(), v);
+            let lane = tag_lane::<W>(slot);
+            let stored = if W::TAG_BITS == 8 {
+                let down = _mm512_or_si512(
+                    _mm512_bsrli_epi128::<1>(v),
+                    _mm512_bslli_epi128::<15>(above),
+                );
+                _mm512_mask_blend_epi8(u64::MAX << lane, v, down)
+            } else {
+                let down = _mm512_or_si512(
+                    _mm512_bsrli_epi128::<2>(v),
+                    _mm512_bslli_epi128::<14>(above),
+                );
+                _mm512_mask_blend_epi16(u32::MAX << lane, v, down)
+            };
+            _mm512_store_si512(p, stored);
+        }
+    }
+}
+
+/// The lane (of the tag's width) of slot `slot`, the slot clamped to the last as
+/// `scheme`'s shifts clamp it.
+#[inline(always)]
+fn tag_lane<W: Width>(slot: u32) -> u32 {
+    W::FIRST_LANE + slot.min(W::SLOTS - 1)
 }
 
 quotient_kernel!(

@@ -16,9 +16,7 @@
 //! ```
 
 use super::TagOps;
-use super::scheme::{
-    Width, first_block_below, load, locate, metadata_insert, metadata_remove, shift_in, shift_out,
-};
+use super::scheme::{Width, first_block_below, load, locate, metadata_insert, metadata_remove};
 use crate::arch::prefetch_read;
 use crate::block::Block;
 
@@ -69,28 +67,34 @@ unsafe fn run<W: Width, O: TagOps>(block: &Block, bucket: u32) -> (u32, u32) {
     )
 }
 
-/// The lane just past the run of `bucket`, as a one-bit word: lane `FIRST_LANE +
-/// select₀(bucket) − bucket`, or 0 where that lane is 64 (a full block's last run).
-/// One deposit per metadata word (the bucket's closing zero is in exactly one of them),
-/// shifted so that the zero's position becomes its slot's lane.
+/// The lane of bucket-end number `bucket` in `ends` (a set bit where the metadata has a
+/// zero), as a one-bit word: lane `FIRST_LANE + p − bucket` for the end at bit `p`, the
+/// slot just past the bucket's run; a full block's last run ends at lane 64, which
+/// wraps to lane 0, below every slot's lane.
+///
+/// One deposit: the end is in the low word while `bucket` is below the low word's
+/// count of ends, else in the high one (16-bit tags have one word), and the word and
+/// rank are picked without a branch. The rotation maps the end's bit, at `p` or at
+/// `p − 64`, to its lane in either word: `p − bucket` is below 64. In a well-formed
+/// 8-bit block the low word holds at least 16 ends, so the rank is below 64 in either
+/// word.
 #[inline(always)]
-unsafe fn run_end_lane<W: Width, O: TagOps>(metadata: u128, bucket: u32) -> u64 {
-    let low = !(metadata as u64);
-    // SAFETY: the caller's CPU has O's features (this function's contract). A rank of
-    // 64 or more deposits nothing, so the shift's masking never matters.
-    let in_low = unsafe { O::deposit(low, bucket) } >> (bucket & 63) << W::FIRST_LANE;
-    if W::TAG_WORD == 1 {
-        return in_low;
-    }
-    let high = !((metadata >> 64) as u64);
-    // A bucket whose zero is in the low word wraps to a huge rank: nothing deposited.
-    // SAFETY: as above.
-    let deposited = unsafe { O::deposit(high, bucket.wrapping_sub(low.count_ones())) };
-    // Zero number `bucket` at bit `p` of the high word is slot `64 + p − bucket`.
-    let in_high = deposited
-        .checked_shl((64 + W::FIRST_LANE).wrapping_sub(bucket))
-        .unwrap_or(0);
-    in_low | in_high
+unsafe fn end_lane<W: Width, O: TagOps>(ends: u128, bucket: u32) -> u64 {
+    let low = ends as u64;
+    let (word, rank) = if W::TAG_WORD == 1 {
+        (low, bucket)
+    } else {
+        let ends_low = low.count_ones();
+        let in_high = bucket >= ends_low;
+        (
+            core::hint::select_unpredictable(in_high, (ends >> 64) as u64, low),
+            core::hint::select_unpredictable(in_high, bucket.wrapping_sub(ends_low), bucket),
+        )
+    };
+    // SAFETY: the caller's CPU has O's features (this function's contract).
+    let deposited = unsafe { O::deposit(word, rank) };
+    // Rotation is modulo 64, and 2^32 is a multiple of 64.
+    deposited.rotate_left(W::FIRST_LANE.wrapping_sub(bucket))
 }
 
 /// The lanes of the run's slots whose tag equals `tag`, as bits of the backend's lane
@@ -100,8 +104,9 @@ unsafe fn run_end_lane<W: Width, O: TagOps>(metadata: u128, bucket: u32) -> u64 
 /// with 8-bit tags, 84% of them), and those need no select. With a fast deposit
 /// (`pdep`) the run's lanes are the difference of two one-bit words, the lanes just past
 /// the run and just past the bucket before (the first slot's lane for bucket 0), as in
-/// the C VQF; with the broadword select, whose cost is the select itself, one select
-/// finds the run's end and a leading-zero count its start.
+/// the C VQF, with one deposit each where the C code makes two (one per metadata word);
+/// with the broadword select, whose cost is the select itself, one select finds the
+/// run's end and a leading-zero count its start.
 #[inline(always)]
 unsafe fn matches<W: Width, O: TagOps>(block: &Block, bucket: u32, tag: u32) -> u64 {
     let lanes = if W::TAG_BITS == 8 {
@@ -122,17 +127,21 @@ unsafe fn matches<W: Width, O: TagOps>(block: &Block, bucket: u32, tag: u32) -> 
         let run_lanes = u64::MAX.checked_shr(64 - (end - start)).unwrap_or(0);
         return candidates & run_lanes << W::FIRST_LANE << start;
     }
-    let metadata = W::metadata(block);
+    // The ends shifted up one place, with an end below bit 0: end number `bucket` of
+    // these is one place past end number `bucket − 1` of the block's (bit 0 for bucket
+    // 0), so its lane is the run's first. The top end lost to the shift is the last
+    // bucket's, which no start needs.
+    let ends = !W::metadata(block);
+    let ends_before = ends << 1 | 1;
     // SAFETY: as above.
-    let end = unsafe { run_end_lane::<W, O>(metadata, bucket) };
-    let start = if bucket == 0 {
-        1 << W::FIRST_LANE
-    } else {
-        // SAFETY: as above.
-        unsafe { run_end_lane::<W, O>(metadata, bucket - 1) }
+    let (start, end) = unsafe {
+        (
+            end_lane::<W, O>(ends_before, bucket),
+            end_lane::<W, O>(ends, bucket),
+        )
     };
-    // Where the run reaches the last slot, `end` is 0 and the difference wraps to every
-    // lane from `start` up, as it should.
+    // Where the run reaches the last slot, `end` is lane 0 (lane 64, wrapped), and the
+    // difference is every lane from `start` up, and lane 0, which holds no slot.
     candidates & end.wrapping_sub(start)
 }
 
@@ -196,8 +205,11 @@ pub(crate) unsafe fn insert<W: Width, O: TagOps>(
     let metadata = W::metadata(block);
     // SAFETY: as above.
     let position = unsafe { select_zero::<W, O>(metadata, at.bucket) };
+    // The tags first: a backend may move them as one vector, loaded before the
+    // metadata's stores, not read back from them.
+    // SAFETY: as above.
+    unsafe { O::shift_in::<W>(block, position.saturating_sub(at.bucket), at.tag) };
     W::set_metadata(block, metadata_insert(metadata, position));
-    shift_in::<W>(block, position.saturating_sub(at.bucket), at.tag);
     if again {
         Insertion::Again
     } else {
@@ -222,8 +234,10 @@ pub(crate) unsafe fn remove<W: Width, O: TagOps>(blocks: &mut [Block], h: u64) -
         if found != 0 {
             let slot = found.trailing_zeros().saturating_sub(W::FIRST_LANE);
             let metadata = W::metadata(block);
+            // The tags first, as in `insert`.
+            // SAFETY: as above.
+            unsafe { O::shift_out::<W>(block, slot) };
             W::set_metadata(block, metadata_remove(metadata, slot + at.bucket));
-            shift_out::<W>(block, slot);
             return true;
         }
     }

@@ -87,8 +87,9 @@ pub(crate) trait TagOps {
     /// are cheaper as two deposits than as a select and a leading-zero count.
     const FAST_DEPOSIT: bool = false;
     /// Set bit number `rank` (from 0) of `word` alone, as a one-bit word; 0 when `word`
-    /// has no such bit or `rank` is 64 or more. Derived from [`TagOps::select`]; `pdep`
-    /// backends answer it in one instruction.
+    /// has no such bit. Callers pass a rank below 64 (for a larger one the answer is a
+    /// word of at most one bit, which one unspecified). Derived from
+    /// [`TagOps::select`]; `pdep` backends answer it in one instruction.
     ///
     /// # Safety
     ///
@@ -102,6 +103,30 @@ pub(crate) trait TagOps {
         } else {
             1u64.checked_shl(position).unwrap_or(0)
         }
+    }
+
+    /// Moves the tags from `slot` (below `W::SLOTS`) up by one slot, dropping the last,
+    /// and writes `tag` into `slot`: [`scheme::shift_in`], which backends may do in
+    /// vector registers. Only the tag words change.
+    ///
+    /// # Safety
+    ///
+    /// Only on a CPU with the backend's features.
+    #[inline(always)]
+    unsafe fn shift_in<W: scheme::Width>(block: &mut Block, slot: u32, tag: u32) {
+        scheme::shift_in::<W>(block, slot, tag);
+    }
+
+    /// Removes the tag in `slot` (below `W::SLOTS`): the tags above move down by one
+    /// slot and the last slot becomes zero, as [`scheme::shift_out`]. Only the tag words
+    /// change.
+    ///
+    /// # Safety
+    ///
+    /// Only on a CPU with the backend's features.
+    #[inline(always)]
+    unsafe fn shift_out<W: scheme::Width>(block: &mut Block, slot: u32) {
+        scheme::shift_out::<W>(block, slot);
     }
 }
 

@@ -81,7 +81,7 @@ pub(crate) unsafe fn pdep(word: u64, rank: u32) -> u32 {
 }
 
 /// Set bit number `rank` (from 0) of `word` alone with BMI2 (`pdep` of the rank's bit):
-/// 0 when there is none or `rank` is 64 or more.
+/// 0 when there is none; `rank` below 64 (a larger one is taken modulo 64).
 ///
 /// # Safety
 ///
@@ -92,7 +92,7 @@ pub(crate) unsafe fn pdep(word: u64, rank: u32) -> u32 {
 pub(crate) unsafe fn pdep_bit(word: u64, rank: u32) -> u64 {
     use core::arch::x86_64::_pdep_u64;
     // SAFETY: BMI2 per this function's contract.
-    unsafe { _pdep_u64(1u64.checked_shl(rank).unwrap_or(0), word) }
+    unsafe { _pdep_u64(1u64.wrapping_shl(rank), word) }
 }
 
 /// The select and the one-bit deposit of a backend with BMI2, written once for the
