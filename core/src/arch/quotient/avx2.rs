@@ -3,6 +3,9 @@
 //! the select is [`broadword`], not `pdep`, because the AVX2 CPUs include AMD's before
 //! Zen 3, where `pdep` is microcoded (see the module docs of `arch::quotient`). The
 //! `avx2-bmi2` kernel (`avx2_bmi2.rs`) is this compare with `pdep`, where it is fast.
+//! Both move an insert's or a delete's tags in the block's two 256-bit halves: each
+//! 16-byte lane shifted by one tag (`vpalignr`), the neighbouring lane's edge tag
+//! brought in by `vperm2i128`, and byte masks from the slot keep what does not move.
 
 use super::TagOps;
 use super::quotient_kernel;

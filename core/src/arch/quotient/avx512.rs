@@ -1,7 +1,10 @@
 //! The AVX-512 quotient kernel: the tag compare is one 64-byte compare straight into a
 //! mask register (`vpcmpeqb` or `vpcmpeqw`, AVX-512BW); the select is `pdep` of the
 //! rank's bit into the word, then `tzcnt` (BMI2, BMI1). Every CPU with AVX-512BW has a
-//! fast `pdep` (Intel since Haswell, AMD since Zen 3).
+//! fast `pdep` (Intel since Haswell, AMD since Zen 3). An insert's or a delete's tags
+//! move in one 512-bit register: each 16-byte lane shifted by one tag, the edge tag of
+//! the neighbouring lane carried in (`valignq`), and a blend under the mask of the
+//! lanes from the slot up.
 
 use super::TagOps;
 use super::quotient_kernel;

@@ -1,7 +1,8 @@
 //! The vector quotient filter's per-key operations, written once over a backend's
 //! [`TagOps`] (the tag compare and the select) and a tag [`Width`]. Every kernel's entry
 //! points are these functions inlined into its `#[target_feature]` code, so kernels
-//! differ only in how they compare and select, and their blocks stay bit-identical.
+//! differ only in how they compare, select and move tags, and their blocks stay
+//! bit-identical.
 //!
 //! ```text
 //! contains(h):  (first, second, bucket, tag) = locate(h)

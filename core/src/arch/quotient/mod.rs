@@ -11,6 +11,10 @@
 //! | `avx512` | one `vpcmpeqb`/`vpcmpeqw` into a mask register | `pdep` + `tzcnt` | AVX-512BW, BMI1, BMI2, POPCNT |
 //! | `neon` | four `cmeq`, bit-weight and pairwise-add reduction | broadword | NEON (aarch64 baseline) |
 //!
+//! The x86 kernels also move an insert's or a delete's tags in vector registers
+//! (`TagOps::shift_in`, `shift_out`: `avx512` the block as one 512-bit register, `avx2`
+//! and `avx2-bmi2` as two 256-bit halves); the others use `scheme`'s word shifts.
+//!
 //! `pdep` is microcoded on AMD before Zen 3 (hundreds of cycles), and every such CPU has
 //! AVX2 but not AVX-512; so the AVX2 kernel selects without it, and the AVX-512 kernel
 //! (Intel, and AMD from Zen 4) with it. `avx2-bmi2` is the AVX2 kernel with `pdep`, for
@@ -61,8 +65,9 @@ use super::cpu;
 use super::registry::{Compiled, KernelSet, Named, always, selection};
 use crate::block::Block;
 
-/// What a backend supplies: the compare and the select. Everything else is
-/// [`generic`].
+/// What a backend supplies: the compare and the select, and where it has a faster way
+/// than `scheme`'s word shifts, the moves of tags for an insert and a delete.
+/// Everything else is [`generic`].
 pub(crate) trait TagOps {
     /// Bit `i` set when byte `i` of `block` (0..64, in memory order) equals `tag`.
     ///
