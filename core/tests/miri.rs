@@ -243,6 +243,9 @@ fn quotient_filters_agree_with_a_multiset_through_every_kernel() {
                 f.remove_hash(h).unwrap();
             }
             assert!(held.iter().skip(1).step_by(2).all(|&h| f.contains_hash(h)));
+            let mut batch = vec![false; held.len()];
+            f.contains_hash_batch(&held, &mut batch);
+            assert!(batch.iter().skip(1).step_by(2).all(|&present| present));
             let bytes = f.to_bytes();
             assert_eq!(VectorQuotientFilter::from_bytes(&bytes).unwrap(), f);
             let mut storage = [Block::ZERO; 2];

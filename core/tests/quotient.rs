@@ -123,6 +123,18 @@ fn run(blocks: u64, tag_bits: u32, seed: u64, ops: &[Op]) {
         }
         assert!(filters.iter().all(|f| f.len() == held));
     }
+    // A batch lookup answers as single lookups do, on every kernel (every key the ops
+    // could name, in an order that repeats none, and a prefix shorter than the
+    // prefetch distance).
+    let hashes: Vec<u64> = (0..=255u8).rev().map(key).collect();
+    for f in &filters {
+        for hashes in [&hashes[..], &hashes[..5]] {
+            let mut out = vec![false; hashes.len()];
+            f.contains_hash_batch(hashes, &mut out);
+            let single: Vec<bool> = hashes.iter().map(|&h| f.contains_hash(h)).collect();
+            assert_eq!(out, single, "kernel {}", f.kernel_name());
+        }
+    }
     // The blocks are well formed: storage built from them is accepted.
     let copy: Vec<Block> = filters[0].as_blocks().to_vec();
     let back = VectorQuotientFilter::from_storage(copy, tag_bits).unwrap();
@@ -436,4 +448,36 @@ fn rate_matches_the_formula_at_50_80_and_94_percent() {
         );
         assert!(measured <= params.fpr_bound(f.len()) * (1.0 + 4.0 * sigma));
     }
+}
+
+/// `contains_batch` hashes keys in chunks and prefetches ahead: across chunk boundaries
+/// every member answers present and every answer is the single lookup's; unequal
+/// lengths panic.
+#[test]
+fn batch_lookup_matches_single_lookups_across_chunks() {
+    for k in kernels() {
+        // Larger than 128 KiB, so the batch takes its prefetching loop.
+        let mut f = VectorQuotientFilter::new(QuotientParams::for_fpr(150_000, 0.01).unwrap())
+            .with_kernel(k);
+        assert!(f.params().bytes() > 128 << 10);
+        let members: std::collections::HashSet<u64> = (0..150_000u64).map(|i| i * 7919).collect();
+        for key in &members {
+            f.add(key).unwrap();
+        }
+        let probes: Vec<u64> = (0..1001u64).map(|i| i * 7919 * 3 + i % 2).collect();
+        let mut out = vec![false; probes.len()];
+        f.contains_batch(&probes, &mut out);
+        for (key, &answer) in probes.iter().zip(&out) {
+            assert_eq!(answer, f.contains(key), "kernel {} key {key}", k.name);
+            if members.contains(key) {
+                assert!(answer, "false negative, kernel {}", k.name);
+            }
+        }
+    }
+    let f = VectorQuotientFilter::new(QuotientParams::new(4, 8).unwrap());
+    let unequal = std::panic::catch_unwind(|| f.contains_batch(&[1u64, 2], &mut [false; 3]));
+    assert!(
+        unequal.is_err(),
+        "keys and out of unequal length must panic"
+    );
 }

@@ -9,6 +9,10 @@ use crate::filter::{FilterFull, RemoveError};
 use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::{ParamsError, QuotientParams};
 
+/// Keys [`VectorQuotientFilter::contains_batch`] hashes at a time, onto the stack, before
+/// the kernel looks them up.
+const HASH_CHUNK: usize = 256;
+
 /// What [`VectorQuotientFilter::insert`] did. An insert always stores one more copy of
 /// the key's fingerprint (the filter holds a multiset, and each copy takes its own
 /// `remove`); this says whether a matching one was held before.
@@ -185,6 +189,58 @@ impl<S: AsRef<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H> {
         // caller's `&'static QuotientKernel`, which only `available` hands out); the
         // block count is even and at least 2 (`QuotientParams::new`).
         unsafe { self.probe.contains(self.blocks.as_ref(), hash) }
+    }
+
+    /// [`contains`](Self::contains) for many keys at once: `out[i] = contains(keys[i])`.
+    ///
+    /// For filters larger than the cache this is faster than a loop: the keys are hashed
+    /// in chunks, and the kernel prefetches both blocks of a key 16 keys ahead of its
+    /// lookup, so that lookups overlap their cache misses.
+    ///
+    /// # Panics
+    ///
+    /// If `out.len() != keys.len()`.
+    ///
+    /// ```
+    /// use linebloom::{QuotientParams, VectorQuotientFilter};
+    /// let mut f = VectorQuotientFilter::new(QuotientParams::for_fpr(1000, 0.01)?);
+    /// for key in [1u64, 2, 3] {
+    ///     f.add(&key)?;
+    /// }
+    /// let mut out = [false; 4];
+    /// f.contains_batch(&[1u64, 2, 3, 1_000_000], &mut out);
+    /// assert_eq!(out[..3], [true; 3]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn contains_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) {
+        assert_eq!(
+            keys.len(),
+            out.len(),
+            "contains_batch: keys and out differ in length"
+        );
+        let mut hashes = [0u64; HASH_CHUNK];
+        for (keys, out) in keys.chunks(HASH_CHUNK).zip(out.chunks_mut(HASH_CHUNK)) {
+            let hashes = &mut hashes[..keys.len()];
+            for (h, key) in hashes.iter_mut().zip(keys) {
+                *h = self.hash(key);
+            }
+            self.contains_hash_batch(hashes, out);
+        }
+    }
+
+    /// [`contains_batch`](Self::contains_batch) for hashes computed by the caller.
+    ///
+    /// # Panics
+    ///
+    /// If `out.len() != hashes.len()`.
+    pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
+        assert_eq!(
+            hashes.len(),
+            out.len(),
+            "contains_hash_batch: hashes and out differ in length"
+        );
+        // SAFETY: as in `contains_hash`; the lengths are equal (checked above).
+        unsafe { self.probe.contains_batch(self.blocks.as_ref(), hashes, out) }
     }
 
     /// Tags held: every insert not yet removed, each copy of a key inserted again

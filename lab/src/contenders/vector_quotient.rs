@@ -45,6 +45,10 @@ impl LinebloomKind for VectorQuotientFilter {
         }
         Ok((decoded, bytes.len()))
     }
+    const HAS_BATCH: bool = true;
+    fn contains_many(&self, keys: &[u64], out: &mut [bool]) {
+        self.contains_batch(keys, out);
+    }
     fn remove_key(&mut self, key: u64) -> Option<bool> {
         Some(RemoveFilter::remove(self, &key).is_ok())
     }

@@ -542,6 +542,20 @@ fn deletion_table(rows: &[Row], sizes: &[u64]) -> String {
         }));
         lines.push(line);
     }
+    // qfilter has no batch API: what a caller with many keys at once gains.
+    let mut line =
+        vec!["`contains_batch` over qfilter's single-key lookups (miss / hit)".to_string()];
+    line.extend(sizes.iter().map(|&s| {
+        let ratio = |w: &str| {
+            let batched = format!("{w}-batched");
+            match (get("qfilter", w, s), get("linebloom-quotient", &batched, s)) {
+                (Some(theirs), Some(ours)) => format!("{:.1}", theirs / ours),
+                _ => "—".into(),
+            }
+        };
+        ["miss", "hit"].map(ratio).join(" / ")
+    }));
+    lines.push(line);
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
     markdown_table(&header, &lines)
 }

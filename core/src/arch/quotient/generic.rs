@@ -163,6 +163,54 @@ pub(crate) unsafe fn contains<W: Width, O: TagOps>(blocks: &[Block], h: u64) -> 
     }
 }
 
+/// How many keys ahead [`contains_batch`] prefetches a key's two blocks (16 and 32
+/// measured alike at 10^7 keys; 8 slower).
+pub(crate) const PREFETCH_DISTANCE: usize = 16;
+
+/// The largest filter, in blocks, whose batch lookup is the plain loop: 128 KiB, as for
+/// the Bloom filter's batches, where prefetching only costs instructions (at 10^4 keys,
+/// 15 KB, the prefetching loop took 9.7 ns a key against the plain loop's 8.6). None
+/// under Miri, so that `tests/miri.rs` reaches the prefetching loop.
+const SMALL_BATCH_BLOCKS: usize = if cfg!(miri) { 0 } else { (128 << 10) / 64 };
+
+/// `out[i] = contains(hashes[i])`; in a filter larger than [`SMALL_BATCH_BLOCKS`], with
+/// the blocks of the key [`PREFETCH_DISTANCE`] places ahead prefetched before each
+/// lookup, so that lookups overlap their cache misses.
+///
+/// # Safety
+///
+/// As for [`contains`]; `hashes.len() == out.len()`.
+#[inline(always)]
+pub(crate) unsafe fn contains_batch<W: Width, O: TagOps>(
+    blocks: &[Block],
+    hashes: &[u64],
+    out: &mut [bool],
+) {
+    if blocks.len() <= SMALL_BATCH_BLOCKS {
+        for (&h, answer) in hashes.iter().zip(out.iter_mut()) {
+            // SAFETY: the caller's CPU has O's features (this function's contract).
+            *answer = unsafe { contains::<W, O>(blocks, h) };
+        }
+        return;
+    }
+    let prefetch = |h: u64| {
+        let at = locate::<W>(h, blocks.len());
+        prefetch_read(&blocks[at.first]);
+        prefetch_read(&blocks[at.second]);
+    };
+    hashes
+        .iter()
+        .take(PREFETCH_DISTANCE)
+        .for_each(|&h| prefetch(h));
+    for (i, (&h, answer)) in hashes.iter().zip(out.iter_mut()).enumerate() {
+        if let Some(&ahead) = hashes.get(i + PREFETCH_DISTANCE) {
+            prefetch(ahead);
+        }
+        // SAFETY: the caller's CPU has O's features (this function's contract).
+        *answer = unsafe { contains::<W, O>(blocks, h) };
+    }
+}
+
 /// Stores the key's fingerprint in its first block while that holds fewer than
 /// [`first_block_below`] tags, else in the emptier of its blocks; with `check`, first looks
 /// whether it was there already.

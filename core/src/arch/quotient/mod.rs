@@ -141,6 +141,7 @@ pub(crate) trait TagOps {
 #[derive(Clone, Copy)]
 pub(crate) struct QuotientProbe {
     contains: unsafe fn(&[Block], u64) -> bool,
+    contains_batch: unsafe fn(&[Block], &[u64], &mut [bool]),
     insert: unsafe fn(&mut [Block], u64, bool) -> Insertion,
     remove: unsafe fn(&mut [Block], u64) -> bool,
 }
@@ -187,6 +188,26 @@ impl QuotientProbe {
         #[cfg(not(linebloom_table))]
         unsafe {
             on_fixed_backend!(self, contains(blocks, h))
+        }
+    }
+
+    /// `out[i]` = is `hashes[i]`'s fingerprint in either of its blocks, prefetching
+    /// ahead.
+    ///
+    /// # Safety
+    ///
+    /// As for [`QuotientProbe::contains`]; `hashes.len() == out.len()`.
+    #[inline]
+    pub(crate) unsafe fn contains_batch(self, blocks: &[Block], hashes: &[u64], out: &mut [bool]) {
+        // SAFETY: forwarded contract, as in `contains`.
+        #[cfg(linebloom_table)]
+        unsafe {
+            (self.contains_batch)(blocks, hashes, out)
+        }
+        // SAFETY: forwarded contract, as in `contains`.
+        #[cfg(not(linebloom_table))]
+        unsafe {
+            on_fixed_backend!(self, contains_batch(blocks, hashes, out))
         }
     }
 
@@ -317,11 +338,13 @@ macro_rules! quotient_kernel {
                 name: $name,
                 eight: $crate::arch::quotient::QuotientProbe {
                     contains: contains::<$crate::arch::quotient::scheme::Eight>,
+                    contains_batch: contains_batch::<$crate::arch::quotient::scheme::Eight>,
                     insert: insert::<$crate::arch::quotient::scheme::Eight>,
                     remove: remove::<$crate::arch::quotient::scheme::Eight>,
                 },
                 sixteen: $crate::arch::quotient::QuotientProbe {
                     contains: contains::<$crate::arch::quotient::scheme::Sixteen>,
+                    contains_batch: contains_batch::<$crate::arch::quotient::scheme::Sixteen>,
                     insert: insert::<$crate::arch::quotient::scheme::Sixteen>,
                     remove: remove::<$crate::arch::quotient::scheme::Sixteen>,
                 },
@@ -355,6 +378,21 @@ macro_rules! quotient_kernel {
         ) -> bool {
             // SAFETY: forwarded contract; this function runs with the backend's features.
             unsafe { $crate::arch::quotient::generic::contains::<W, $ops>(blocks, h) }
+        }
+
+        /// # Safety
+        ///
+        /// As for `contains`; `hashes.len() == out.len()`.
+        $(#[$attr])*
+        unsafe fn contains_batch<W: $crate::arch::quotient::scheme::Width>(
+            blocks: &[$crate::block::Block],
+            hashes: &[u64],
+            out: &mut [bool],
+        ) {
+            // SAFETY: forwarded contract; this function runs with the backend's features.
+            unsafe {
+                $crate::arch::quotient::generic::contains_batch::<W, $ops>(blocks, hashes, out)
+            }
         }
 
         /// # Safety
