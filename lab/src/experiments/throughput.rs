@@ -46,6 +46,7 @@ use crate::support::timing::{MemoryProbe, anon_huge_bytes, ns_per_key};
 use linebloom::Params;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Experiment name.
 pub const NAME: &str = "throughput";
@@ -200,6 +201,9 @@ impl Experiment for Throughput {
             let mut out = vec![false; probes];
             let len = contenders.len();
             let (untimed_inserts, deletes) = (untimed_inserts(), deletes());
+            // Per (contender, workload): rounds in which a rival took back fewer keys
+            // than it held, and the fewest it took, reported once per size.
+            let mut short: BTreeMap<(usize, usize), (usize, u64)> = BTreeMap::new();
             for round in 0..rounds {
                 // The start order rotates every round (see `timing`).
                 for ci in crate::support::timing::round_order(round, len) {
@@ -254,20 +258,33 @@ impl Experiment for Throughput {
                         if churns && done != keys.len() as u64 {
                             // linebloom's own filters must take back every key they
                             // held; a rival that refuses is reported, and measured on.
-                            let what = format!(
+                            anyhow::ensure!(
+                                !c.name().starts_with("linebloom"),
                                 "{}: {w} took {done} of {} held keys at {} KiB",
                                 c.name(),
                                 keys.len(),
                                 size >> 10
                             );
-                            anyhow::ensure!(!c.name().starts_with("linebloom"), "{what}");
-                            bar.suspend(|| eprintln!("   note: {what}"));
+                            let (rounds_short, fewest) =
+                                short.entry((ci, wi)).or_insert((0, u64::MAX));
+                            *rounds_short += 1;
+                            *fewest = (*fewest).min(done);
                         }
                         samples[ci][wi].push(t);
                     }
                 }
                 limits[0].push(probe.independent_reads(probes, ctx.seed));
                 limits[1].push(probe.dependent_chain(probes.min(1 << 20)));
+            }
+            for (&(ci, wi), &(rounds_short, fewest)) in &short {
+                let what = format!(
+                    "{}: {} took as few as {fewest} of {} held keys at {} KiB ({rounds_short} of {rounds} rounds short)",
+                    contenders[ci].name(),
+                    workloads[wi],
+                    churn.len(),
+                    size >> 10
+                );
+                bar.suspend(|| eprintln!("   note: {what}"));
             }
             let mut push = |contender: String, workload: &str, s: &[f64], ops: usize| {
                 let (m, lo, hi) = med(s);
