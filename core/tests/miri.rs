@@ -246,6 +246,15 @@ fn quotient_filters_agree_with_a_multiset_through_every_kernel() {
             let mut batch = vec![false; held.len()];
             f.contains_hash_batch(&held, &mut batch);
             assert!(batch.iter().skip(1).step_by(2).all(|&present| present));
+            // The batch's prefetching ring, on the smallest filter that takes it.
+            let ring =
+                QuotientParams::new(linebloom::arch::SMALL_BATCH_BLOCKS as u64 + 2, tag_bits);
+            let mut big = VectorQuotientFilter::new(ring.unwrap()).with_kernel(kernel);
+            let keys = hashes(tag_bits as u64 + 1, 20);
+            keys.iter().for_each(|&h| big.add_hash(h).unwrap());
+            let mut batch = vec![false; keys.len()];
+            big.contains_hash_batch(&keys, &mut batch);
+            assert!(batch.iter().all(|&present| present), "{}", kernel.name);
             let bytes = f.to_bytes();
             assert_eq!(VectorQuotientFilter::from_bytes(&bytes).unwrap(), f);
             let mut storage = [Block::ZERO; 2];

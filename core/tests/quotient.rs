@@ -450,8 +450,9 @@ fn rate_matches_the_formula_at_50_80_and_94_percent() {
     }
 }
 
-/// `contains_batch` hashes keys in chunks and prefetches ahead: across chunk boundaries
-/// every member answers present and every answer is the single lookup's; unequal
+/// `contains_batch` hashes keys in chunks and prefetches ahead through a ring: for
+/// batches shorter and longer than the ring, and across chunk boundaries, every member
+/// answers present and every answer is the single lookup's; unequal
 /// lengths panic.
 #[test]
 fn batch_lookup_matches_single_lookups_across_chunks() {
@@ -465,12 +466,17 @@ fn batch_lookup_matches_single_lookups_across_chunks() {
             f.add(key).unwrap();
         }
         let probes: Vec<u64> = (0..1001u64).map(|i| i * 7919 * 3 + i % 2).collect();
-        let mut out = vec![false; probes.len()];
-        f.contains_batch(&probes, &mut out);
-        for (key, &answer) in probes.iter().zip(&out) {
-            assert_eq!(answer, f.contains(key), "kernel {} key {key}", k.name);
-            if members.contains(key) {
-                assert!(answer, "false negative, kernel {}", k.name);
+        // Batches shorter than, as long as and longer than the 16-key prefetch ring, and
+        // one across hashing chunks.
+        for len in [0, 1, 15, 16, 17, probes.len()] {
+            let probes = &probes[..len];
+            let mut out = vec![false; len];
+            f.contains_batch(probes, &mut out);
+            for (key, &answer) in probes.iter().zip(&out) {
+                assert_eq!(answer, f.contains(key), "kernel {} key {key}", k.name);
+                if members.contains(key) {
+                    assert!(answer, "false negative, kernel {}", k.name);
+                }
             }
         }
     }

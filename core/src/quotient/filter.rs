@@ -194,8 +194,9 @@ impl<S: AsRef<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H> {
     /// [`contains`](Self::contains) for many keys at once: `out[i] = contains(keys[i])`.
     ///
     /// For filters larger than the cache this is faster than a loop: the keys are hashed
-    /// in chunks, and the kernel prefetches both blocks of a key 16 keys ahead of its
-    /// lookup, so that lookups overlap their cache misses.
+    /// in chunks, and in filters above 128 KiB the kernel prefetches both blocks of a key
+    /// 16 keys ahead of its lookup, so that lookups overlap their cache misses (smaller
+    /// filters, in cache, are looked up key by key).
     ///
     /// # Panics
     ///

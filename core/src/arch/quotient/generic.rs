@@ -17,7 +17,9 @@
 //! ```
 
 use super::TagOps;
-use super::scheme::{Width, first_block_below, load, locate, metadata_insert, metadata_remove};
+use super::scheme::{
+    Location, Width, first_block_below, load, locate, metadata_insert, metadata_remove,
+};
 use crate::arch::prefetch_read;
 use crate::block::Block;
 
@@ -154,28 +156,35 @@ unsafe fn matches<W: Width, O: TagOps>(block: &Block, bucket: u32, tag: u32) -> 
 #[inline(always)]
 pub(crate) unsafe fn contains<W: Width, O: TagOps>(blocks: &[Block], h: u64) -> bool {
     let at = locate::<W>(h, blocks.len());
-    let (first, second) = (&blocks[at.first], &blocks[at.second]);
-    prefetch_read(second);
+    prefetch_read(&blocks[at.second]);
+    // SAFETY: the caller's CPU has O's features (this function's contract).
+    unsafe { contains_at::<W, O>(blocks, &at) }
+}
+
+/// [`contains`] for a key already located: its first block, then its second.
+///
+/// # Safety
+///
+/// Only on a CPU with `O`'s features.
+#[inline(always)]
+unsafe fn contains_at<W: Width, O: TagOps>(blocks: &[Block], at: &Location) -> bool {
     // SAFETY: the caller's CPU has O's features (this function's contract).
     unsafe {
-        matches::<W, O>(first, at.bucket, at.tag) != 0
-            || matches::<W, O>(second, at.bucket, at.tag) != 0
+        matches::<W, O>(&blocks[at.first], at.bucket, at.tag) != 0
+            || matches::<W, O>(&blocks[at.second], at.bucket, at.tag) != 0
     }
 }
 
-/// How many keys ahead [`contains_batch`] prefetches a key's two blocks (16 and 32
-/// measured alike at 10^7 keys; 8 slower).
-pub(crate) const PREFETCH_DISTANCE: usize = 16;
+/// How many keys ahead [`contains_batch`] prefetches a key's two blocks (a power of two:
+/// the length of its ring; 16 and 32 measured alike at 10^7 keys, 8 slower).
+const PREFETCH_DISTANCE: usize = 16;
 
-/// The largest filter, in blocks, whose batch lookup is the plain loop: 128 KiB, as for
-/// the Bloom filter's batches, where prefetching only costs instructions (at 10^4 keys,
-/// 15 KB, the prefetching loop took 9.7 ns a key against the plain loop's 8.6). None
-/// under Miri, so that `tests/miri.rs` reaches the prefetching loop.
-const SMALL_BATCH_BLOCKS: usize = if cfg!(miri) { 0 } else { (128 << 10) / 64 };
-
-/// `out[i] = contains(hashes[i])`; in a filter larger than [`SMALL_BATCH_BLOCKS`], with
-/// the blocks of the key [`PREFETCH_DISTANCE`] places ahead prefetched before each
-/// lookup, so that lookups overlap their cache misses.
+/// `out[i] = contains(hashes[i])`. In a filter larger than
+/// [`SMALL_BATCH_BLOCKS`](crate::arch::SMALL_BATCH_BLOCKS) (128 KiB, as for the Bloom
+/// filter's batches: at 10^4 keys, 15 KB, the prefetching loop took 9.7 ns a key against
+/// the plain loop's 8.6), the key [`PREFETCH_DISTANCE`] places ahead is located and its
+/// two blocks prefetched before each lookup, so that lookups overlap their cache misses;
+/// the locations wait in a ring on the stack, so each key is located once.
 ///
 /// # Safety
 ///
@@ -186,28 +195,33 @@ pub(crate) unsafe fn contains_batch<W: Width, O: TagOps>(
     hashes: &[u64],
     out: &mut [bool],
 ) {
-    if blocks.len() <= SMALL_BATCH_BLOCKS {
+    if blocks.len() <= crate::arch::SMALL_BATCH_BLOCKS {
         for (&h, answer) in hashes.iter().zip(out.iter_mut()) {
             // SAFETY: the caller's CPU has O's features (this function's contract).
             *answer = unsafe { contains::<W, O>(blocks, h) };
         }
         return;
     }
-    let prefetch = |h: u64| {
+    const D: usize = PREFETCH_DISTANCE;
+    const { assert!(D.is_power_of_two()) };
+    let locate_ahead = |h: u64| {
         let at = locate::<W>(h, blocks.len());
         prefetch_read(&blocks[at.first]);
         prefetch_read(&blocks[at.second]);
+        at
     };
-    hashes
-        .iter()
-        .take(PREFETCH_DISTANCE)
-        .for_each(|&h| prefetch(h));
-    for (i, (&h, answer)) in hashes.iter().zip(out.iter_mut()).enumerate() {
-        if let Some(&ahead) = hashes.get(i + PREFETCH_DISTANCE) {
-            prefetch(ahead);
+    // Past a short batch's end the ring holds hash 0's blocks: prefetched, never read.
+    let mut ring: [Location; D] =
+        core::array::from_fn(|i| locate_ahead(hashes.get(i).copied().unwrap_or(0)));
+    for (i, answer) in out.iter_mut().enumerate() {
+        // `i % D` is a mask (D is a power of two), so this index is never out of bounds.
+        let slot = &mut ring[i % D];
+        let at = *slot;
+        if let Some(&ahead) = hashes.get(i + D) {
+            *slot = locate_ahead(ahead);
         }
         // SAFETY: the caller's CPU has O's features (this function's contract).
-        *answer = unsafe { contains::<W, O>(blocks, h) };
+        *answer = unsafe { contains_at::<W, O>(blocks, &at) };
     }
 }
 
