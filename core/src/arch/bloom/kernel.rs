@@ -89,6 +89,7 @@ pub(crate) struct Probe;
 /// single-key probes match on it too, so a build with one kernel has no branch and links
 /// no entry point it does not call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(miri, allow(dead_code))] // the x86 kernels are never selected under Miri
 pub(crate) enum Backend {
     /// [`scalar::Scalar`].
     Scalar,
