@@ -77,6 +77,12 @@ impl Facts {
         self.inserts == Inserts::Grows
     }
 
+    /// Not another contender's concurrent twin: the experiments without threads measure
+    /// only these.
+    pub fn stands_alone(&self) -> bool {
+        self.twin_of.is_none()
+    }
+
     /// Refuses keys at some point after it is built: full, or built once.
     pub fn refuses_inserts(&self) -> bool {
         matches!(self.inserts, Inserts::UpToCapacity | Inserts::BuiltOnce)

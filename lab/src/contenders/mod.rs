@@ -554,13 +554,18 @@ fn counting_best_k(blocks: u64, n: u64) -> u32 {
         .unwrap_or(1)
 }
 
+/// The contender called `name`, if there is one.
+pub fn find(name: &str) -> Option<&'static Contender> {
+    CONTENDERS.iter().find(|c| c.name() == name)
+}
+
 /// The contender called `name`, or an error listing the names.
 ///
 /// # Errors
 ///
 /// An unknown name.
 pub fn contender(name: &str) -> anyhow::Result<&'static Contender> {
-    CONTENDERS.iter().find(|c| c.name() == name).ok_or_else(|| {
+    find(name).ok_or_else(|| {
         anyhow::anyhow!(
             "no contender called {name:?}; the contenders are: {}",
             names().collect::<Vec<_>>().join(", ")

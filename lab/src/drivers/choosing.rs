@@ -66,7 +66,7 @@ fn static_set(ctx: &Ctx) -> Choice {
     // bits per key among them.
     let smallest = space
         .iter()
-        .filter(|r| r.wilson_lo <= TARGET && contenders::contender(&r.contender).is_ok())
+        .filter(|r| r.wilson_lo <= TARGET && contenders::find(&r.contender).is_some())
         .min_by(|a, b| a.bits_per_key.total_cmp(&b.bits_per_key));
     let ours = space
         .iter()

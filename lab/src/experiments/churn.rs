@@ -32,7 +32,7 @@ pub fn libraries() -> Vec<&'static str> {
 /// fixed size (a growing filter would be rebuilt at its first estimate), less the
 /// concurrent twins.
 pub fn rebuilt() -> Vec<&'static str> {
-    contenders::names_where(|c| !c.facts.deletes && !c.facts.grows() && c.facts.twin_of.is_none())
+    contenders::names_where(|c| !c.facts.deletes && !c.facts.grows() && c.facts.stands_alone())
 }
 
 /// The rate every filter is sized for (the cuckoo filter has one fixed rate).

@@ -54,7 +54,7 @@ pub struct Row {
 /// a key count whatever the memory asked). A concurrent twin is left out: it has its
 /// twin's layout and rate.
 fn sized_by(how: SizedBy) -> Vec<&'static str> {
-    contenders::names_where(|c| c.facts.sized_by == how && c.facts.twin_of.is_none())
+    contenders::names_where(|c| c.facts.sized_by == how && c.facts.stands_alone())
 }
 
 fn theory(name: &str, b: f64, n: u64, rate: f64) -> Row {

@@ -24,7 +24,7 @@ pub const NAME: &str = "sizing";
 /// the concurrent twins (their twin's recipe).
 pub fn libraries() -> Vec<&'static str> {
     crate::contenders::names_where(|c| {
-        c.facts.sized_by != SizedBy::KeyCount && c.facts.twin_of.is_none()
+        c.facts.sized_by != SizedBy::KeyCount && c.facts.stands_alone()
     })
 }
 

@@ -19,7 +19,7 @@ pub const NAME: &str = "space";
 /// Every contender the lab builds but the concurrent twins (their twin's memory and
 /// rate).
 fn contenders() -> Vec<&'static str> {
-    crate::contenders::names_where(|c| c.facts.twin_of.is_none())
+    crate::contenders::names_where(|c| c.facts.stands_alone())
 }
 
 /// Contenders with one size for a key count whatever the rate asked: measured once.

@@ -59,7 +59,7 @@ const CONTROL: &str = "sbbf-rs-safe-control";
 /// twin.
 pub fn families() -> Vec<&'static str> {
     contenders::names_where(|c| {
-        c.look.family != "blocked Bloom" && !c.facts.grows() && c.facts.twin_of.is_none()
+        c.look.family != "blocked Bloom" && !c.facts.grows() && c.facts.stands_alone()
     })
 }
 
