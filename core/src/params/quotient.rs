@@ -28,15 +28,17 @@
 //!
 //! The fluid limit is a limit: with few blocks the loads crowd far more often than it
 //! says (4 blocks of 16-bit tags filled to its load, 99 keys, refuse about once in two
-//! million fills). So 2, 4 and 6 blocks take their capacity from [`SMALL_CAPACITY`]
-//! instead, the exact answer of the Markov chain of the blocks' loads. From 8 blocks up
-//! the table is the fluid limit's, and the bound there is an estimate, not a proof: the
-//! exact chain for blocks drawn as two distinct ones at random (close to the scheme's
-//! law; it cannot be walked for the scheme's own law past 6 blocks) puts the chance at
-//! the table's capacity at 2.9e-8 for 8 blocks, 4.1e-8 for 10 and 2.5e-8 for 12, that is
-//! 4 or 5 keys past where it reaches 1e-9. How far that gap carries to large filters is
-//! not known; the lab's experiment sees only chances above about 1e-6, where the limit
-//! and the filters agree.
+//! million fills; 8 blocks of 8-bit tags at its 359 keys with chance 2.4e-7). So 2 to 8
+//! blocks take their capacity from [`SMALL_CAPACITY`] instead, the exact answer of the
+//! Markov chain of the blocks' loads. From 10 blocks up the table is the fluid limit's,
+//! and the bound there is an estimate, not a proof: the chain's states grow too fast to
+//! walk it much further (10 blocks take minutes), and the chain for blocks drawn as two
+//! distinct ones at random, which can be walked a little further but refuses less often
+//! than the scheme (at 8 blocks it reaches 1e-9 four keys later, at 355), puts the
+//! chance at the table's capacity at 2.9e-8 for 8 blocks, 4.1e-8 for 10, 2.5e-8 for 12,
+//! 3.1e-8 for 14 and 3.7e-8 for 16, 4 to 8 keys past where it reaches 1e-9. How far that
+//! gap carries to large filters is not known; the lab's experiment sees only chances
+//! above about 1e-6, where the limit and the filters agree.
 //!
 //! The lab's `quotient_load` experiment fills filters past their capacity until the
 //! first refusal, and reports where that happened against this bound.
@@ -58,9 +60,9 @@ use super::{MAX_BLOCKS, MAX_BYTES, ParamsError};
 use crate::block::Block;
 
 /// The chance, at most, that a filter sized by [`QuotientParams::for_capacity`] or
-/// [`QuotientParams::for_fpr`] refuses one of its first `capacity` inserts: exact for 2,
-/// 4 and 6 blocks, the fluid limit's estimate from 8 blocks up (see the module docs for
-/// how far that estimate is known to be off).
+/// [`QuotientParams::for_fpr`] refuses one of its first `capacity` inserts: exact for 2
+/// to 8 blocks, the fluid limit's estimate from 10 blocks up (see the module docs for how
+/// far that estimate is known to be off).
 pub const FULL_CHANCE: f64 = 1e-9;
 
 /// The tag widths a vector quotient filter has.
@@ -107,7 +109,7 @@ pub const MAX_LOAD: [[u16; 2]; 34] = [
     [9131, 8539],
 ];
 
-/// The capacities of the three smallest shapes, 2, 4 and 6 blocks (row `m/2 − 1`):
+/// The capacities of the four smallest shapes, 2, 4, 6 and 8 blocks (row `m/2 − 1`):
 /// column 0 for 8-bit tags, 1 for 16-bit tags. The fluid limit behind [`MAX_LOAD`]
 /// understates how often so few blocks crowd: 4 blocks filled to its load refuse about
 /// once in two million fills. These are exact instead: the most keys for which the
@@ -115,7 +117,7 @@ pub const MAX_LOAD: [[u16; 2]; 34] = [
 /// emptier-block rule, refuses with chance at most [`FULL_CHANCE`] (rebuilt by the
 /// test `the_small_capacities_are_exact`). Two blocks share every key, so they fill
 /// every slot.
-pub const SMALL_CAPACITY: [[u16; 2]; 3] = [[96, 56], [173, 93], [262, 142]];
+pub const SMALL_CAPACITY: [[u16; 2]; 4] = [[96, 56], [173, 93], [262, 142], [351, 191]];
 
 /// The row of [`MAX_LOAD`] for `blocks` blocks: that of the next power of two (the
 /// more conservative end), the last row past the table.
@@ -449,69 +451,111 @@ mod tests {
         })
     }
 
-    /// The chance that a filter of `blocks` blocks (even, 2 to 10) of `slots` slots
-    /// refuses one of its first `n` inserts, for `n` = 0, 1, …: the Markov chain of the
-    /// blocks' loads, each state a load vector packed 6 bits a block. The scheme's
-    /// choice: the first block uniform, the second `first + d` with `d` uniform on
-    /// `0..m` and `0` sent to `m/2` (for a uniform hash the pair draw is uniform and
-    /// independent of the first block); the law of the ordered pair is symmetric, so
-    /// each block of an unordered pair is the first with chance ½. The key goes to the
-    /// first block while it holds fewer than the width's threshold, else to the
-    /// emptier block, on a tie to the first. The law is unchanged by rotating or
-    /// mirroring the blocks, so each state is kept in its least form under those.
-    /// States below `floor` are dropped and their chance counted as refused, so every
-    /// value is an upper bound, exact to within the dropped mass.
-    fn refusal_chances(blocks: usize, slots: u64, floor: f64) -> alloc::vec::Vec<f64> {
+    /// The chance that a filter of `blocks` blocks (even, below
+    /// [`FIRST_BLOCK_FROM`](crate::arch::quotient::scheme::FIRST_BLOCK_FROM), at most 20)
+    /// of `slots` slots refuses one of its first `n` inserts, for `n` = 0, 1, …: the
+    /// Markov chain of the blocks' loads under the scheme's choice of blocks and its
+    /// emptier-block rule.
+    ///
+    /// The scheme draws the first block uniformly and the second as `first + d`, `d`
+    /// uniform on `0..m` with `0` sent to `m/2` (for a uniform hash the pair draw is
+    /// uniform and independent of the first block). So each unordered pair of blocks at
+    /// distance `m/2` (a couple: `x` and `x + m/2`) is drawn with chance `4/m²` and every
+    /// other pair with `2/m²`: with chance `(m − 1)/m` a pair uniform over all pairs, else
+    /// a couple uniform over the `m/2` couples. The key goes to the emptier block of the
+    /// pair, on a tie to the first, which is either with chance ½. That law is unchanged
+    /// by any permutation of the blocks that keeps the couples, so a state is the
+    /// multiset of the couples' loads, each couple an unordered pair. States below
+    /// `floor` are dropped, so each chance is known between what the kept states
+    /// refused and that plus the dropped mass.
+    fn refusal_chances(blocks: usize, slots: u64, floor: f64) -> alloc::vec::Vec<Refusal> {
         use alloc::vec::Vec;
         let m = blocks;
-        assert!(m >= 2 && m.is_multiple_of(2) && m <= 10);
-        let below = first_block_below(blocks, slots as u32) as u64;
-        // Unordered pairs {x, y} with their chance.
-        let mut pairs: Vec<(usize, usize, f64)> = Vec::new();
-        for first in 0..m {
-            for d in 0..m {
-                let second = (first + if d == 0 { m / 2 } else { d }) % m;
-                let (x, y) = (first.min(second), first.max(second));
-                let w = 1.0 / (m * m) as f64;
-                match pairs.iter_mut().find(|p| (p.0, p.1) == (x, y)) {
-                    Some(p) => p.2 += w,
-                    None => pairs.push((x, y, w)),
-                }
-            }
-        }
-        let load = |state: u64, i: usize| (state >> (6 * i)) & 63;
-        let least = |state: u64| {
-            (0..m)
-                .flat_map(|r| {
-                    let turned = (0..m).fold(0, |a, i| a | load(state, (r + i) % m) << (6 * i));
-                    let mirrored =
-                        (0..m).fold(0, |a, i| a | load(state, (r + m - i) % m) << (6 * i));
-                    [turned, mirrored]
-                })
-                .min()
-                .unwrap()
+        assert!(m >= 2 && m.is_multiple_of(2) && m <= 20);
+        assert_eq!(
+            first_block_below(blocks, slots as u32),
+            0,
+            "the emptier-block rule"
+        );
+        let full = slots as u8;
+        let couples = m / 2;
+        // A couple as 12 bits (lower load, higher load); a state as its couples sorted,
+        // 12 bits each: at most 10 couples fit a u128.
+        let couple = |a: u8, b: u8| (a.min(b) as u16) << 6 | a.max(b) as u16;
+        let pack = |loads: &[u16]| {
+            let mut sorted = loads.to_vec();
+            sorted.sort_unstable();
+            sorted
+                .iter()
+                .fold(0u128, |state, &c| state << 12 | c as u128)
         };
-        let mut states: Vec<(u64, f64)> = alloc::vec![(0, 1.0)];
-        let mut refused = 0.0;
-        let mut chances = alloc::vec![0.0];
+        let unpack = |state: u128| -> Vec<u16> {
+            (0..couples)
+                .rev()
+                .map(|i| ((state >> (12 * i)) & 0xfff) as u16)
+                .collect()
+        };
+        let low_high = |c: u16| ((c >> 6) as u8, (c & 63) as u8);
+        let uniform = (m - 1) as f64 / m as f64 / (m * (m - 1) / 2) as f64; // a pair
+        let antipodal = 2.0 / (m * m) as f64; // a couple, on top of its uniform share
+        let mut states: Vec<(u128, f64)> = alloc::vec![(0, 1.0)];
+        let (mut refused, mut dropped) = (0.0, 0.0);
+        let mut chances = alloc::vec![Refusal {
+            at_least: 0.0,
+            at_most: 0.0
+        }];
         for _ in 0..m as u64 * slots {
-            let mut next: Vec<(u64, f64)> = Vec::with_capacity(states.len() * pairs.len());
+            let mut next: Vec<(u128, f64)> = Vec::with_capacity(states.len() * couples);
             for &(state, p) in &states {
-                for &(x, y, w) in &pairs {
-                    let (lx, ly) = (load(state, x), load(state, y));
-                    if lx == slots && ly == slots {
-                        refused += p * w;
-                        continue;
+                let loads = unpack(state);
+                // Blocks at each load, and above it.
+                let mut at = [0u32; 64];
+                for &c in &loads {
+                    let (a, b) = low_high(c);
+                    at[a as usize] += 1;
+                    at[b as usize] += 1;
+                }
+                let mut above = [0u32; 65];
+                for l in (0..64).rev() {
+                    above[l] = above[l + 1] + at[l];
+                }
+                // Both blocks of the pair full: refused.
+                let both_full = at[full as usize] as f64;
+                refused += p * uniform * both_full * (both_full - 1.0) / 2.0;
+                // Each run of equal couples once, times its length.
+                let mut i = 0;
+                while i < couples {
+                    let same = loads[i..].iter().take_while(|&&c| c == loads[i]).count();
+                    let (a, b) = low_high(loads[i]);
+                    if a == full {
+                        refused += p * antipodal * same as f64;
                     }
-                    for (first, second) in [(x, y), (y, x)] {
-                        let (lf, ls) = (load(state, first), load(state, second));
-                        let to = if lf < below || lf <= ls {
-                            first
-                        } else {
-                            second
-                        };
-                        next.push((least(state + (1 << (6 * to))), p * w / 2.0));
+                    // The lower block of the couple, then the higher (once if equal).
+                    for (load, other, twins) in
+                        [(a, b, if a == b { 2.0 } else { 1.0 }), (b, a, 1.0)]
+                            .into_iter()
+                            .take(if a == b { 1 } else { 2 })
+                    {
+                        if load == full {
+                            continue;
+                        }
+                        let l = load as usize;
+                        // Drawn with a block above it, or with one as loaded and first.
+                        let by_pair = uniform * (above[l + 1] as f64 + 0.5 * (at[l] - 1) as f64);
+                        let by_couple = antipodal
+                            * match load.cmp(&other) {
+                                core::cmp::Ordering::Less => 1.0,
+                                core::cmp::Ordering::Equal => 0.5,
+                                core::cmp::Ordering::Greater => 0.0,
+                            };
+                        let w = (by_pair + by_couple) * same as f64 * twins;
+                        if w > 0.0 {
+                            let mut after = loads.clone();
+                            after[i] = couple(load + 1, other);
+                            next.push((pack(&after), p * w));
+                        }
                     }
+                    i += same;
                 }
             }
             next.sort_unstable_by_key(|&(state, _)| state);
@@ -524,22 +568,33 @@ mod tests {
             }
             states.retain(|&(_, p)| {
                 if p < floor {
-                    refused += p;
+                    dropped += p;
                 }
                 p >= floor
             });
-            chances.push(refused);
+            chances.push(Refusal {
+                at_least: refused,
+                at_most: refused + dropped,
+            });
         }
         chances
     }
 
+    /// The chance of a refusal within `n` inserts, between two bounds (see
+    /// [`refusal_chances`]).
+    #[derive(Clone, Copy, Debug)]
+    struct Refusal {
+        at_least: f64,
+        at_most: f64,
+    }
+
     /// [`SMALL_CAPACITY`] is the exact chain's answer: the most keys whose chance of a
-    /// refusal is at most [`FULL_CHANCE`], with a floor low enough (1e-16 a state) that
-    /// the dropped mass moves no capacity.
+    /// refusal is at most [`FULL_CHANCE`]. The states dropped below 1e-16 each move no
+    /// capacity: counted as refused or not, the answer is the same.
     #[test]
     #[cfg_attr(
         any(miri, debug_assertions, not(target_arch = "x86_64")),
-        ignore = "walks every load vector of up to six blocks: 20 s optimised on x86_64, \
+        ignore = "walks the load states of up to eight blocks: 20 s optimised on x86_64, \
                   minutes in debug or under an emulator; the arithmetic is the same anywhere"
     )]
     fn the_small_capacities_are_exact() {
@@ -547,7 +602,19 @@ mod tests {
             for (column, slots) in [(0, 48u64), (1, 28)] {
                 let blocks = 2 * (row + 1);
                 let chances = refusal_chances(blocks, slots, 1e-16);
-                let capacity = chances.iter().take_while(|&&c| c <= FULL_CHANCE).count() - 1;
+                let most = |chance: fn(&Refusal) -> f64| {
+                    chances
+                        .iter()
+                        .take_while(|c| chance(c) <= FULL_CHANCE)
+                        .count()
+                        - 1
+                };
+                let capacity = most(|c| c.at_most);
+                assert_eq!(
+                    capacity,
+                    most(|c| c.at_least),
+                    "{blocks} blocks, {slots} slots: the dropped states move the capacity"
+                );
                 assert_eq!(
                     capacities[column] as usize, capacity,
                     "{blocks} blocks, {slots} slots"
@@ -574,7 +641,7 @@ mod tests {
         for (blocks, tag_bits) in [(4usize, 16u32), (4, 8), (6, 16)] {
             let slots = slots_per_block(tag_bits) as u64;
             let chances = refusal_chances(blocks, slots, 1e-16);
-            let n = chances.iter().position(|&c| c >= 1e-3).unwrap();
+            let n = chances.iter().position(|c| c.at_least >= 1e-3).unwrap();
             let params = QuotientParams::new(blocks as u64, tag_bits).unwrap();
             let mut filter = VectorQuotientFilter::new(params);
             let mut rng = StdRng::seed_from_u64(blocks as u64 * 100 + tag_bits as u64);
@@ -586,8 +653,9 @@ mod tests {
                     refused += 1;
                 }
             }
-            let mean = fills as f64 * chances[n];
-            let sd = libm::sqrt(mean * (1.0 - chances[n]));
+            let chance = chances[n].at_least;
+            let mean = fills as f64 * chance;
+            let sd = libm::sqrt(mean * (1.0 - chance));
             assert!(
                 (refused as f64 - mean).abs() <= 5.0 * sd,
                 "{blocks} blocks of {tag_bits}-bit tags, {n} keys: {refused} refused in \

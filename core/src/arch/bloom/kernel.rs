@@ -15,8 +15,9 @@ use super::{available, contains_keys, detect};
 pub(crate) const PREFETCH_DISTANCE: usize = 64;
 
 /// The largest filter, in blocks, whose batch operations (`contains_batch`,
-/// `insert_batch`, `Extend`) run the single-key loop in the kernel's code instead of the
-/// prefetching ring: 128 KiB, where the ring only costs instructions. Measured with the
+/// `insert_batch`, `Extend`, and the vector quotient filter's `contains_batch`) run the
+/// single-key loop in the kernel's code instead of the prefetching ring: 128 KiB, where
+/// the ring only costs instructions. Measured with the
 /// direct-loop and ring batches interleaved (`benches/README.md`, "Small batches").
 /// Under Miri it is 2 blocks, so that `tests/miri.rs` reaches both loops at sizes Miri
 /// runs in seconds; the answers do not depend on the loop.
