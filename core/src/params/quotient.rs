@@ -589,8 +589,8 @@ mod tests {
     }
 
     /// [`SMALL_CAPACITY`] is the exact chain's answer: the most keys whose chance of a
-    /// refusal is at most [`FULL_CHANCE`]. The states dropped below 1e-16 each move no
-    /// capacity: counted as refused or not, the answer is the same.
+    /// refusal is at most [`FULL_CHANCE`]. The states the walk drops (each below 1e-16)
+    /// move no capacity: counted as refused or not, they give the same answer.
     #[test]
     #[cfg_attr(
         any(miri, debug_assertions, not(target_arch = "x86_64")),
