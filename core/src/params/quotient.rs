@@ -775,7 +775,7 @@ mod tests {
     /// 1e-16 the dropped states alone pass [`FULL_CHANCE`] early). Run by hand:
     /// `cargo test --profile tests -p linebloom --lib 18_and_20 -- --ignored`.
     #[test]
-    #[ignore = "walks up to 300 000 sorted loads a step: about 4 minutes optimised"]
+    #[ignore = "walks the sorted loads of 18 and 20 blocks: about 4 minutes optimised"]
     fn the_capacities_of_18_and_20_blocks_are_bounded() {
         for row in 8..SMALL_CAPACITY.len() {
             check_bounded_capacity(row, 1e-17);
