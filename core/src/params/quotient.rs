@@ -840,8 +840,8 @@ mod tests {
         }
     }
 
-    /// The floor below which [`refusal_bound`] drops states for the table's rows (at
-    /// 1e-16 the dropped states alone pass [`FULL_CHANCE`] early from 18 blocks).
+    /// The floor below which [`refusal_bound`] drops states for the table's rows. The
+    /// dropped states count as refused, so a higher floor can only lower the rows.
     const BOUND_FLOOR: f64 = 1e-17;
 
     /// [`SMALL_CAPACITY`] for 12 to 30 blocks, from the bound.
