@@ -662,7 +662,6 @@ mod tests {
             crate::arch::quotient::scheme::FIRST_BLOCK_FROM - 2,
         );
         let m = blocks;
-        let window = WINDOW as usize;
         let pairs = (m * (m - 1) / 2) as f64;
         // A state: the fullest load in byte 0, then the counts of blocks at each load
         // from it down, a byte each.
@@ -676,7 +675,7 @@ mod tests {
             next.clear();
             for &(state, p) in &states {
                 let top = state & 0xff;
-                let (windowed, held) = (0..=window.min(top as usize)).fold((0, 0), |(n, t), d| {
+                let (windowed, held) = (0..=WINDOW.min(top as usize)).fold((0, 0), |(n, t), d| {
                     (
                         n + count(state, d),
                         t + count(state, d) as u64 * (top - d as u64),
@@ -697,21 +696,21 @@ mod tests {
                 let zeros = packed - full - usize::from(full < packed);
                 // The runs of equal loads from the emptiest up, and the state after a
                 // key lands in each: (load, blocks, state after).
-                let mut runs = [(0u64, 0usize, 0u64); WINDOW as usize + 4];
+                let mut runs = [(0u64, 0usize, 0u64); WINDOW + 4];
                 runs[0] = (0, zeros, state);
                 runs[1] = (rest, usize::from(full < packed), state);
                 // A packed block at `cap` moves into the window's lowest load.
                 runs[2] = (cap, full, state + (1 << (8 + 8 * WINDOW)));
-                for d in (0..=window.min(top as usize)).rev() {
+                for d in (0..=WINDOW.min(top as usize)).rev() {
                     let after = if d == 0 {
                         // A new fullest load: the window moves up one, and its lowest
                         // load joins the packed blocks.
-                        let moved = (state & !0xff) << 8 & !(0xff << (8 + 8 * (window + 1)));
+                        let moved = (state & !0xff) << 8 & !(0xff << (8 + 8 * (WINDOW + 1)));
                         (moved | (top + 1) | 1 << 8) - (1 << 16)
                     } else {
                         state - (1 << (8 + 8 * d)) + (1 << (8 + 8 * (d - 1)))
                     };
-                    runs[3 + window - d] = (top - d as u64, count(state, d), after);
+                    runs[3 + WINDOW - d] = (top - d as u64, count(state, d), after);
                 }
                 let mut below = 0;
                 for (load, same, after) in runs {
@@ -767,7 +766,7 @@ mod tests {
 
     /// How many loads below the fullest [`refusal_bound`] keeps apart; the blocks
     /// further down are packed.
-    const WINDOW: u32 = 3;
+    const WINDOW: usize = 3;
 
     /// The chance of a refusal within `n` inserts, between two bounds (see
     /// [`refusal_chances`]).
@@ -785,17 +784,10 @@ mod tests {
         for (column, slots) in [(0, 48u64), (1, 28)] {
             let blocks = 2 * (row + 1);
             let chances = refusal_chances(blocks, slots, floor);
-            let most = |chance: fn(&Refusal) -> f64| {
-                chances
-                    .iter()
-                    .take_while(|c| chance(c) <= FULL_CHANCE)
-                    .count()
-                    - 1
-            };
-            let capacity = most(|c| c.at_most);
+            let capacity = most_keys(chances.iter().map(|c| c.at_most));
             assert_eq!(
                 capacity,
-                most(|c| c.at_least),
+                most_keys(chances.iter().map(|c| c.at_least)),
                 "{blocks} blocks, {slots} slots: the dropped states move the capacity"
             );
             assert_eq!(
@@ -816,12 +808,22 @@ mod tests {
                 );
             }
             // And a close one: its capacity at most 3 keys short.
-            let bounded = bound.iter().take_while(|&&b| b <= FULL_CHANCE).count() - 1;
+            let bounded = most_keys(bound.iter().copied());
             assert!(
                 bounded <= capacity && capacity - bounded <= 3,
                 "{blocks} blocks, {slots} slots: bound's capacity {bounded}, exact {capacity}"
             );
         }
+    }
+
+    /// The most keys whose chance of a refusal is at most [`FULL_CHANCE`], from the
+    /// chances after 0, 1, 2, … keys.
+    fn most_keys(chances: impl IntoIterator<Item = f64>) -> usize {
+        chances
+            .into_iter()
+            .take_while(|&chance| chance <= FULL_CHANCE)
+            .count()
+            - 1
     }
 
     /// Rows from 12 blocks up of [`SMALL_CAPACITY`] are the most keys whose chance of a
@@ -830,7 +832,7 @@ mod tests {
         for (column, slots) in [(0, 48u64), (1, 28)] {
             let blocks = 2 * (row + 1);
             let bound = refusal_bound(blocks, slots, floor, FULL_CHANCE);
-            let capacity = bound.iter().take_while(|&&b| b <= FULL_CHANCE).count() - 1;
+            let capacity = most_keys(bound.iter().copied());
             assert_eq!(
                 SMALL_CAPACITY[row][column] as usize, capacity,
                 "{blocks} blocks, {slots} slots"
