@@ -61,9 +61,8 @@
 //! capacity (`QuotientParams`). Smaller filters put every key in the emptier block:
 //! with few blocks the first-block phase crowds pairs of blocks far more often (at 4
 //! blocks of 8-bit tags the exact capacity would fall from 173 keys to 147, where the
-//! fluid limit behind the capacity table says 179 under either rule). Where that gap
-//! closes cannot be computed; 64 blocks is a margin (benches/README.md has the
-//! measurements).
+//! fluid limit says 179 under either rule). Where that gap closes was not computed;
+//! 64 blocks is a margin (benches/README.md has the measurements).
 
 use crate::block::Block;
 
