@@ -285,8 +285,8 @@ impl QuotientParams {
     ///
     /// Every filter then keeps its rate at or below `0.95 · fpr` up to `capacity` keys
     /// (the bound holds for each filter, not only on average). 8-bit tags serve rates
-    /// from about 0.24% up (11.6 bits per key at 0.45% and above), 16-bit tags those
-    /// below (about 20 bits per key down to 0.002%, more below).
+    /// from about 0.25% up (11.6 bits per key at 0.5% and above), 16-bit tags those
+    /// below (about 21 bits per key down to 0.003%, more below).
     ///
     /// # Errors
     ///

@@ -1,5 +1,5 @@
 //! The vector quotient filter: a filter that deletes, at about 11.6 bits per key for a
-//! 0.45% rate (8-bit tags) or 20 bits for 0.002% (16-bit tags), a quarter of what a
+//! 0.5% rate (8-bit tags) or 21 bits for 0.003% (16-bit tags), a quarter of what a
 //! counting Bloom filter needs (Pandey, Conway, Durie, Bender, Farach-Colton and
 //! Johnson, "Vector Quotient Filters: Overcoming the Time/Space Trade-Off in Filter
 //! Design", SIGMOD 2021).
