@@ -780,7 +780,13 @@ mod tests {
     /// The most keys per block at which the fluid limit with first-block threshold
     /// `below` puts `s_{SLOTS+1}` at or below `limit` (at the table's step).
     fn fluid_keys_per_block(slots: usize, below: u32, limit: f64) -> f64 {
-        tail_levels(slots, below, 0.97 * slots as f64)
+        keys_per_block_within(tail_levels(slots, below, 0.97 * slots as f64), limit)
+    }
+
+    /// The last keys per block along `path` (from [`tail_levels`]) at which
+    /// `s_{SLOTS+1}` is at or below `limit`.
+    fn keys_per_block_within(path: impl IntoIterator<Item = (f64, f64)>, limit: f64) -> f64 {
+        path.into_iter()
             .take_while(|&(_, tail)| tail <= limit)
             .last()
             .map_or(0.0, |(t, _)| t)
@@ -1234,17 +1240,21 @@ mod tests {
     fn the_load_table_solves_the_fluid_limit() {
         for (column, slots) in [(0, 48usize), (1, 28)] {
             let below = first_block_below(64, slots as u32);
+            let path: alloc::vec::Vec<_> = tail_levels(slots, below, 0.97 * slots as f64).collect();
             for (row, loads) in MAX_LOAD.iter().enumerate() {
                 let blocks = (1u64 << (row as u32 + MAX_LOAD_FROM)) as f64;
                 let table = loads[column] as f64 / 10_000.0 * slots as f64;
-                let at_full_chance = fluid_keys_per_block(slots, below, FULL_CHANCE / blocks);
+                let at_full_chance =
+                    keys_per_block_within(path.iter().copied(), FULL_CHANCE / blocks);
                 if row < MEASURED_ROWS {
                     // The measured rows sit below the fluid limit's.
                     assert!(table < at_full_chance, "row {row} column {column}");
                     continue;
                 }
-                let last_ok =
-                    fluid_keys_per_block(slots, below, FULL_CHANCE / FLUID_MARGIN / blocks);
+                let last_ok = keys_per_block_within(
+                    path.iter().copied(),
+                    FULL_CHANCE / FLUID_MARGIN / blocks,
+                );
                 // The table is what the solution gives, rounded down to 1e-4 of a load.
                 assert!(table <= last_ok + 1e-9, "row {row} column {column}");
                 assert!(
