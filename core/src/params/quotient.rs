@@ -1301,7 +1301,7 @@ mod tests {
     #[test]
     #[cfg_attr(
         any(miri, debug_assertions, not(target_arch = "x86_64")),
-        ignore = "walks about 10^6 fills by splitting: seconds optimised on x86_64, far \
+        ignore = "walks millions of partial fills by splitting: 20 s optimised on x86_64, far \
                   longer in debug or under an emulator; the arithmetic is the same anywhere"
     )]
     fn the_loads_from_64_blocks_are_measured() {
