@@ -1272,11 +1272,11 @@ mod tests {
     /// measured ones.
     const FLUID_MARGIN: f64 = 10.0;
 
-    /// The fluid limit's capacity at [`FULL_CHANCE`] for `blocks` blocks of `slots`
-    /// slots under the scheme's threshold.
-    fn fluid_capacity(blocks: usize, slots: u8) -> u64 {
+    /// The fluid limit's capacity at `chance` for `blocks` blocks of `slots` slots under
+    /// the scheme's threshold.
+    fn fluid_capacity(blocks: usize, slots: u8, chance: f64) -> u64 {
         let below = first_block_below(blocks, slots as u32);
-        let per_block = fluid_keys_per_block(slots as usize, below, FULL_CHANCE / blocks as f64);
+        let per_block = fluid_keys_per_block(slots as usize, below, chance / blocks as f64);
         (per_block * blocks as f64) as u64
     }
 
@@ -1286,7 +1286,8 @@ mod tests {
         for (column, tag_bits) in [(0, 8u32), (1, 16)] {
             let blocks = 64usize << row;
             let slots = slots_per_block(tag_bits) as u8;
-            let measured = measured_capacity(blocks, slots, fluid_capacity(blocks, slots));
+            let measured =
+                measured_capacity(blocks, slots, fluid_capacity(blocks, slots, FULL_CHANCE));
             let load = measured * 10_000 / (blocks as u64 * slots as u64);
             assert_eq!(
                 MAX_LOAD[row][column] as u64, load,
@@ -1355,7 +1356,7 @@ mod tests {
         for row in 0..MEASURED_ROWS {
             let blocks = 64usize << row;
             for slots in [48u8, 28] {
-                let fluid = fluid_capacity(blocks, slots);
+                let fluid = fluid_capacity(blocks, slots, FULL_CHANCE);
                 let (mean, se) = refusal_estimates(blocks, slots, fluid, 1, 6, 400)[0];
                 std::println!(
                     "{blocks} blocks, {slots} slots, {fluid} keys: {:.2} ± {:.2} times FULL_CHANCE",
@@ -1389,9 +1390,7 @@ mod tests {
     fn the_filter_refuses_as_often_as_the_estimate_says() {
         for tag_bits in [8u32, 16] {
             let (blocks, slots) = (64usize, slots_per_block(tag_bits) as u8);
-            let below = first_block_below(blocks, slots as u32);
-            let n = (fluid_keys_per_block(slots as usize, below, 2e-3 / blocks as f64)
-                * blocks as f64) as u64;
+            let n = fluid_capacity(blocks, slots, 2e-3);
             let (mean, se) = refusal_estimates(blocks, slots, n, 1, 6, 500)[0];
             let fills = 40_000u32;
             let refused = refused_fills(blocks, tag_bits, n as usize, fills, 64 + tag_bits as u64);
