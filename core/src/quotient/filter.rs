@@ -10,7 +10,11 @@ use crate::hasher::{IntFold, Key, KeyHasher};
 use crate::params::{ParamsError, QuotientParams};
 
 /// Keys [`VectorQuotientFilter::contains_batch`] hashes at a time, onto the stack, before
-/// the kernel looks them up.
+/// the kernel looks them up. The kernel's prefetch ring starts again with every chunk;
+/// hashing a whole batch of 2^20 keys first and looking it up in one ring measured no
+/// faster beyond the noise (4 and 64 MiB filters at their capacity, 9 interleaved rounds
+/// with a control copy: 10.7 / 11.5 ns a hit / miss against 10.7 / 11.3 chunked at
+/// 4 MiB, 14.0 / 13.7 against 14.5 / 14.5 at 64 MiB, the control 14.1 / 14.5).
 const HASH_CHUNK: usize = 256;
 
 /// What [`VectorQuotientFilter::insert`] did. An insert always stores one more copy of
