@@ -1225,7 +1225,7 @@ mod tests {
     )]
     fn the_filter_refuses_no_more_often_than_the_bound_says() {
         let (blocks, tag_bits) = (12usize, 16u32);
-        let bound = refusal_bound(blocks, slots_per_block(tag_bits) as u64, 1e-16, 1e-3);
+        let bound = refusal_bound(blocks, slots_per_block(tag_bits) as u64, BOUND_FLOOR, 1e-3);
         let n = bound.len() - 1;
         let fills = 100_000u32;
         let refused = refused_fills(blocks, tag_bits, n, fills, 1216);
