@@ -424,9 +424,8 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> BloomFilter<S, H> {
     ///
     /// # Errors
     ///
-    /// [`IncompatibleError::Params`](crate::IncompatibleError::Params) when the shapes
-    /// differ, [`IncompatibleError::Hasher`](crate::IncompatibleError::Hasher) when the
-    /// hashers do; `self` is unchanged.
+    /// [`IncompatibleError::Params`] when the shapes differ, [`IncompatibleError::Hasher`]
+    /// when the hashers do; `self` is unchanged.
     ///
     /// ```
     /// use linebloom::{BloomFilter, Params};

@@ -104,7 +104,7 @@ impl core::error::Error for FilterFull {}
 /// An insert can be refused only where [`InsertError`](Self::InsertError) says so:
 /// [`Infallible`](core::convert::Infallible) for the Bloom kinds (a filter past its
 /// capacity takes keys at a higher false-positive rate),
-/// [`FilterFull`](crate::FilterFull) for the vector quotient filter and
+/// [`FilterFull`] for the vector quotient filter and
 /// `ScalableError` for the scalable filter (`alloc`; it refuses only in `Mode::Fixed`,
 /// or past its layer limit). A refused insert changes nothing.
 ///

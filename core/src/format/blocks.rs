@@ -5,7 +5,7 @@
 //! first of kind 5, its location scheme; the payload is the blocks as little-endian
 //! words.
 //!
-//! [`BlockArray`] says what the codec needs of a kind, and [`block_array_codec!`] writes
+//! [`BlockArray`] says what the codec needs of a kind, and `block_array_codec!` writes
 //! each kind's public methods as calls into the generic functions here.
 
 use super::header::{

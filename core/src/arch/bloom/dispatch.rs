@@ -115,7 +115,7 @@ fn no_answer<T>(_: T) {}
 
 /// `out[i]` = is `keys[i]` in `blocks`?, with `hash` giving each key's hash: one
 /// dispatch on the kernel's backend, then the whole loop, hashing included, in its code
-/// ([`generic::contains_keys`]). Callers with hashes already pass them as the keys with
+/// ([`super::generic::contains_keys`]). Callers with hashes already pass them as the keys with
 /// `|&h| h`.
 ///
 /// # Safety
@@ -180,7 +180,7 @@ pub(crate) unsafe fn merge(
     }
 }
 
-/// Is `kernel` the one the build compiles in ([`compiled_in`]), whose block operations
+/// Is `kernel` the one the build compiles in (`compiled_in`), whose block operations
 /// inline into the caller? (Read once, when a filter picks its probe.)
 #[cfg(linebloom_table)]
 pub(crate) fn is_compiled_in(kernel: &'static Kernel) -> bool {

@@ -92,9 +92,9 @@ pub(crate) struct Probe;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(miri, allow(dead_code))] // the x86 kernels are never selected under Miri
 pub(crate) enum Backend {
-    /// [`scalar::Scalar`].
+    /// [`super::scalar::Scalar`].
     Scalar,
-    /// [`portable::Portable`].
+    /// [`super::portable::Portable`].
     #[cfg(linebloom_portable)]
     Portable,
     /// [`avx2`](super::avx2).
@@ -149,13 +149,13 @@ impl Kernel {
 /// A backend's block operations, inlined into its `#[target_feature]` entry points.
 pub(crate) trait BlockOps {
     /// Is every bit of `h`'s pattern set in `block`? (The block operation behind
-    /// [`contains`].)
+    /// [`super::dispatch::contains`].)
     ///
     /// # Safety
     ///
     /// Only on a CPU with the backend's features; `k ≤ MAX_K`.
     unsafe fn contains(block: &Block, h: u64, k: u32) -> bool;
-    /// Sets `h`'s pattern in `block`; true if any bit was clear. (Behind [`insert`].)
+    /// Sets `h`'s pattern in `block`; true if any bit was clear. (Behind [`super::dispatch::insert`].)
     ///
     /// # Safety
     ///
