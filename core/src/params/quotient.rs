@@ -1339,16 +1339,26 @@ mod tests {
     fn the_loads_between_powers_of_two_hold() {
         for blocks in [96usize, 192] {
             for tag_bits in [8u32, 16] {
-                let p = QuotientParams::new(blocks as u64, tag_bits).unwrap();
-                let slots = slots_per_block(tag_bits) as u8;
-                let (mean, se) = refusal_estimates(blocks, slots, p.capacity(), 1, 6, 300)[0];
-                assert!(
-                    mean + 2.0 * se <= FULL_CHANCE,
-                    "{blocks} blocks of {tag_bits}-bit tags: {mean:e} ± {se:e} at {} keys",
-                    p.capacity()
-                );
+                assert_capacity_holds(blocks, tag_bits, 300);
             }
         }
+    }
+
+    /// Asserts that a filter of `blocks` blocks of `tag_bits`-bit tags filled to its
+    /// capacity refuses with an estimated chance (six estimates from seed `seed`, plus two
+    /// standard errors) at or below [`FULL_CHANCE`]; returns the capacity and the
+    /// estimate's mean and standard error.
+    fn assert_capacity_holds(blocks: usize, tag_bits: u32, seed: u64) -> (u64, f64, f64) {
+        let capacity = QuotientParams::new(blocks as u64, tag_bits)
+            .unwrap()
+            .capacity();
+        let slots = slots_per_block(tag_bits) as u8;
+        let (mean, se) = refusal_estimates(blocks, slots, capacity, 1, 6, seed)[0];
+        assert!(
+            mean + 2.0 * se <= FULL_CHANCE,
+            "{blocks} blocks of {tag_bits}-bit tags: {mean:e} ± {se:e} at {capacity} keys"
+        );
+        (capacity, mean, se)
     }
 
     /// Why the rows past the measured ones take the fluid limit at a tenth of
@@ -1396,22 +1406,14 @@ mod tests {
         for row in MEASURED_ROWS..MEASURED_ROWS + 3 {
             let blocks = 64usize << row;
             for tag_bits in [8u32, 16] {
-                let p = QuotientParams::new(blocks as u64, tag_bits).unwrap();
-                let slots = slots_per_block(tag_bits) as u8;
                 let started = std::time::Instant::now();
-                let (mean, se) = refusal_estimates(blocks, slots, p.capacity(), 1, 6, 600)[0];
+                let (capacity, mean, se) = assert_capacity_holds(blocks, tag_bits, 600);
                 std::println!(
-                    "{blocks} blocks of {tag_bits}-bit tags, {} keys: {:.3} ± {:.3} times \
-                     FULL_CHANCE ({:.0} s)",
-                    p.capacity(),
+                    "{blocks} blocks of {tag_bits}-bit tags, {capacity} keys: {:.3} ± {:.3} \
+                     times FULL_CHANCE ({:.0} s)",
                     mean / FULL_CHANCE,
                     se / FULL_CHANCE,
                     started.elapsed().as_secs_f64()
-                );
-                assert!(
-                    mean + 2.0 * se <= FULL_CHANCE,
-                    "{blocks} blocks of {tag_bits}-bit tags: {mean:e} ± {se:e} at {} keys",
-                    p.capacity()
                 );
             }
         }
