@@ -66,7 +66,8 @@ struct RedisArgs {
     #[arg(long, value_delimiter = ',')]
     redis_cluster: Vec<String>,
     /// Prefix of every key the lab creates in that Redis; they are all removed at the
-    /// end, and a prefix that already has keys is refused [default: linebloom:<run id>:].
+    /// end, and a prefix that already has keys is refused (default: "linebloom:", the
+    /// run's id and ":").
     #[arg(long)]
     redis_prefix: Option<String>,
 }

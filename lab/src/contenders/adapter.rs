@@ -1,4 +1,4 @@
-//! The [`adapter!`] macro: a [`Filter`](super::Filter) adapter written as a newtype and
+//! The `adapter!` macro: a [`Filter`](super::Filter) adapter written as a newtype and
 //! the few expressions that insert, query, size and (where the library can) remove,
 //! merge, insert concurrently and round-trip it.
 

@@ -105,7 +105,7 @@ pub fn parquet_bits_per_key(p: f64) -> usize {
 
 impl Sbbf {
     /// sbbf-rs-safe for `n` keys at rate `p` by the Parquet spec's sizing
-    /// ([`parquet_bits_per_key`]: 10 bits per key at 1%): the recipe of [`build`], the
+    /// ([`parquet_bits_per_key`]: 10 bits per key at 1%): the recipe of [`build`](super::build), the
     /// timing experiments and the benchmarks alike.
     pub fn for_fpr(n: u64, p: f64) -> Sbbf {
         Sbbf(sbbf_rs_safe::Filter::new(
@@ -117,7 +117,7 @@ impl Sbbf {
 
 impl Fastbloom {
     /// fastbloom for `n` keys at rate `p` by its own recipe
-    /// (`with_false_pos(p).expected_items(n)`): the recipe of [`build`], the timing
+    /// (`with_false_pos(p).expected_items(n)`): the recipe of [`build`](super::build), the timing
     /// experiments and the benchmarks alike.
     pub fn for_fpr(n: u64, p: f64) -> Fastbloom {
         Fastbloom(fastbloom::BloomFilter::with_false_pos(p).expected_items(n as usize))

@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 pub const NAME: &str = "growth";
 
 /// The contenders that grow (linebloom's first), then qfilter, which grows up to a
-/// maximum declared when it is built ([`QFILTER_MAX`]; the contender table builds it
-/// without one).
+/// maximum declared when it is built (`QFILTER_MAX`, 128 times the initial size; the
+/// contender table builds it without one).
 pub fn growing() -> Vec<&'static str> {
     let mut growing = contenders::names_where(|c| c.facts.grows());
     growing.push("qfilter");
