@@ -10,7 +10,7 @@
 //! | `quotient/` | the vector quotient filter's block layout, per-key algorithm and kernels ([`quotient`]) |
 //! | `registry.rs` | [`available`], [`detect`], [`by_name`] and [`compiled`], written once over a family's kernel list, and every kernel's name |
 //! | `cpu.rs` | every CPU feature check either family's kernels need |
-//! | `prefetch.rs` | prefetch hints, and the ring that runs a batch behind its prefetches |
+//! | `prefetch.rs` | prefetch hints |
 //!
 //! A kernel can only be obtained from `available`, `by_name` or `detect`, which return
 //! kernels this CPU runs, so forcing one on a filter (`with_kernel`) is safe. Every
@@ -27,4 +27,4 @@ mod registry;
 
 pub use bloom::{Kernel, SMALL_BATCH_BLOCKS, active_kernel, available, by_name, compiled, detect};
 pub(crate) use bloom::{Probe, add, contains, contains_keys, insert, insert_keys, merge};
-pub(crate) use prefetch::{ahead_ring, prefetch_read, prefetch_write};
+pub(crate) use prefetch::{prefetch_read, prefetch_write};

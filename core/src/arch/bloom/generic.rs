@@ -238,15 +238,15 @@ impl<V: Lanes, const N: usize> BlockOps for Simd<V, N> {
 /// The batch pipeline, written once for lookups and inserts: calls `each(i, h, block)`
 /// for every key in order, where `h` is `keys[i]`'s hash and `block` points at its
 /// block. By then the key [`PREFETCH_DISTANCE`](super::PREFETCH_DISTANCE) places ahead
-/// has been hashed and its block prefetched ([`ahead_ring`](crate::arch::ahead_ring)),
-/// so the memory system always has that many lines in flight, and the hashing, which
-/// needs no memory, overlaps their wait.
+/// has been hashed and its block prefetched, so the memory system always has that many
+/// lines in flight, and the hashing, which needs no memory, overlaps their wait.
 ///
-/// The hashes wait in the ring on the stack: no buffer of the batch's length, and no
-/// pause at the end of a chunk (hashing a chunk of keys into a buffer before probing
-/// them would idle the memory system while it hashed, and leave the first keys of every
-/// chunk unprefetched). A ring of hashes and block pointers, which saves the second
-/// block index, measured no different beside the machine's noise at 1e6 and 1e7 keys.
+/// The hashes wait in a ring of `PREFETCH_DISTANCE` words on the stack: no buffer of the
+/// batch's length, and no pause at the end of a chunk (hashing a chunk of keys into a
+/// buffer before probing them would idle the memory system while it hashed, and leave
+/// the first keys of every chunk unprefetched). A ring of hashes and block pointers,
+/// which saves the second block index, measured no different beside the machine's
+/// noise at 1e6 and 1e7 keys.
 ///
 /// Filters of at most [`SMALL_BATCH_BLOCKS`](super::SMALL_BATCH_BLOCKS) blocks do not
 /// come here: their batches run the single-key loop.
@@ -263,20 +263,28 @@ unsafe fn pipelined<K, F: Fn(&K) -> u64>(
     prefetch: impl Fn(*const Block),
     mut each: impl FnMut(usize, u64, *const Block),
 ) {
+    const D: usize = super::PREFETCH_DISTANCE;
+    const { assert!(D.is_power_of_two()) };
     let block = |h: u64| {
         // SAFETY: block_index(h, n) < n, and `base` is valid for n blocks (this
         // function's contract), so the pointer stays inside them.
         unsafe { base.add(block_index(h, n)) }
     };
-    crate::arch::ahead_ring::<K, u64, { super::PREFETCH_DISTANCE }>(
-        keys,
-        |key| {
-            let h = hash(key);
-            prefetch(block(h));
-            h
-        },
-        |i, h| each(i, h, block(h)),
-    );
+    let mut ring = [0u64; D];
+    for (slot, key) in ring.iter_mut().zip(keys) {
+        *slot = hash(key);
+        prefetch(block(*slot));
+    }
+    for i in 0..keys.len() {
+        // `i % D` is a mask (D is a power of two), so this index is never out of bounds.
+        let slot = &mut ring[i % D];
+        let h = *slot;
+        if let Some(ahead) = keys.get(i + D) {
+            *slot = hash(ahead);
+            prefetch(block(*slot));
+        }
+        each(i, h, block(h));
+    }
 }
 
 /// `out[i]` = is `keys[i]` (hashed by `hash`) in `blocks`?, through [`pipelined`].
