@@ -15,7 +15,7 @@
 use linebloom::{BloomFilter, QuotientParams, VectorQuotientFilter};
 use linebloom_benches::{dram_probes, member_key};
 use linebloom_lab::support::stats::summary;
-use linebloom_lab::support::timing::thread_cpu_ns;
+use linebloom_lab::support::timing::ns_per_key;
 use std::hint::black_box;
 
 /// The batch paths at one size.
@@ -27,13 +27,6 @@ struct Args {
     /// Each filter's size, in MiB.
     #[arg(default_value_t = 64)]
     mib: u64,
-}
-
-/// CPU ns per key of one call of `op` over `keys`.
-fn per_key(keys: &[u64], op: impl FnOnce(&[u64])) -> f64 {
-    let started = thread_cpu_ns();
-    op(keys);
-    (thread_cpu_ns() - started) as f64 / keys.len() as f64
 }
 
 fn main() -> anyhow::Result<()> {
@@ -67,18 +60,21 @@ fn main() -> anyhow::Result<()> {
     let (mut bloom_lookups, mut quotient_lookups, mut bloom_inserts) =
         (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..rounds {
-        bloom_lookups.push(per_key(&probes, |keys| {
+        bloom_lookups.push(ns_per_key(&probes, |keys| {
             bloom.contains_batch(keys, &mut out);
             black_box(&out);
+            0
         }));
-        quotient_lookups.push(per_key(&probes, |keys| {
+        quotient_lookups.push(ns_per_key(&probes, |keys| {
             quotient.contains_batch(keys, &mut out);
             black_box(&out);
+            0
         }));
         let mut empty = BloomFilter::for_fpr(bloom_keys, 0.01)?;
-        bloom_inserts.push(per_key(&probes, |keys| {
+        bloom_inserts.push(ns_per_key(&probes, |keys| {
             empty.insert_batch(keys);
             black_box(&empty);
+            0
         }));
     }
     for (path, times) in [

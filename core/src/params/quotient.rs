@@ -985,12 +985,9 @@ mod tests {
         // One thread a run, as many at once as the machine has cores (a run holds up to
         // two stages of SPLIT_WALKS fills, 5 GB at 131 072 blocks): each run's
         // arithmetic is the same as alone.
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let mut estimates: Vec<Vec<f64>> = Vec::new();
-        for wave in (seed..seed + runs)
-            .collect::<Vec<u64>>()
-            .chunks(cores as usize)
-        {
+        for wave in (seed..seed + runs).collect::<Vec<u64>>().chunks(cores) {
             std::thread::scope(|scope| {
                 let threads: Vec<_> = wave
                     .iter()

@@ -1,6 +1,7 @@
 //! [`VectorQuotientFilter`]: the filter type over owned or borrowed blocks, its
-//! operations, and its monitoring numbers. The scheme is in [`crate::arch::quotient::scheme`], the
-//! sizing in [`QuotientParams`], the kernels in [`crate::arch::quotient`].
+//! operations, and its monitoring numbers. The scheme is in
+//! [`crate::arch::quotient::scheme`], the sizing in [`QuotientParams`], the kernels in
+//! [`crate::arch::quotient`].
 
 use crate::arch::quotient::scheme::{Eight, Sixteen, is_well_formed, load};
 use crate::arch::quotient::{Insertion, QuotientKernel, QuotientProbe};

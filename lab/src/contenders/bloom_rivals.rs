@@ -105,8 +105,8 @@ pub fn parquet_bits_per_key(p: f64) -> usize {
 
 impl Sbbf {
     /// sbbf-rs-safe for `n` keys at rate `p` by the Parquet spec's sizing
-    /// ([`parquet_bits_per_key`]: 10 bits per key at 1%): the recipe of [`build`](super::build), the
-    /// timing experiments and the benchmarks alike.
+    /// ([`parquet_bits_per_key`]: 10 bits per key at 1%): the recipe of
+    /// [`build`](super::build), the timing experiments and the benchmarks alike.
     pub fn for_fpr(n: u64, p: f64) -> Sbbf {
         Sbbf(sbbf_rs_safe::Filter::new(
             parquet_bits_per_key(p),
@@ -117,8 +117,8 @@ impl Sbbf {
 
 impl Fastbloom {
     /// fastbloom for `n` keys at rate `p` by its own recipe
-    /// (`with_false_pos(p).expected_items(n)`): the recipe of [`build`](super::build), the timing
-    /// experiments and the benchmarks alike.
+    /// (`with_false_pos(p).expected_items(n)`): the recipe of [`build`](super::build), the
+    /// timing experiments and the benchmarks alike.
     pub fn for_fpr(n: u64, p: f64) -> Fastbloom {
         Fastbloom(fastbloom::BloomFilter::with_false_pos(p).expected_items(n as usize))
     }

@@ -8,8 +8,8 @@
 //! (a module of this folder, declared below), and its row in [`CONTENDERS`].
 //!
 //! linebloom's five types and the rivals are all real crates. Hashing: linebloom hashes
-//! `u64` keys with its default [`IntFold`](linebloom::IntFold) (a folded multiply; XXH3-64 for byte
-//! strings), and `linebloom-xxh3-*` contenders with XXH3-64 of the key's 8 bytes;
+//! `u64` keys with its default [`IntFold`](linebloom::IntFold) (a folded multiply;
+//! XXH3-64 for byte strings), and `linebloom-xxh3-*` contenders with XXH3-64 of the key's 8 bytes;
 //! sbbf-rs-safe and fastbloom get XXH3-64 through their `*_hash` entry points;
 //! `bloomfilter` and `growable-bloom-filter` only accept `Hash` values and hash with
 //! their own SipHash; xorf's BinaryFuse8 takes the XXH3 hash as its key. The other

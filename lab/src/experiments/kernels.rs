@@ -5,8 +5,8 @@
 //! identical copy of the detected kernel's filter (`<kernel>-control`, the noise floor),
 //! and the detected kernel on a filter of the same memory with the `k` of lowest
 //! predicted rate instead of the fast shape `k = 8` that sizing picks (`<kernel> k=K`):
-//! what [`linebloom::params::FAST_SHAPE_ALLOWANCE`] buys. Code size on embedded targets is the
-//! `footprint` experiment's.
+//! what [`linebloom::params::FAST_SHAPE_ALLOWANCE`] buys. Code size on embedded targets
+//! is the `footprint` experiment's.
 
 use crate::Ctx;
 use crate::contenders::{Filter, blocked};

@@ -115,8 +115,8 @@ fn no_answer<T>(_: T) {}
 
 /// `out[i]` = is `keys[i]` in `blocks`?, with `hash` giving each key's hash: one
 /// dispatch on the kernel's backend, then the whole loop, hashing included, in its code
-/// ([`super::generic::contains_keys`]). Callers with hashes already pass them as the keys with
-/// `|&h| h`.
+/// ([`super::generic::contains_keys`]). Callers with hashes already pass them as the
+/// keys with `|&h| h`.
 ///
 /// # Safety
 ///

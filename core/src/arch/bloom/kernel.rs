@@ -155,7 +155,8 @@ pub(crate) trait BlockOps {
     ///
     /// Only on a CPU with the backend's features; `k ≤ MAX_K`.
     unsafe fn contains(block: &Block, h: u64, k: u32) -> bool;
-    /// Sets `h`'s pattern in `block`; true if any bit was clear. (Behind [`super::dispatch::insert`].)
+    /// Sets `h`'s pattern in `block`; true if any bit was clear. (Behind
+    /// [`super::dispatch::insert`].)
     ///
     /// # Safety
     ///
