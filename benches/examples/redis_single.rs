@@ -7,7 +7,7 @@
 //! string (what one round trip costs, the floor under every single-key call).
 //!
 //! ```text
-//! redis-server --port 6400 --save "" --loadmodule target/release/liblinebloom_redis.so \
+//! redis-server --port 6400 --save "" --loadmodule target/release/liblinebloom_redis.so NAMESPACE linebloom \
 //!     --loadmodule "$LINEBLOOM_REDISBLOOM_SO" &
 //! cargo run --release -p linebloom-benches --example redis_single -- redis://127.0.0.1:6400/ [ROUNDS]
 //! ```

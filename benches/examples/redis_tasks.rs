@@ -7,7 +7,7 @@
 //! about one id.
 //!
 //! ```text
-//! redis-server --port 6400 --save "" --loadmodule target/release/liblinebloom_redis.so \
+//! redis-server --port 6400 --save "" --loadmodule target/release/liblinebloom_redis.so NAMESPACE linebloom \
 //!     --loadmodule "$LINEBLOOM_REDISBLOOM_SO" &
 //! cargo run --release -p linebloom-benches --example redis_tasks -- redis://127.0.0.1:6400/ [ROUNDS] [TASKS]
 //! ```

@@ -167,8 +167,18 @@ impl ScalableOptions {
         self.mode
     }
 
-    /// Capacity and target rate of layer `i`.
-    pub(crate) fn layer_shape(&self, i: usize) -> (u64, f64) {
+    /// Capacity and target rate of layer `i` (from 0): `⌈n₀·gⁱ⌉` keys at
+    /// `p·(1 − r)·rⁱ`. A caller that must bound memory sizes a layer with
+    /// [`Params::for_fpr`] from these before an insert builds it.
+    ///
+    /// ```
+    /// use linebloom::ScalableOptions;
+    /// let o = ScalableOptions::new(1_000, 0.01).with_tightening(0.5);
+    /// assert_eq!(o.layer_shape(0), (1_000, 0.005));
+    /// assert_eq!(o.layer_shape(2), (4_000, 0.00125));
+    /// ```
+    #[must_use]
+    pub fn layer_shape(&self, i: usize) -> (u64, f64) {
         let cap =
             (self.initial_capacity as f64 * libm::pow(self.growth, i as f64)).min(u64::MAX as f64);
         let p = self.fpr * (1.0 - self.tightening) * libm::pow(self.tightening, i as f64);

@@ -120,6 +120,13 @@ fn run(blocks: u64, tag_bits: u32, seed: u64, ops: &[Op]) {
             if count > 0 {
                 assert!(filters.iter().all(|f| f.contains_hash(h)), "false negative");
             }
+            // A count is at least the copies held, and the whole filter's counts of
+            // distinct fingerprints cannot exceed what it holds.
+            assert!(
+                filters[0].count_hash(h) as u64 >= count,
+                "count below the model"
+            );
+            assert!(filters[0].count_hash(h) as u64 <= held);
         }
         assert!(filters.iter().all(|f| f.len() == held));
     }

@@ -11,7 +11,7 @@
 //!   key's block and tests its bits inside Redis (`TEST` below).
 //!
 //! ```text
-//! redis-server --port 6400 --save "" --loadmodule target/release/liblinebloom_redis.so \
+//! redis-server --port 6400 --save "" --loadmodule target/release/liblinebloom_redis.so NAMESPACE linebloom \
 //!     --loadmodule "$LINEBLOOM_REDISBLOOM_SO" &
 //! cargo run --release -p linebloom-benches --bin redis_batch -- redis://127.0.0.1:6400/ [ROUNDS]
 //! ```

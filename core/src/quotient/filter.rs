@@ -196,6 +196,32 @@ impl<S: AsRef<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H> {
         unsafe { self.probe.contains(self.blocks.as_ref(), hash) }
     }
 
+    /// How many copies of `key`'s fingerprint the filter holds: the inserts of `key`
+    /// not yet removed, plus any other key's that share its fingerprint and blocks (so
+    /// at least the true count, never less). A count is a rare operation: it runs on the
+    /// scalar backend, not the filter's kernel.
+    ///
+    /// ```
+    /// use linebloom::VectorQuotientFilter;
+    /// let mut f = VectorQuotientFilter::for_fpr(1000, 0.01)?;
+    /// f.insert("a")?;
+    /// f.insert("a")?;
+    /// assert_eq!(f.count("a"), 2);
+    /// f.remove("a")?;
+    /// assert_eq!(f.count("a"), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn count<K: Key + ?Sized>(&self, key: &K) -> u32 {
+        self.count_hash(self.hash(key))
+    }
+
+    /// [`count`](Self::count) for a caller's hash.
+    #[must_use]
+    pub fn count_hash(&self, hash: u64) -> u32 {
+        crate::arch::quotient::count(self.blocks.as_ref(), hash, self.params.tag_bits())
+    }
+
     /// [`contains`](Self::contains) for many keys at once: `out[i] = contains(keys[i])`.
     ///
     /// For filters larger than the cache this is faster than a loop: the keys are hashed

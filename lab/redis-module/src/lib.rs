@@ -1,338 +1,395 @@
-//! `linebloom-redis`: a Redis module that tests or sets a whole batch of keys of a
-//! linebloom filter in one command, over the plain Redis strings the Redis-held filter
-//! already uses (the `linebloom-redis-client` crate, `lab/redis-client`; the protocol
-//! is its `PROTOCOL.md`).
+//! `linebloom-redis`: a Redis module with two jobs.
 //!
-//! Without the module a batch of `n` keys costs the server `n` `GETRANGE` commands or
-//! a script that touches every key's block; RedisBloom answers the same batch with one
-//! `BF.MEXISTS`. With it, a batch is one command per shard:
+//! * **A drop-in for RedisBloom's `BF.*` and `CF.*`.** One key per filter, answering
+//!   RedisBloom's commands with its syntax, replies and error texts: `BF.*` on
+//!   linebloom's blocked Bloom filter, scaling as RedisBloom's does ([`bf`],
+//!   [`bf_commands`]), and `CF.*` on linebloom's vector quotient filter, which deletes
+//!   ([`cf`], [`cf_commands`]). The keys persist (RDB, AOF), replicate, copy, expire and
+//!   report `MEMORY USAGE` like any other ([`datatype`]); bytes from outside (`LOADCHUNK`,
+//!   `RESTORE`, an RDB file) are checked before anything is kept ([`dump`]).
+//! * **The guard's batch commands**, `LINEBLOOM.MTEST` and `LINEBLOOM.MADD`, over the
+//!   plain strings `linebloom-redis-client` keeps ([`guard_commands`], [`batch`]).
 //!
-//! * `LINEBLOOM.MTEST <shard> linebloom-v2 <k> <blocks> <probes>` replies a bulk string
-//!   of one byte per probe, 1 ("maybe present") or 0 ("absent");
-//! * `LINEBLOOM.MADD <shard> linebloom-v2 <k> <blocks> <probes>` sets every probe's bits
-//!   and replies how many probes had a bit clear before (as `BF.MADD` counts new items).
+//! Loaded alone, it answers `BF.*` and `CF.*`. The module argument `NAMESPACE ns` puts
+//! those commands under `ns.BF.*` and `ns.CF.*` instead, so that it loads beside
+//! RedisBloom in one server (the lab, the benches and CI load it as
+//! `NAMESPACE linebloom`):
 //!
-//! `<blocks>` is the shard's length in blocks as the filter's shape fixes it: a shard of
-//! any other length (truncated, extended, replaced by a foreign write) is refused with
-//! `LBLENGTH <shard> <bytes held> <bytes needed>`, and a missing shard with `LBMISSING
-//! <shard>`; `MADD` never creates a shard.
+//! ```text
+//! redis-server --loadmodule target/release/liblinebloom_redis.so
+//! redis-server --loadmodule redisbloom.so --loadmodule liblinebloom_redis.so NAMESPACE linebloom
+//! ```
 //!
-//! Options may follow the probes, each at most once:
-//!
-//! * `COUNT <count key>` (`MADD` only): the filter's approximate count (8 bytes, a
-//!   big-endian `i64`, what `BITFIELD … INCRBY i64 0` adds to), increased by the number
-//!   of new keys, while that key exists;
-//! * `META <meta key> <meta value>`: the command first checks that the filter's meta key
-//!   holds exactly that value, and refuses with `LBSTALE <meta key>`, reading and
-//!   writing nothing, if it does not. A client on one server sends it instead of a `GET`
-//!   of the meta after the batch, to know that the batch used the generation it
-//!   computed against.
-//!
-//! Both commands answer Redis's key-position requests (`getkeys-api`) with the shard,
-//! the count key and the guard's meta key, so Redis applies the caller's ACL key
-//! permissions to each before the command runs (a user without access to the meta key
-//! gets `NOPERM` and no answer: the guard is no equality oracle on keys the ACL hides),
-//! and a cluster refuses a guard whose meta key sits in another slot than the shard with
-//! its own `CROSSSLOT` error. Shards are spread over the slots on purpose, so the client
-//! sends the guard on one server only and on a cluster reads the meta in a round trip
-//! of its own.
-//!
-//! `<probes>` is one binary argument of 16 bytes per key: the key's block index within
-//! the shard, then its 64-bit hash, little-endian ([`batch`]). The client hashes (it
-//! knows the filter's hasher and seed from the meta); the module derives the in-block
-//! pattern with the core's own code, so the bits are exactly a `BloomFilter`'s.
-//!
-//! The data stay plain strings: a client without the module reads and writes the same
-//! keys with its scripts, and `SAVE`/`BGSAVE` persist them as any string. `MADD`
-//! replicates what it changed as one `EVAL` of a script any server runs (`SETRANGE` of
-//! each changed block's new bytes, then `BITFIELD … INCRBY` of the count), never itself,
-//! so a replica or an append-only file replayed without the module holds the same
-//! bits.
-//!
-//! A command runs whole on Redis's one thread, so a batch is atomic: no reader sees
-//! half of it. A refused batch (missing key, wrong type, wrong length, a block past the
-//! end of the shard, a bad argument) is an error reply and writes nothing; it never
-//! answers "absent" for a key it did not test.
-//!
-//! It is a workspace of its own (bindgen needs libclang). Build it with `cargo build
-//! --release --manifest-path lab/redis-module/Cargo.toml --target-dir target` from the
-//! repository root and load it with `redis-server --loadmodule
-//! target/release/liblinebloom_redis.so`.
+//! It is a workspace of its own (the `redis-module` crate runs bindgen, which needs
+//! libclang). Build it with `cargo build --release --manifest-path
+//! lab/redis-module/Cargo.toml --target-dir target` from the repository root. It needs
+//! Redis 7.0 or later.
 
+pub mod api;
+pub mod args;
 pub mod batch;
+pub mod bf;
+pub mod bf_commands;
+pub mod cf;
+pub mod cf_commands;
+pub mod datatype;
+pub mod dump;
+pub mod lookup;
+pub mod memory;
 
-/// The commands, and the entry points Redis calls (`RedisModule_OnLoad`,
-/// `RedisModule_OnUnload`, generated by the `redis-module` crate and exported from the
-/// shared library whatever the module path).
+#[cfg(not(test))]
+mod guard_commands;
+
+use api::Call;
+use redis_module::raw;
+use std::ffi::{CString, c_int};
+
+/// One `BF.*` or `CF.*` command: its name without the namespace, RedisBloom's flags for
+/// it, and its handler. Every command names one key, its first argument.
+pub struct Command {
+    /// `BF.ADD`, …
+    pub name: &'static str,
+    /// The command's flags, as RedisBloom registers it.
+    pub flags: &'static str,
+    /// Parses, runs and replies.
+    pub run: fn(&Call),
+}
+
+const WRITE: &str = "write deny-oom";
+const READ: &str = "readonly fast";
+
+/// Every `BF.*` and `CF.*` command, once.
+pub static COMMANDS: [Command; 25] = [
+    Command {
+        name: "BF.RESERVE",
+        flags: WRITE,
+        run: bf_commands::reserve,
+    },
+    Command {
+        name: "BF.ADD",
+        flags: WRITE,
+        run: bf_commands::add_one,
+    },
+    Command {
+        name: "BF.MADD",
+        flags: WRITE,
+        run: bf_commands::add_many,
+    },
+    Command {
+        name: "BF.INSERT",
+        flags: WRITE,
+        run: bf_commands::insert,
+    },
+    Command {
+        name: "BF.EXISTS",
+        flags: READ,
+        run: bf_commands::exists_one,
+    },
+    Command {
+        name: "BF.MEXISTS",
+        flags: READ,
+        run: bf_commands::exists_many,
+    },
+    Command {
+        name: "BF.INFO",
+        flags: READ,
+        run: bf_commands::info,
+    },
+    Command {
+        name: "BF.CARD",
+        flags: READ,
+        run: bf_commands::card,
+    },
+    Command {
+        name: "BF.DEBUG",
+        flags: READ,
+        run: bf_commands::debug,
+    },
+    Command {
+        name: "BF.SCANDUMP",
+        flags: READ,
+        run: bf_commands::scandump,
+    },
+    Command {
+        name: "BF.LOADCHUNK",
+        flags: WRITE,
+        run: bf_commands::loadchunk,
+    },
+    Command {
+        name: "CF.RESERVE",
+        flags: WRITE,
+        run: cf_commands::reserve,
+    },
+    Command {
+        name: "CF.ADD",
+        flags: WRITE,
+        run: cf_commands::add_one,
+    },
+    Command {
+        name: "CF.ADDNX",
+        flags: WRITE,
+        run: cf_commands::add_new,
+    },
+    Command {
+        name: "CF.INSERT",
+        flags: WRITE,
+        run: cf_commands::insert_all,
+    },
+    Command {
+        name: "CF.INSERTNX",
+        flags: WRITE,
+        run: cf_commands::insert_new,
+    },
+    Command {
+        name: "CF.EXISTS",
+        flags: READ,
+        run: cf_commands::exists_one,
+    },
+    Command {
+        name: "CF.MEXISTS",
+        flags: READ,
+        run: cf_commands::exists_many,
+    },
+    Command {
+        name: "CF.COUNT",
+        flags: READ,
+        run: cf_commands::count,
+    },
+    Command {
+        name: "CF.DEL",
+        flags: "write fast",
+        run: cf_commands::delete,
+    },
+    Command {
+        name: "CF.COMPACT",
+        flags: READ,
+        run: cf_commands::compact,
+    },
+    Command {
+        name: "CF.INFO",
+        flags: READ,
+        run: cf_commands::info,
+    },
+    Command {
+        name: "CF.DEBUG",
+        flags: READ,
+        run: cf_commands::debug,
+    },
+    Command {
+        name: "CF.SCANDUMP",
+        flags: READ,
+        run: cf_commands::scandump,
+    },
+    Command {
+        name: "CF.LOADCHUNK",
+        flags: WRITE,
+        run: cf_commands::loadchunk,
+    },
+];
+
+/// What Redis calls for command `I` of [`COMMANDS`] (unit tests register nothing).
+///
+/// # Safety
+///
+/// Called by Redis only, with a command's context and arguments.
+#[cfg_attr(test, allow(dead_code))]
+unsafe extern "C" fn entry<const I: usize>(
+    ctx: *mut raw::RedisModuleCtx,
+    argv: *mut *mut raw::RedisModuleString,
+    argc: c_int,
+) -> c_int {
+    // SAFETY: Redis's arguments for this command call (the contract), used within it.
+    let call = unsafe { Call::new(ctx, argv, argc) };
+    (COMMANDS[I].run)(&call);
+    raw::REDISMODULE_OK as c_int
+}
+
+type Entry = unsafe extern "C" fn(
+    *mut raw::RedisModuleCtx,
+    *mut *mut raw::RedisModuleString,
+    c_int,
+) -> c_int;
+
+/// [`entry`] for each command, in [`COMMANDS`]' order.
+#[cfg_attr(test, allow(dead_code))]
+const ENTRIES: [Entry; 25] = [
+    entry::<0>,
+    entry::<1>,
+    entry::<2>,
+    entry::<3>,
+    entry::<4>,
+    entry::<5>,
+    entry::<6>,
+    entry::<7>,
+    entry::<8>,
+    entry::<9>,
+    entry::<10>,
+    entry::<11>,
+    entry::<12>,
+    entry::<13>,
+    entry::<14>,
+    entry::<15>,
+    entry::<16>,
+    entry::<17>,
+    entry::<18>,
+    entry::<19>,
+    entry::<20>,
+    entry::<21>,
+    entry::<22>,
+    entry::<23>,
+    entry::<24>,
+];
+
+/// The module's arguments.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ModuleArgs {
+    /// `NAMESPACE ns`: commands as `ns.BF.ADD`.
+    pub namespace: Option<String>,
+}
+
+impl ModuleArgs {
+    /// Reads `NAMESPACE ns`; anything else is refused, and the module then fails to
+    /// load with that reason in the server's log.
+    pub fn parse(args: &[String]) -> Result<ModuleArgs, String> {
+        let mut out = ModuleArgs::default();
+        let mut rest = args.iter();
+        while let Some(arg) = rest.next() {
+            if arg.eq_ignore_ascii_case("NAMESPACE") {
+                let ns = rest.next().ok_or("NAMESPACE needs a name")?;
+                if ns.is_empty()
+                    || !ns
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"_-".contains(&b))
+                {
+                    return Err(format!("NAMESPACE {ns:?}: letters, digits, _ and - only"));
+                }
+                out.namespace = Some(ns.clone());
+            } else {
+                return Err(format!(
+                    "unknown module argument {arg:?} (the one argument is NAMESPACE name)"
+                ));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The registered name of `name` (`BF.ADD` → `ns.BF.ADD`).
+    pub fn command_name(&self, name: &str) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{ns}.{name}"),
+            None => name.to_string(),
+        }
+    }
+}
+
+/// Registers the data types and the `BF.*` and `CF.*` commands.
+///
+/// # Safety
+///
+/// `ctx` is the context of `OnLoad`.
+#[cfg_attr(test, allow(dead_code))]
+unsafe fn register(ctx: *mut raw::RedisModuleCtx, args: &ModuleArgs) -> Result<(), String> {
+    // SAFETY: `OnLoad`'s context. With this option a short or corrupt RDB value makes
+    // the load functions report an error, which `rdb_load` turns into a refusal,
+    // instead of Redis stopping.
+    unsafe {
+        api::raw_fn!(RedisModule_SetModuleOptions)(
+            ctx,
+            raw::REDISMODULE_OPTIONS_HANDLE_IO_ERRORS as c_int,
+        );
+        datatype::register(
+            ctx,
+            &args.command_name("BF.LOADCHUNK"),
+            &args.command_name("CF.LOADCHUNK"),
+        )?;
+    }
+    for (command, entry) in COMMANDS.iter().zip(ENTRIES) {
+        let name = CString::new(args.command_name(command.name)).expect("no NUL in a name");
+        let flags = CString::new(command.flags).expect("no NUL in flags");
+        // SAFETY: `OnLoad`'s context, NUL-terminated strings Redis copies, and a
+        // command function of the type Redis calls; the key is argument 1.
+        let status = unsafe {
+            api::raw_fn!(RedisModule_CreateCommand)(
+                ctx,
+                name.as_ptr(),
+                Some(entry),
+                flags.as_ptr(),
+                1,
+                1,
+                1,
+            )
+        };
+        if status != raw::REDISMODULE_OK as c_int {
+            return Err(format!(
+                "could not register {name:?} (is another module, RedisBloom say, answering it? \
+                 load this one with NAMESPACE name)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The entry points Redis calls (`RedisModule_OnLoad`, `RedisModule_OnUnload`),
+/// generated by the `redis-module` crate and exported from the shared library whatever
+/// the module path.
 ///
 /// Left out of unit tests: the generated code installs Redis's allocator as the global
 /// one, which aborts outside a server.
 #[cfg(not(test))]
 #[allow(missing_docs)]
-mod entry {
-    use super::batch;
-    use redis_module::{Context, KeyType, RedisError, RedisResult, RedisString, RedisValue};
+mod entry_points {
+    use redis_module::{Context, RedisString, Status};
 
-    // Key-spec flags, as redismodule.h defines them (`REDISMODULE_CMD_KEY_*`).
-    const KEY_RO: u32 = 1 << 0;
-    const KEY_RW: u32 = 1 << 1;
-    const KEY_ACCESS: u32 = 1 << 4;
-    const KEY_UPDATE: u32 = 1 << 5;
-    /// Flags of a key the command only reads.
-    const READ: u32 = KEY_RO | KEY_ACCESS;
-    /// Flags of a key the command updates in place (the shard, the count).
-    const UPDATE: u32 = KEY_RW | KEY_UPDATE;
-
-    /// The arguments as byte slices.
-    fn bytes(argv: &[RedisString]) -> Vec<&[u8]> {
-        argv.iter().map(|a| a.as_slice()).collect()
-    }
-
-    /// Answers Redis's key-position request (ACL checks, cluster routing): the shard at
-    /// argument 1 with `shard_flags`, the count key (updated) and the guard's meta key
-    /// (read only) where the options name them well-formed. A malformed call declares
-    /// what it can; the command itself then refuses it.
-    fn declare_keys(ctx: &Context, argv: &[RedisString], shard_flags: u32, writes: bool) {
-        let key_at = |pos: usize, flags: u32| {
-            debug_assert!(pos < argv.len());
-            // SAFETY: a copy of a `static mut` of the module API table, which
-            // `RedisModule_Init` writes once in `OnLoad`, before any command runs; after
-            // that it is only read, on Redis's main thread.
-            let with_flags = unsafe { redis_module::raw::RedisModule_KeyAtPosWithFlags };
-            match with_flags {
-                // SAFETY: `ctx.ctx` is the live context of this keys-position request,
-                // and `pos` indexes an argument of its argv (callers check the length:
-                // Redis reads `argv[pos]`).
-                Some(key_at_pos) => unsafe { key_at_pos(ctx.ctx, pos as i32, flags as i32) },
-                // A server before 7.0: the key with full access.
-                None => ctx.key_at_pos(pos as i32),
-            }
-        };
-        if argv.len() > batch::SHARD_ARG {
-            key_at(batch::SHARD_ARG, shard_flags);
-        }
-        if let Ok(options) = batch::options(&bytes(argv), writes) {
-            if let Some(count) = options.count {
-                key_at(count.position, UPDATE);
-            }
-            if let Some(guard) = options.guard {
-                key_at(guard.key.position, READ);
+    fn init(ctx: &Context, args: &[RedisString]) -> Status {
+        let args: Vec<String> = args.iter().map(|a| a.to_string_lossy()).collect();
+        let registered = super::ModuleArgs::parse(&args)
+            // SAFETY: `init` runs inside `OnLoad`, with its context.
+            .and_then(|parsed| unsafe { super::register(ctx.ctx, &parsed) });
+        match registered {
+            Ok(()) => Status::Ok,
+            Err(why) => {
+                ctx.log_warning(&format!("linebloom: {why}"));
+                Status::Err
             }
         }
-    }
-
-    /// A command's checked arguments.
-    struct Args<'a> {
-        shard: &'a RedisString,
-        k: u32,
-        blocks: u64,
-        probes: &'a [u8],
-        /// The `COUNT` key, one of the arguments.
-        count: Option<&'a RedisString>,
-    }
-
-    /// The arguments: shard key, scheme, `k`, the shard's block count, probes, then the
-    /// options; checks the meta guard where there is one (see [`batch::options`]).
-    fn args<'a>(
-        ctx: &Context,
-        argv: &'a [RedisString],
-        writes: bool,
-    ) -> Result<Args<'a>, RedisError> {
-        let [_, shard, scheme, k, blocks, probes, ..] = argv else {
-            return Err(RedisError::WrongArity);
-        };
-        let (k, blocks) = batch::check_args(scheme.as_slice(), k.as_slice(), blocks.as_slice())
-            .map_err(refusal)?;
-        let options = batch::options(&bytes(argv), writes).map_err(refusal)?;
-        if let Some(guard) = options.guard {
-            // The meta key is one of the arguments: opened as it is, not copied.
-            let meta_key = &argv[guard.key.position];
-            let meta = ctx.open_key(meta_key);
-            let held = match meta.key_type() {
-                KeyType::String => meta.read()?,
-                _ => None,
-            };
-            if !batch::meta_matches(held, guard.value) {
-                return Err(RedisError::String(format!(
-                    "LBSTALE {} (the filter's meta is no longer the one the client sent)",
-                    meta_key.to_string_lossy()
-                )));
-            }
-        }
-        Ok(Args {
-            shard,
-            k,
-            blocks,
-            probes: probes.as_slice(),
-            count: options.count.map(|c| &argv[c.position]),
-        })
-    }
-
-    /// Replicates one `EVAL` of [`batch::REPLICATE_BLOCKS`] on `shard` (and its count
-    /// key, increased by `new`) with `blob` ([`batch::replication_blob`]). It calls
-    /// `RedisModule_Replicate` with the arguments as they are, where the `redis-module`
-    /// crate's `replicate` copies each into a string first (the script's body every
-    /// time): measured with callgrind, that copy was most of a single-key insert's work.
-    fn replicate_blocks(
-        ctx: &Context,
-        shard: &RedisString,
-        count: Option<&RedisString>,
-        blob: &[u8],
-        new: u64,
-    ) {
-        use std::os::raw::{c_char, c_longlong};
-        // SAFETY: a copy of a `static mut` of the module API table, which
-        // `RedisModule_Init` writes once in `OnLoad`, before any command runs; after that
-        // it is only read, on Redis's main thread.
-        let Some(replicate) = (unsafe { redis_module::raw::RedisModule_Replicate }) else {
-            return;
-        };
-        let (script, blob_ptr) = (
-            batch::REPLICATE_BLOCKS.as_ptr(),
-            blob.as_ptr() as *const c_char,
-        );
-        match count {
-            // SAFETY: `ctx.ctx` is this command's live context; the format's items match
-            // the arguments that follow, as `RedisModule_Replicate` reads them with
-            // `va_arg`: `c` a NUL-terminated C string (a `CStr` constant), `l` a `long
-            // long`, `s` a `RedisModuleString *` (the command's own arguments, alive for
-            // the call), `b` a pointer and a `size_t` length (`blob`, alive for the call).
-            Some(count) => unsafe {
-                replicate(
-                    ctx.ctx,
-                    c"EVAL".as_ptr(),
-                    c"clssbl".as_ptr(),
-                    script,
-                    2 as c_longlong,
-                    shard.inner,
-                    count.inner,
-                    blob_ptr,
-                    blob.len(),
-                    new as c_longlong,
-                )
-            },
-            // SAFETY: as above, with the format `clsb`.
-            None => unsafe {
-                replicate(
-                    ctx.ctx,
-                    c"EVAL".as_ptr(),
-                    c"clsb".as_ptr(),
-                    script,
-                    1 as c_longlong,
-                    shard.inner,
-                    blob_ptr,
-                    blob.len(),
-                )
-            },
-        };
-    }
-
-    fn refusal(e: batch::BatchError) -> RedisError {
-        RedisError::String(e.to_string())
-    }
-
-    /// A refused batch on shard `key`. A shard of the wrong length names the key and the
-    /// two sizes first, so that a client can report them: `LBLENGTH <key> <bytes held>
-    /// <bytes needed> …`.
-    fn refusal_on(key: &RedisString, e: batch::BatchError) -> RedisError {
-        match e {
-            batch::BatchError::Length { held, needed } => RedisError::String(format!(
-                "LBLENGTH {} {held} {needed} (bytes held, bytes the filter's shape needs)",
-                key.to_string_lossy(),
-            )),
-            e => refusal(e),
-        }
-    }
-
-    /// The error for a shard key that is absent or of another type.
-    fn not_a_shard(key: &RedisString, kind: KeyType) -> RedisError {
-        if kind == KeyType::Empty {
-            RedisError::String(format!(
-                "LBMISSING {} (no such filter shard)",
-                key.to_string_lossy()
-            ))
-        } else {
-            RedisError::WrongType
-        }
-    }
-
-    /// `LINEBLOOM.MTEST <shard> <scheme> <k> <blocks> <probes> [META <meta key> <meta value>]`.
-    fn mtest(ctx: &Context, argv: Vec<RedisString>) -> RedisResult {
-        if ctx.is_keys_position_request() {
-            declare_keys(ctx, &argv, READ, false);
-            return Ok(RedisValue::NoReply);
-        }
-        let args = args(ctx, &argv, false)?;
-        let key = ctx.open_key(args.shard);
-        match key.key_type() {
-            KeyType::String => {}
-            kind => return Err(not_a_shard(args.shard, kind)),
-        }
-        let shard = key.read()?.unwrap_or_default();
-        let answers = batch::test_all(shard, args.k, args.blocks, args.probes)
-            .map_err(|e| refusal_on(args.shard, e))?;
-        Ok(RedisValue::StringBuffer(answers))
-    }
-
-    /// `LINEBLOOM.MADD <shard> <scheme> <k> <blocks> <probes> [COUNT <count key>] [META
-    /// <meta key> <meta value>]`.
-    fn madd(ctx: &Context, argv: Vec<RedisString>) -> RedisResult {
-        if ctx.is_keys_position_request() {
-            declare_keys(ctx, &argv, UPDATE, true);
-            return Ok(RedisValue::NoReply);
-        }
-        let args = args(ctx, &argv, true)?;
-        // The count goes up only while its key exists (an expired filter's count key
-        // is not brought back), and must hold a count: checked before any bit is set.
-        let count = match args.count {
-            None => None,
-            Some(name) => {
-                let key = ctx.open_key_writable(name);
-                match key.key_type() {
-                    KeyType::Empty => None,
-                    KeyType::String if key.as_string_dma()?.len() == batch::COUNT_BYTES => {
-                        Some((name, key))
-                    }
-                    _ => return Err(refusal(batch::BatchError::Count)),
-                }
-            }
-        };
-        let key = ctx.open_key_writable(args.shard);
-        match key.key_type() {
-            KeyType::String => {}
-            // Never create a shard: its length is fixed by the filter's shape.
-            kind => return Err(not_a_shard(args.shard, kind)),
-        }
-        let mut shard = key.as_string_dma()?;
-        let added = batch::set_all(&mut shard, args.k, args.blocks, args.probes)
-            .map_err(|e| refusal_on(args.shard, e))?;
-        if added.changed.is_empty() {
-            return Ok(RedisValue::Integer(0));
-        }
-        if let Some((_, count)) = &count {
-            batch::add_count(&mut count.as_string_dma()?, added.new).map_err(refusal)?;
-        }
-        // Replicas and the append-only file get one `EVAL` of a script any server runs,
-        // with or without this module: the changed blocks' new bytes, then the count (a
-        // command per block cost the master about a microsecond each: `benches`
-        // `redis_batch`).
-        let blob = batch::replication_blob(&shard, &added.changed);
-        let count_key = count.as_ref().map(|(name, _)| *name);
-        replicate_blocks(ctx, args.shard, count_key, &blob, added.new);
-        Ok(RedisValue::Integer(added.new as i64))
     }
 
     redis_module::redis_module! {
         name: "linebloom",
-        version: 2,
+        version: 3,
         allocator: (redis_module::alloc::RedisAlloc, redis_module::alloc::RedisAlloc),
         data_types: [],
+        init: init,
         commands: [
             // getkeys-api: Redis asks the command for its keys (`declare_keys`), which
             // include the count and the guard's meta key; 1, 1, 1 is the shard, for
             // older servers.
-            ["linebloom.mtest", mtest, "readonly getkeys-api", 1, 1, 1, ""],
-            ["linebloom.madd", madd, "write deny-oom getkeys-api", 1, 1, 1, ""],
+            ["linebloom.mtest", super::guard_commands::mtest, "readonly getkeys-api", 1, 1, 1, ""],
+            ["linebloom.madd", super::guard_commands::madd, "write deny-oom getkeys-api", 1, 1, 1, ""],
         ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_args_read_a_namespace_and_refuse_the_rest() {
+        assert_eq!(ModuleArgs::parse(&[]), Ok(ModuleArgs::default()));
+        let ns = ModuleArgs::parse(&["NAMESPACE".into(), "linebloom".into()]).unwrap();
+        assert_eq!(ns.command_name("BF.ADD"), "linebloom.BF.ADD");
+        assert_eq!(ModuleArgs::default().command_name("CF.DEL"), "CF.DEL");
+        assert!(ModuleArgs::parse(&["NAMESPACE".into()]).is_err());
+        assert!(ModuleArgs::parse(&["NAMESPACE".into(), "a b".into()]).is_err());
+        assert!(ModuleArgs::parse(&["ERROR_RATE".into(), "0.1".into()]).is_err());
+    }
+
+    #[test]
+    fn every_command_is_listed_once() {
+        let mut names: Vec<&str> = COMMANDS.iter().map(|c| c.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), COMMANDS.len());
     }
 }

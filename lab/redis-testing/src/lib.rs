@@ -69,6 +69,10 @@ pub fn redisbloom_library() -> Option<PathBuf> {
 const BUILD_MODULE: &str = "apt-get install libclang-dev, then cargo build --profile tests \
     --manifest-path lab/redis-module/Cargo.toml --target-dir target; or set LINEBLOOM_MODULE_SO";
 
+/// The namespace of the linebloom module's `BF.*` and `CF.*` commands in a server that
+/// also loads RedisBloom ([`Modules::BOTH`]): `linebloom.BF.ADD`, ….
+pub const NAMESPACE: &str = "linebloom";
+
 /// Which modules a server loads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Modules {
@@ -102,6 +106,11 @@ impl Modules {
             let so = module_library()
                 .ok_or_else(|| format!("the linebloom module is not built ({BUILD_MODULE})"))?;
             args.extend(["--loadmodule".into(), so.display().to_string()]);
+            if self.redisbloom {
+                // Beside RedisBloom, which answers `BF.*` and `CF.*`, the module's own
+                // are `linebloom.BF.*` and `linebloom.CF.*`.
+                args.extend(["NAMESPACE".into(), NAMESPACE.into()]);
+            }
         }
         if self.redisbloom {
             let so = redisbloom_library().ok_or(
@@ -336,7 +345,13 @@ impl Server {
         self.stop();
         let mut args = std::mem::take(&mut self.args);
         while let Some(at) = args.iter().position(|a| a == "--loadmodule") {
-            args.drain(at..at + 2);
+            // The path, then the module's own arguments up to the next option.
+            let end = args[at + 1..]
+                .iter()
+                .skip(1)
+                .position(|a| a.starts_with("--"))
+                .map_or(args.len(), |n| at + 2 + n);
+            args.drain(at..end);
         }
         *self = Server::spawn(&self.dir.clone(), self.port, args);
     }

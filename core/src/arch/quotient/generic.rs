@@ -175,6 +175,22 @@ unsafe fn contains_at<W: Width, O: TagOps>(blocks: &[Block], at: &Location) -> b
     }
 }
 
+/// How many fingerprints equal to the key's its two blocks hold: the copies a
+/// [`remove`] of the key could take, its own and any other key's that collided.
+///
+/// # Safety
+///
+/// As for [`contains`].
+#[inline(always)]
+pub(crate) unsafe fn count<W: Width, O: TagOps>(blocks: &[Block], h: u64) -> u32 {
+    let at = locate::<W>(h, blocks.len());
+    // SAFETY: the caller's CPU has O's features (this function's contract).
+    unsafe {
+        matches::<W, O>(&blocks[at.first], at.bucket, at.tag).count_ones()
+            + matches::<W, O>(&blocks[at.second], at.bucket, at.tag).count_ones()
+    }
+}
+
 /// How many keys ahead [`contains_batch`] prefetches a key's two blocks (a power of two:
 /// the length of its ring; 16 and 32 measured alike at 10^7 keys, 8 slower).
 const PREFETCH_DISTANCE: usize = 16;

@@ -313,6 +313,21 @@ impl PartialEq for QuotientKernel {
     }
 }
 
+/// How many fingerprints equal to `hash`'s its two blocks hold, counted with the scalar
+/// backend (a count is rare beside lookups: no kernel table carries it). `blocks` is a
+/// filter's: even in number, at least 2, every one well formed.
+pub(crate) fn count(blocks: &[Block], hash: u64, tag_bits: u32) -> u32 {
+    use scheme::{Eight, Sixteen};
+    if tag_bits == 8 {
+        // SAFETY: the scalar backend needs no CPU feature; the caller passes a filter's
+        // blocks.
+        unsafe { generic::count::<Eight, scalar::Scalar>(blocks, hash) }
+    } else {
+        // SAFETY: as above.
+        unsafe { generic::count::<Sixteen, scalar::Scalar>(blocks, hash) }
+    }
+}
+
 /// Σ `select(word, rank)` over `words`, each with rank
 /// `(popcount · (word >> 59)) >> 5` (a set bit the select finds, varying per word),
 /// through `kernel`'s select alone: what `benches`' `quotient_select` times to compare
