@@ -338,6 +338,15 @@ impl Server {
         *self = Server::spawn(&self.dir.clone(), self.port, args);
     }
 
+    /// Starts it again, on its port, in its folder, with its arguments and then `extra`
+    /// (which override them: `--appendonly yes`, say).
+    pub fn restart_with(&mut self, extra: &[&str]) {
+        self.stop();
+        let mut args = std::mem::take(&mut self.args);
+        args.extend(extra.iter().map(|a| a.to_string()));
+        *self = Server::spawn(&self.dir.clone(), self.port, args);
+    }
+
     /// Starts it again, on its port, in its folder, with its arguments but no module
     /// (after `stop` or `crash`: it replays what its append-only file holds without
     /// the modules that wrote it).
