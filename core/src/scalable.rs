@@ -366,6 +366,12 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
         self.newest_len
     }
 
+    /// Capacity of the newest layer: once [`newest_len`](Self::newest_len) reaches
+    /// it, the next new key opens a layer (or, in [`Mode::Fixed`], is refused).
+    pub fn newest_capacity(&self) -> u64 {
+        *self.capacities.last().expect("at least one layer")
+    }
+
     /// Is `key` possibly in any layer?
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
         self.contains_hash(key.hash_key(&self.hasher))

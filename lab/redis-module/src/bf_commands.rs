@@ -46,34 +46,35 @@ pub fn reserve(call: &Call) {
 
 /// Adds each item, replying one answer each; stops after a non-scaling filter's
 /// "full", as RedisBloom does. Says whether anything changed.
-fn add_items<'a>(
-    call: &Call,
-    f: &mut BfFilter,
-    items: impl Iterator<Item = &'a [u8]>,
-    multi: bool,
-) -> bool {
+fn add_items(call: &Call, f: &mut BfFilter, from: usize, multi: bool) -> bool {
     let mut changed = false;
     let mut replies = 0;
-    if multi {
-        call.array_postponed();
-    }
-    for item in items {
+    let mut answer = |result| {
         replies += 1;
-        match f.add(item) {
+        match result {
             Ok(new) => {
                 changed |= new;
                 call.boolean(new);
+                true
             }
             Err(AddError::Full) => {
                 call.error_c(c"ERR non scaling filter is full");
-                break;
+                false
             }
-            Err(AddError::Layer) => call.error_c(c"ERR problem inserting into filter"),
+            Err(AddError::Layer) => {
+                call.error_c(c"ERR problem inserting into filter");
+                true
+            }
         }
+    };
+    if !multi {
+        answer(f.add(call.arg(from)));
+        return changed;
     }
-    if multi {
-        call.set_array_len(replies);
-    }
+    call.array_postponed();
+    let items: Vec<&[u8]> = call.args_from(from).collect();
+    f.add_many(&items, &mut answer);
+    call.set_array_len(replies);
     changed
 }
 
@@ -87,7 +88,7 @@ fn add(call: &Call, multi: bool) {
     else {
         return;
     };
-    if add_items(call, f, call.args_from(2), multi) || created {
+    if add_items(call, f, 2, multi) || created {
         call.replicate_verbatim();
     }
 }
@@ -116,7 +117,7 @@ pub fn insert(call: &Call) {
     let Some((f, created)) = lookup::live_or_create(call, &mut key, create(parsed.options)) else {
         return;
     };
-    if add_items(call, f, call.args_from(parsed.items), true) || created {
+    if add_items(call, f, parsed.items, true) || created {
         call.replicate_verbatim();
     }
 }
@@ -130,14 +131,22 @@ fn exists(call: &Call, multi: bool) {
     let Some(found) = lookup::live::<BfFilter>(call, &mut key) else {
         return;
     };
-    if multi {
-        call.array(call.argc() - 2);
+    let Found::Live(f) = found else {
+        if multi {
+            call.array(call.argc() - 2);
+        }
+        (2..call.argc()).for_each(|_| call.boolean(false));
+        return;
+    };
+    if !multi {
+        return call.boolean(f.exists(call.arg(2)));
     }
-    for item in call.args_from(2) {
-        call.boolean(match &found {
-            Found::Missing => false,
-            Found::Live(f) => f.exists(item),
-        });
+    let items: Vec<&[u8]> = call.args_from(2).collect();
+    let mut answers = vec![false; items.len()];
+    f.exists_many(&items, &mut answers);
+    call.array(answers.len());
+    for a in answers {
+        call.boolean(a);
     }
 }
 

@@ -36,6 +36,9 @@ pub const BUCKET_SIZE: std::ops::RangeInclusive<u64> = 1..=255;
 pub const MAX_ITERATIONS: std::ops::RangeInclusive<u64> = 1..=65535;
 /// RedisBloom's range of `EXPANSION`.
 pub const EXPANSION: std::ops::RangeInclusive<u64> = 0..=32768;
+/// Items a batch hashes and looks up at a time, on the stack.
+const BATCH: usize = 128;
+
 /// RedisBloom's defaults for a filter `CF.ADD` creates.
 pub const DEFAULT_CAPACITY: u64 = 1024;
 /// See [`DEFAULT_CAPACITY`].
@@ -139,6 +142,36 @@ impl CfFilter {
         self.layers.iter().any(|l| l.contains_hash(h))
     }
 
+    /// `out[i] = exists(items[i])`, as a batch: each layer's batch lookup fetches the
+    /// blocks of later items while it tests earlier ones.
+    ///
+    /// # Panics
+    ///
+    /// If the lengths differ.
+    pub fn exists_many(&self, items: &[&[u8]], out: &mut [bool]) {
+        assert_eq!(
+            items.len(),
+            out.len(),
+            "exists_many: items and out differ in length"
+        );
+        let mut hashes = [0u64; BATCH];
+        let mut found = [false; BATCH];
+        for (items, out) in items.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
+            let hashes = &mut hashes[..items.len()];
+            for (h, item) in hashes.iter_mut().zip(items) {
+                *h = self.hash(item);
+            }
+            out.fill(false);
+            let found = &mut found[..items.len()];
+            for layer in &self.layers {
+                layer.contains_hash_batch(hashes, found);
+                for (o, &f) in out.iter_mut().zip(found.iter()) {
+                    *o |= f;
+                }
+            }
+        }
+    }
+
     /// Copies of `item`'s fingerprint held (at least `item`'s own).
     pub fn count(&self, item: &[u8]) -> u64 {
         let h = self.hash(item);
@@ -152,7 +185,7 @@ impl CfFilter {
         for i in (0..self.layers.len()).rev() {
             let capacity = layer_capacity(&self.options, i).unwrap_or(u64::MAX);
             let layer = &mut self.layers[i];
-            if layer.len() < capacity && layer.insert_hash(h).is_ok() {
+            if layer.len() < capacity && layer.add_hash(h).is_ok() {
                 return Ok(());
             }
         }

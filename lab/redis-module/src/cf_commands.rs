@@ -158,6 +158,16 @@ fn query(call: &Call, what: Query, multi: bool) {
     let Some(found) = lookup::live::<CfFilter>(call, &mut key) else {
         return;
     };
+    if let (Found::Live(f), Query::Exists, true) = (&found, what, multi) {
+        let items: Vec<&[u8]> = call.args_from(2).collect();
+        let mut answers = vec![false; items.len()];
+        f.exists_many(&items, &mut answers);
+        call.array(answers.len());
+        for a in answers {
+            call.boolean(a);
+        }
+        return;
+    }
     if multi {
         call.array(call.argc() - 2);
     }

@@ -57,24 +57,20 @@ pub fn live_or_create<'k, F: Body>(
     key: &'k mut Key,
     create: impl FnOnce() -> Result<F, String>,
 ) -> Option<(&'k mut F, bool)> {
-    let missing = matches!(live::<F>(call, key)?, Found::Missing);
-    if missing {
-        match create() {
-            Ok(f) => {
-                if key.set(F::data_type(), Stored::Live(f)).is_err() {
-                    call.error("ERR could not store the filter");
-                    return None;
-                }
-            }
-            Err(message) => {
-                call.error(&message);
-                return None;
-            }
+    let created = matches!(key.get(F::data_type()), Held::Empty);
+    if created {
+        let made = create().and_then(|f| {
+            key.set(F::data_type(), Stored::Live(f))
+                .map_err(|_| "ERR could not store the filter".to_string())
+        });
+        if let Err(message) = made {
+            call.error(&message);
+            return None;
         }
     }
-    match key.get(F::data_type()) {
-        Held::Ours(Stored::Live(f)) => Some((f, missing)),
-        _ => {
+    match live::<F>(call, key)? {
+        Found::Live(f) => Some((f, created)),
+        Found::Missing => {
             call.error("ERR the filter vanished while it was created");
             None
         }
