@@ -482,3 +482,30 @@ fn a_dead_redis_degrades_its_defences_live_and_the_rest_keep_running() {
     // The keys cannot be removed from a dead server: stop says so, and returns.
     let _ = running.stop();
 }
+
+#[test]
+fn the_page_runs_redisblooms_commands_on_both_modules_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(server) = Server::start(dir.path(), Modules::BOTH, false) else {
+        return;
+    };
+    let ctx = ctx(Some(server.url()));
+    let running = live::start(&ctx, &options(0, 5_000, 500, 0.5)).unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    let s = state(&running);
+    // BF.* on RedisBloom and on the module, and CF.* (with deletes) on both.
+    for defence in [
+        "redisbloom",
+        "linebloom-module-bf",
+        "redisbloom-cuckoo",
+        "linebloom-module-cf",
+    ] {
+        assert!(last(&s, defence, "requests") > 400.0, "{defence}");
+        assert!(
+            last(&s, defence, "rejections") > 0.0,
+            "{defence} rejected nothing"
+        );
+        assert_eq!(last(&s, defence, "false_negatives"), 0.0, "{defence}");
+    }
+    running.stop().unwrap();
+}

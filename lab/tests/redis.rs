@@ -449,6 +449,9 @@ fn side_by_side_with_redisbloom() {
         "linebloom-in-process",
         "linebloom-in-redis",
         "redisbloom",
+        "linebloom-module-bf",
+        "redisbloom-cuckoo",
+        "linebloom-module-cf",
         "classic-setbit-redis",
     ] {
         assert!(data.iter().any(|r| r.contender == s), "{s} missing");
@@ -463,6 +466,9 @@ fn side_by_side_with_redisbloom() {
         "linebloom-in-process",
         "linebloom-in-redis",
         "redisbloom",
+        "linebloom-module-bf",
+        "redisbloom-cuckoo",
+        "linebloom-module-cf",
         "classic-setbit-redis",
     ] {
         let rows: Vec<_> = data.iter().filter(|r| r.contender == s).collect();

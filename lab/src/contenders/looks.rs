@@ -41,6 +41,13 @@ pub const IN_REDIS: &str = "linebloom-in-redis";
 pub const REDISBLOOM: &str = "redisbloom";
 /// The classic filter over Redis `SETBIT`/`GETBIT`.
 pub const CLASSIC_SETBIT: &str = "classic-setbit-redis";
+/// The linebloom module's `BF.*` (the scaling blocked filter) in the scenario.
+pub const LINEBLOOM_MODULE_BF: &str = "linebloom-module-bf";
+/// RedisBloom's `CF.*` (its cuckoo filter, which deletes) in the scenario.
+pub const REDISBLOOM_CUCKOO: &str = "redisbloom-cuckoo";
+/// The linebloom module's `CF.*` (vector quotient filters, which delete) in the
+/// scenario.
+pub const LINEBLOOM_MODULE_CF: &str = "linebloom-module-cf";
 
 /// The penetration scenario's defences.
 pub const SCENARIO: &[Look] = &[
@@ -50,6 +57,9 @@ pub const SCENARIO: &[Look] = &[
     look(IN_REDIS, "", (148, 103, 189), Circle),
     look(REDISBLOOM, "", (0, 0, 0), Square),
     look(CLASSIC_SETBIT, "", (31, 119, 180), Triangle),
+    look(LINEBLOOM_MODULE_BF, "", (44, 160, 44), Circle),
+    look(REDISBLOOM_CUCKOO, "", (140, 86, 75), Triangle),
+    look(LINEBLOOM_MODULE_CF, "", (23, 190, 207), Diamond),
 ];
 
 /// Reference series: an exact set and the memory limit lines.

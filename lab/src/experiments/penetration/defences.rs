@@ -1,16 +1,16 @@
 //! The scenario's defences, each loaded and ready to run: no protection, null caching
 //! and linebloom in process over an in-process LRU cache; and with a Redis server,
-//! linebloom held in Redis, RedisBloom and the classic `SETBIT` filter over a Redis
-//! cache.
+//! linebloom held in Redis, RedisBloom's `BF.*` and `CF.*` on RedisBloom and on the
+//! linebloom module, and the classic `SETBIT` filter over a Redis cache.
 
 use super::cache::{Cache, LocalCache, RedisCache};
 use super::db::Db;
-use super::guard::{Guard, InProcess, InRedis, NoGuard, RedisBloom, RedisClassic};
+use super::guard::{CommandFilter, Family, Guard, InProcess, InRedis, NoGuard, RedisClassic};
 use super::row::FPR;
 use super::scenario::Scenario;
 use crate::Ctx;
 use crate::contenders::looks;
-use crate::support::redis::connection::{RedisTarget, has_redisbloom};
+use crate::support::redis::connection::{RedisTarget, bloom_modules};
 use crate::support::redis::namespace::Namespace;
 use linebloom_redis_client::{DEFAULT_SHARD_BLOCKS, FilterOptions, RedisFilter};
 use std::time::Duration;
@@ -87,18 +87,49 @@ pub fn defences(
         fresh_db("inredis")?,
         false,
     ));
-    if has_redisbloom(target.connect()?.commands(), &ns.key("probe-missing")) {
-        let guard = RedisBloom::load(target.connect()?, &ns.key(looks::REDISBLOOM), n, FPR)?;
+    // RedisBloom's commands, on RedisBloom and on the linebloom module: `BF.*`, then
+    // `CF.*`, whose deletes take products off sale.
+    let modules = bloom_modules(target.connect()?.commands());
+    let mut by_commands = Vec::new();
+    if modules.redisbloom {
+        by_commands.push((looks::REDISBLOOM, Family::Bf, String::new()));
+    }
+    if let Some(prefix) = &modules.linebloom {
+        by_commands.push((looks::LINEBLOOM_MODULE_BF, Family::Bf, prefix.clone()));
+    }
+    if modules.redisbloom {
+        by_commands.push((looks::REDISBLOOM_CUCKOO, Family::Cf, String::new()));
+    }
+    if let Some(prefix) = &modules.linebloom {
+        by_commands.push((looks::LINEBLOOM_MODULE_CF, Family::Cf, prefix.clone()));
+    }
+    for (name, family, prefix) in by_commands {
+        let guard = CommandFilter::load(
+            name,
+            family,
+            &prefix,
+            target.connect()?,
+            &ns.key(name),
+            n,
+            FPR,
+        )?;
         out.push(scenario(
-            looks::REDISBLOOM,
+            name,
             Box::new(guard),
-            cache(looks::REDISBLOOM)?,
-            fresh_db("rb")?,
+            cache(name)?,
+            fresh_db(name)?,
             false,
         ));
-    } else {
+    }
+    if !modules.redisbloom {
         crate::support::progress::note(format!(
-            "   RedisBloom is not loaded in {target}: skipping the redisbloom defence"
+            "   RedisBloom is not loaded in {target}: skipping its defences"
+        ));
+    }
+    if modules.linebloom.is_none() {
+        crate::support::progress::note(format!(
+            "   the linebloom module is not loaded in {target} (alone, or with NAMESPACE \
+             linebloom): skipping its BF.* and CF.* defences"
         ));
     }
     let guard = RedisClassic::load(target.connect()?, &ns.key("classic"), n, FPR)?;

@@ -251,90 +251,151 @@ impl Guard for InRedis {
     }
 }
 
-/// RedisBloom's `BF.EXISTS`/`BF.ADD` (scalable, its own hashing). No deletes.
-pub struct RedisBloom {
-    /// The BF key.
+/// Which of RedisBloom's command families a [`CommandFilter`] speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// `BF.*`: a Bloom filter, no deletes.
+    Bf,
+    /// `CF.*`: a cuckoo filter (RedisBloom) or a vector quotient filter (the linebloom
+    /// module), which deletes with `CF.DEL`.
+    Cf,
+}
+
+/// A filter behind RedisBloom's commands, answered by RedisBloom or by the linebloom
+/// module (its commands under `prefix`): `BF.EXISTS`/`BF.ADD` with no deletes, or
+/// `CF.EXISTS`/`CF.ADD`/`CF.DEL`, so products taken off sale leave the filter.
+pub struct CommandFilter {
+    name: &'static str,
+    family: Family,
+    /// Command prefix: `""`, or `"linebloom."` beside RedisBloom.
+    prefix: String,
+    /// The filter's key.
     pub key: String,
     /// Its connection (one server or a cluster).
     pub con: Con,
-    /// Bytes RedisBloom reported after loading.
+    /// The capacity it was reserved for.
+    reserved: u64,
+    /// Bytes after loading (`MEMORY USAGE`).
     pub bytes: usize,
 }
 
-impl RedisBloom {
-    /// `BF.RESERVE key p n` (RedisBloom's default scaling, so live adds past `n` open a
-    /// new layer instead of failing), then `BF.MADD` of `0..n` in chunks.
-    pub fn load(mut con: Con, key: &str, n: u64, p: f64) -> anyhow::Result<Self> {
+impl CommandFilter {
+    /// Reserves the filter (`BF.RESERVE key p n`, which scales as it must; or
+    /// `CF.RESERVE key n`, each module's own sizing), then adds `0..n` in chunks.
+    pub fn load(
+        name: &'static str,
+        family: Family,
+        prefix: &str,
+        mut con: Con,
+        key: &str,
+        n: u64,
+        p: f64,
+    ) -> anyhow::Result<Self> {
         redis::cmd("DEL").arg(key).query::<()>(con.commands())?;
-        redis::cmd("BF.RESERVE")
-            .arg(key)
-            .arg(p)
-            .arg(n)
-            .query::<()>(con.commands())?;
-        let ids: Vec<u64> = (0..n).collect();
-        for chunk in ids.chunks(10_000) {
-            redis::cmd("BF.MADD")
-                .arg(key)
-                .arg(chunk)
-                .query::<()>(con.commands())?;
-        }
-        let mut this = RedisBloom {
+        let mut this = CommandFilter {
+            name,
+            family,
+            prefix: prefix.into(),
             key: key.into(),
             con,
+            reserved: n,
             bytes: 0,
         };
-        this.bytes = this.size()?;
+        let mut reserve = this.cmd("RESERVE");
+        match family {
+            Family::Bf => reserve.arg(p).arg(n),
+            Family::Cf => reserve.arg(n),
+        };
+        reserve.query::<()>(this.con.commands())?;
+        let ids: Vec<u64> = (0..n).collect();
+        for chunk in ids.chunks(10_000) {
+            let mut add = match family {
+                Family::Bf => this.cmd("MADD"),
+                Family::Cf => {
+                    let mut c = this.cmd("INSERT");
+                    c.arg("ITEMS");
+                    c
+                }
+            };
+            add.arg(chunk).query::<()>(this.con.commands())?;
+        }
+        this.bytes = redis::cmd("MEMORY")
+            .arg("USAGE")
+            .arg(&this.key)
+            .query::<u64>(this.con.commands())? as usize;
         Ok(this)
     }
 
-    /// Bytes RedisBloom reports for the filter (`BF.INFO key SIZE`).
-    pub fn size(&mut self) -> anyhow::Result<usize> {
-        Ok(self.info("SIZE")? as usize)
+    /// `<prefix><BF|CF>.<what> <key>`.
+    fn cmd(&self, what: &str) -> redis::Cmd {
+        let family = match self.family {
+            Family::Bf => "BF",
+            Family::Cf => "CF",
+        };
+        let mut c = redis::cmd(&format!("{}{family}.{what}", self.prefix));
+        c.arg(&self.key);
+        c
     }
 
-    /// One numeric field of `BF.INFO` (`SIZE`, `CAPACITY`, `ITEMS`, …).
+    /// One numeric field of `BF.INFO` (`CAPACITY`, `ITEMS`, …), or of `CF.INFO` by its
+    /// name there.
     fn info(&mut self, field: &str) -> anyhow::Result<u64> {
-        let v: Vec<u64> = redis::cmd("BF.INFO")
-            .arg(&self.key)
-            .arg(field)
-            .query(self.con.commands())?;
-        v.first()
-            .copied()
-            .ok_or_else(|| anyhow::anyhow!("BF.INFO {field} returned nothing"))
+        match self.family {
+            Family::Bf => {
+                let v: Vec<u64> = self.cmd("INFO").arg(field).query(self.con.commands())?;
+                v.first()
+                    .copied()
+                    .ok_or_else(|| anyhow::anyhow!("BF.INFO {field} returned nothing"))
+            }
+            Family::Cf => {
+                let v: Vec<redis::Value> = self.cmd("INFO").query(self.con.commands())?;
+                v.chunks(2)
+                    .find(|p| {
+                        redis::from_redis_value_ref::<String>(&p[0]).is_ok_and(|n| n == field)
+                    })
+                    .and_then(|p| redis::from_redis_value_ref::<u64>(&p[1]).ok())
+                    .ok_or_else(|| anyhow::anyhow!("CF.INFO has no {field:?}"))
+            }
+        }
     }
 }
 
-impl Guard for RedisBloom {
+impl Guard for CommandFilter {
     fn name(&self) -> &'static str {
-        looks::REDISBLOOM
+        self.name
     }
     fn might_contain(&mut self, key: u64) -> anyhow::Result<bool> {
-        Ok(redis::cmd("BF.EXISTS")
-            .arg(&self.key)
-            .arg(key)
-            .query(self.con.commands())?)
+        Ok(self.cmd("EXISTS").arg(key).query(self.con.commands())?)
     }
     fn add(&mut self, key: u64) -> anyhow::Result<()> {
-        redis::cmd("BF.ADD")
-            .arg(&self.key)
-            .arg(key)
-            .query::<()>(self.con.commands())?;
+        self.cmd("ADD").arg(key).query::<()>(self.con.commands())?;
         Ok(())
     }
-    fn remove(&mut self, _: u64) -> anyhow::Result<bool> {
-        Ok(false)
+    fn remove(&mut self, key: u64) -> anyhow::Result<bool> {
+        match self.family {
+            Family::Bf => Ok(false),
+            Family::Cf => Ok(self.cmd("DEL").arg(key).query::<i64>(self.con.commands())? == 1),
+        }
     }
     fn bytes(&self) -> usize {
         self.bytes
     }
-    /// From `BF.INFO`: items inserted against the capacity of every layer. RedisBloom
-    /// does not expose its bits, so there is no fill ratio or estimated rate.
+    /// Items inserted against the capacity: `BF.INFO`'s, or for `CF.*` the reserved
+    /// capacity times the filters. Neither module exposes its bits, so there is no fill
+    /// ratio or estimated rate.
     fn capacity(&mut self, target: f64) -> Option<anyhow::Result<Capacity>> {
         let mut info = || -> anyhow::Result<Capacity> {
+            let (items, capacity) = match self.family {
+                Family::Bf => (self.info("ITEMS")?, self.info("CAPACITY")?),
+                Family::Cf => (
+                    self.info("Number of items inserted")?,
+                    self.reserved * self.info("Number of filters")?,
+                ),
+            };
             Ok(Capacity {
                 fill_ratio: None,
-                estimated_len: self.info("ITEMS")? as f64,
-                capacity: self.info("CAPACITY")?,
+                estimated_len: items as f64,
+                capacity,
                 estimated_fpr: None,
                 target_fpr: target,
             })

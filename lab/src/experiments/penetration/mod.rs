@@ -15,9 +15,12 @@
 //!   the in-process defence uses a counting filter; Redis-held filters keep deleted ids as
 //!   "maybe" until a periodic rebuild, so their requests reach the database).
 //! * **Defences**: no protection; null caching (empty results cached with the TTL);
-//!   linebloom in process; and with `--redis`: linebloom held in Redis, RedisBloom
-//!   (`BF.EXISTS`/`BF.ADD`, when the server has the module), and the classic
-//!   `SETBIT`/`GETBIT` filter. Each starts from a fresh copy of the same database.
+//!   linebloom in process; and with `--redis`: linebloom held in Redis; RedisBloom's
+//!   `BF.EXISTS`/`BF.ADD` on RedisBloom and on the linebloom module, and their
+//!   `CF.EXISTS`/`CF.ADD`/`CF.DEL` (RedisBloom's cuckoo filter, linebloom's vector
+//!   quotient filter), which take deleted products out (each where the server loads the
+//!   module); and the classic `SETBIT`/`GETBIT` filter. Each starts from a fresh copy of
+//!   the same database.
 //!
 //! With `--redis`, every key the run creates starts with one prefix (`--redis-prefix`,
 //! by default `linebloom:<run id>:`), and all of them are removed at the end and on
@@ -52,7 +55,7 @@ pub mod sidebyside;
 pub mod traffic;
 
 pub use crate::support::redis::connection::{
-    RedisTarget, connect, connect_cluster, has_redisbloom,
+    BloomModules, RedisTarget, bloom_modules, connect, connect_cluster,
 };
 pub use row::{FPR, NAME, Row};
 

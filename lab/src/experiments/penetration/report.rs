@@ -215,8 +215,9 @@ pub fn summary(rows: &[Row], run: &Run) -> anyhow::Result<Summary> {
     if !monitored.is_empty() {
         text.push_str(
             "\nCapacity monitor at the end of each defence's run (sampled once a second into \
-             `data.csv`; the in-process filter is a counting filter, RedisBloom shows only \
-             its item count against its capacity). The linebloom filters are rebuilt from \
+             `data.csv`; the in-process filter is a counting filter; the filters behind \
+             RedisBloom's commands, on RedisBloom and on the linebloom module, show only \
+             their item count against their capacity). The linebloom filters are rebuilt from \
              the database at each attack phase change, larger when the monitor is over \
              target; in Redis into a new generation switched to without a gap:\n\n",
         );

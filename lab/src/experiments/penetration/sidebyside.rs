@@ -30,7 +30,7 @@
 use super::row::FPR;
 use crate::Ctx;
 use crate::contenders::looks;
-use crate::support::redis::connection::{connect, has_redisbloom};
+use crate::support::redis::connection::{bloom_modules, connect};
 use crate::support::redis::namespace::Namespace;
 use linebloom_redis_client::{BatchPath, RedisFilter};
 use serde::{Deserialize, Serialize};
@@ -182,7 +182,7 @@ pub fn run(url: &str, ns: &Namespace, n: u64, ctx: &Ctx) -> anyhow::Result<Vec<S
         }
         Ok(())
     };
-    if has_redisbloom(&mut connect(url)?, &ns.key("probe-missing")) {
+    if bloom_modules(&mut connect(url)?).redisbloom {
         let redisbloom = |name: &str, sizing| -> anyhow::Result<Entry> {
             let key = ns.key(name);
             let mut con = connect(url)?;

@@ -114,14 +114,51 @@ pub fn connect_cluster(urls: &[String]) -> anyhow::Result<redis::cluster::Cluste
         })
 }
 
-/// Does the server at `con` have the RedisBloom module? (Asks `BF.INFO` about
-/// `missing_key`, a key of the run's namespace that does not exist: nothing is created.)
-pub fn has_redisbloom(con: &mut dyn redis::ConnectionLike, missing_key: &str) -> bool {
-    redis::cmd("BF.INFO")
-        .arg(missing_key)
-        .query::<redis::Value>(con)
-        .map_or_else(
-            |e| !e.to_string().to_lowercase().contains("unknown command"),
-            |_| true,
-        )
+/// Who answers RedisBloom's commands in a server: RedisBloom itself (`MODULE LIST`
+/// names `bf`), and the linebloom module with the prefix of its `BF.*` and `CF.*`
+/// commands: none when it is loaded alone, `linebloom.` beside RedisBloom (its
+/// `NAMESPACE linebloom`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BloomModules {
+    /// RedisBloom is loaded.
+    pub redisbloom: bool,
+    /// The linebloom module is loaded and answers its drop-in commands under this
+    /// prefix (`""` or `"linebloom."`); `None` when it is not loaded, or loaded under
+    /// another namespace.
+    pub linebloom: Option<String>,
+}
+
+/// The modules of the server at `con` ([`BloomModules`]), from `MODULE LIST` and
+/// `COMMAND INFO`; none where the server refuses to say.
+pub fn bloom_modules(con: &mut dyn redis::ConnectionLike) -> BloomModules {
+    let names: Vec<String> = redis::cmd("MODULE")
+        .arg("LIST")
+        .query::<Vec<std::collections::HashMap<String, redis::Value>>>(con)
+        .map(|list| {
+            list.into_iter()
+                .filter_map(|m| redis::from_redis_value_ref::<String>(m.get("name")?).ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    let redisbloom = names.iter().any(|n| n == "bf");
+    let answers = |con: &mut dyn redis::ConnectionLike, command: &str| {
+        redis::cmd("COMMAND")
+            .arg("INFO")
+            .arg(command)
+            .query::<Vec<redis::Value>>(con)
+            .is_ok_and(|v| v.first().is_some_and(|c| *c != redis::Value::Nil))
+    };
+    let linebloom = names.iter().any(|n| n == "linebloom").then(|| {
+        if answers(con, "linebloom.BF.ADD") {
+            Some("linebloom.".to_string())
+        } else if !redisbloom && answers(con, "BF.ADD") {
+            Some(String::new())
+        } else {
+            None
+        }
+    });
+    BloomModules {
+        redisbloom,
+        linebloom: linebloom.flatten(),
+    }
 }
