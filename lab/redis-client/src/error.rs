@@ -3,6 +3,7 @@
 //! size).
 
 use crate::MAX_RETRIES;
+use linebloom_redis_wire::errors;
 use std::time::Duration;
 
 /// Why the Redis-held filter could not answer. Every call that could not check a key's
@@ -175,13 +176,13 @@ impl From<redis::RedisError> for RedisFilterError {
 pub(crate) fn classify(e: redis::RedisError) -> RedisFilterError {
     let words: Vec<&str> = e.detail().unwrap_or("").split(' ').collect();
     match (e.code(), words.as_slice()) {
-        (Some("LBMISSING"), [key, ..]) => RedisFilterError::Missing {
+        (Some(errors::MISSING), [key, ..]) => RedisFilterError::Missing {
             key: key.to_string(),
         },
         (Some("LBWRONGTYPE"), [key, ..]) => RedisFilterError::WrongType {
             key: key.to_string(),
         },
-        (Some("LBLENGTH"), [key, held, needed, ..]) => match (held.parse(), needed.parse()) {
+        (Some(errors::LENGTH), [key, held, needed, ..]) => match (held.parse(), needed.parse()) {
             (Ok(held), Ok(needed)) => RedisFilterError::ShardLength {
                 key: key.to_string(),
                 held,
@@ -206,5 +207,5 @@ pub(crate) fn on_key(e: redis::RedisError, key: &str) -> RedisFilterError {
 
 /// Is this error reply a guard's or a compare-and-set's "the meta changed"?
 pub(crate) fn is_stale(e: &redis::RedisError) -> bool {
-    e.code() == Some("LBSTALE")
+    e.code() == Some(errors::STALE)
 }

@@ -11,20 +11,14 @@
 
 use linebloom::Block;
 use linebloom::pattern::pattern;
+use linebloom_redis_wire::{self as wire, errors};
 
-/// The scheme this module implements: the first word of the filter's meta key in Redis,
-/// which clients pass with every command so that a module of another scheme refuses
-/// instead of answering with other bits.
-pub const SCHEME: &str = linebloom::pattern::NAME;
+pub use wire::{COUNT_BYTES, PROBE_BYTES, SCHEME};
 
-/// Bytes per probe: block index, then hash, both `u64` little-endian.
-pub const PROBE_BYTES: usize = 16;
-
-/// Argument positions of a command: `<name> <shard> <scheme> <k> <blocks> <probes>`,
-/// then the options.
-pub const SHARD_ARG: usize = 1;
-/// Where the options (`COUNT`, `META`) start.
-pub const OPTIONS_ARG: usize = 6;
+/// Where the shard key is ([`wire::position::SHARD`]).
+pub const SHARD_ARG: usize = wire::position::SHARD;
+/// Where the options (`COUNT`, `META`) start ([`wire::position::OPTIONS`]).
+pub const OPTIONS_ARG: usize = wire::position::OPTIONS;
 
 /// Why a batch was refused. Nothing is written when a batch is refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,31 +60,46 @@ impl std::fmt::Display for BatchError {
         match self {
             BatchError::Payload(len) => write!(
                 f,
-                "LBPAYLOAD the probes are {len} bytes, not a multiple of {PROBE_BYTES}"
+                "{} the probes are {len} bytes, not a multiple of {PROBE_BYTES}",
+                errors::PAYLOAD
             ),
             BatchError::K(k) => {
-                write!(f, "LBK k = {k} is not in 1..={}", linebloom::pattern::MAX_K)
+                let max = linebloom::pattern::MAX_K;
+                write!(f, "{} k = {k} is not in 1..={max}", errors::K)
             }
-            BatchError::Blocks(b) => write!(f, "LBBLOCKS {b} is not a positive block count"),
+            BatchError::Blocks(b) => {
+                write!(f, "{} {b} is not a positive block count", errors::BLOCKS)
+            }
             BatchError::Scheme(s) => {
-                write!(f, "LBSCHEME this module speaks {SCHEME}, the client {s}")
+                write!(
+                    f,
+                    "{} this module speaks {SCHEME}, the client {s}",
+                    errors::SCHEME
+                )
             }
             BatchError::Length { held, needed } => write!(
                 f,
-                "LBLENGTH the shard holds {held} bytes where the filter's shape needs {needed}"
+                "{} the shard holds {held} bytes where the filter's shape needs {needed}",
+                errors::LENGTH
             ),
             BatchError::Probe { block, blocks } => write!(
                 f,
-                "LBPROBE block {block} is past the end of a shard of {blocks} blocks"
+                "{} block {block} is past the end of a shard of {blocks} blocks",
+                errors::PROBE
             ),
             BatchError::Options => write!(
                 f,
-                "LBOPTIONS after the probes only COUNT <count key> (LINEBLOOM.MADD) and \
-                 META <meta key> <meta value> may follow, each once"
+                "{} after the probes only {} <count key> ({}) and {} <meta key> <meta value> \
+                 may follow, each once",
+                errors::OPTIONS,
+                wire::COUNT,
+                wire::MADD,
+                wire::META
             ),
             BatchError::Count => write!(
                 f,
-                "LBCOUNT the count key does not hold a count ({COUNT_BYTES} bytes, a big-endian i64)"
+                "{} the count key does not hold a count ({COUNT_BYTES} bytes, a big-endian i64)",
+                errors::COUNT
             ),
         }
     }
@@ -162,14 +171,14 @@ pub fn options<'a>(argv: &[&'a [u8]], writes: bool) -> Result<Options<'a>, Batch
     let mut at = OPTIONS_ARG;
     while at < argv.len() {
         let word = argv[at];
-        if word.eq_ignore_ascii_case(b"COUNT") && writes && options.count.is_none() {
+        if word.eq_ignore_ascii_case(wire::COUNT.as_bytes()) && writes && options.count.is_none() {
             let key = *argv.get(at + 1).ok_or(BatchError::Options)?;
             options.count = Some(OptionKey {
                 key,
                 position: at + 1,
             });
             at += 2;
-        } else if word.eq_ignore_ascii_case(b"META") && options.guard.is_none() {
+        } else if word.eq_ignore_ascii_case(wire::META.as_bytes()) && options.guard.is_none() {
             let (Some(&key), Some(&value)) = (argv.get(at + 1), argv.get(at + 2)) else {
                 return Err(BatchError::Options);
             };
@@ -203,17 +212,11 @@ pub fn check_length(held: usize, blocks: u64) -> Result<(), BatchError> {
     Ok(())
 }
 
-/// Bytes of a count key: one signed 64-bit big-endian integer, what `BITFIELD … INCRBY
-/// i64 0 n` adds to, so that the module, a script and a replica keep it alike.
-pub const COUNT_BYTES: usize = 8;
-
-/// Adds `n` to a count key's bytes, wrapping as `BITFIELD`'s default overflow does.
-/// Refuses bytes that are not one count.
+/// Adds `n` to a count key's bytes ([`wire::add_count`]). Refuses bytes that are not
+/// one count.
 pub fn add_count(held: &mut [u8], n: u64) -> Result<(), BatchError> {
     let held: &mut [u8; COUNT_BYTES] = held.try_into().map_err(|_| BatchError::Count)?;
-    *held = i64::from_be_bytes(*held)
-        .wrapping_add(n as i64)
-        .to_be_bytes();
+    wire::add_count(held, n);
     Ok(())
 }
 
@@ -221,14 +224,9 @@ pub fn add_count(held: &mut [u8], n: u64) -> Result<(), BatchError> {
 /// offset of the block, hash): every block index must lie inside the shard, so a
 /// refused batch has touched nothing.
 fn probes(payload: &[u8], blocks: u64) -> Result<Vec<(usize, u64)>, BatchError> {
-    if !payload.len().is_multiple_of(PROBE_BYTES) {
-        return Err(BatchError::Payload(payload.len()));
-    }
-    payload
-        .chunks_exact(PROBE_BYTES)
-        .map(|p| {
-            let block = u64::from_le_bytes(p[..8].try_into().expect("8 bytes"));
-            let hash = u64::from_le_bytes(p[8..].try_into().expect("8 bytes"));
+    wire::probes(payload)
+        .map_err(BatchError::Payload)?
+        .map(|(block, hash)| {
             if block >= blocks {
                 return Err(BatchError::Probe { block, blocks });
             }
@@ -316,12 +314,7 @@ pub fn replication_blob(shard: &[u8], changed: &[usize]) -> Vec<u8> {
 pub fn encode(probes: impl IntoIterator<Item = (u64, u64)>) -> Vec<u8> {
     probes
         .into_iter()
-        .flat_map(|(block, hash)| {
-            let mut p = [0u8; PROBE_BYTES];
-            p[..8].copy_from_slice(&block.to_le_bytes());
-            p[8..].copy_from_slice(&hash.to_le_bytes());
-            p
-        })
+        .flat_map(|(block, hash)| wire::probe(block, hash))
         .collect()
 }
 

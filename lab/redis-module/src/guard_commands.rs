@@ -56,6 +56,7 @@
 //!
 
 use crate::batch;
+use linebloom_redis_wire::errors;
 use redis_module::{Context, KeyType, RedisError, RedisResult, RedisString, RedisValue};
 
 // Key-spec flags, as redismodule.h defines them (`REDISMODULE_CMD_KEY_*`).
@@ -135,7 +136,8 @@ fn args<'a>(ctx: &Context, argv: &'a [RedisString], writes: bool) -> Result<Args
         };
         if !batch::meta_matches(held, guard.value) {
             return Err(RedisError::String(format!(
-                "LBSTALE {} (the filter's meta is no longer the one the client sent)",
+                "{} {} (the filter's meta is no longer the one the client sent)",
+                errors::STALE,
                 meta_key.to_string_lossy()
             )));
         }
@@ -218,7 +220,8 @@ fn refusal(e: batch::BatchError) -> RedisError {
 fn refusal_on(key: &RedisString, e: batch::BatchError) -> RedisError {
     match e {
         batch::BatchError::Length { held, needed } => RedisError::String(format!(
-            "LBLENGTH {} {held} {needed} (bytes held, bytes the filter's shape needs)",
+            "{} {} {held} {needed} (bytes held, bytes the filter's shape needs)",
+            errors::LENGTH,
             key.to_string_lossy(),
         )),
         e => refusal(e),
@@ -229,7 +232,8 @@ fn refusal_on(key: &RedisString, e: batch::BatchError) -> RedisError {
 fn not_a_shard(key: &RedisString, kind: KeyType) -> RedisError {
     if kind == KeyType::Empty {
         RedisError::String(format!(
-            "LBMISSING {} (no such filter shard)",
+            "{} {} (no such filter shard)",
+            errors::MISSING,
             key.to_string_lossy()
         ))
     } else {

@@ -11,8 +11,9 @@ use super::{
 };
 use crate::scripts::INSERT;
 use crate::{BatchPath, MAX_RETRIES, RedisFilterError};
-use linebloom::pattern::{NAME as SCHEME, for_each_position, pattern};
+use linebloom::pattern::{for_each_position, pattern};
 use linebloom::{Block, Key};
+use linebloom_redis_wire as wire;
 use std::sync::Arc;
 
 /// One attempt of an operation against one state of the meta.
@@ -205,27 +206,23 @@ fn shard_runs(placed: &[Placed]) -> impl Iterator<Item = &[Placed]> {
     placed.chunk_by(|a, b| a.0 == b.0)
 }
 
-/// A module command (`LINEBLOOM.MTEST` or `MADD`) on one shard's keys: `<shard>
-/// <scheme> <k> <blocks> <probes>`, the probes 16 bytes per key (block within the
-/// shard, then hash, little-endian), with room for `options` more arguments.
+/// A module command ([`wire::MTEST`] or [`wire::MADD`]) on one shard's keys: `<shard>
+/// <scheme> <k> <blocks> <probes>`, one [`wire::probe`] per key, with room for
+/// `options` more arguments.
 fn module_cmd(name: &str, keys: &Keys, run: &[Placed], options: usize) -> redis::Cmd {
     let shard = run[0].0;
     let mut cmd = redis::Cmd::with_capacity(6 + options, 64 + run.len() * 16 + options * 48);
     cmd.arg(name)
         .arg(&keys.shards[shard])
-        .arg(SCHEME)
+        .arg(wire::SCHEME)
         .arg(&keys.k_arg)
         .arg(&keys.blocks_arg[shard]);
     if let [(_, _, hash)] = run {
-        let mut probe = [0u8; 16];
-        probe[..8].copy_from_slice(&keys.place(*hash).1.to_le_bytes());
-        probe[8..].copy_from_slice(&hash.to_le_bytes());
-        cmd.arg(&probe[..]);
+        cmd.arg(&wire::probe(keys.place(*hash).1, *hash)[..]);
     } else {
-        let mut probes = Vec::with_capacity(run.len() * 16);
+        let mut probes = Vec::with_capacity(run.len() * wire::PROBE_BYTES);
         for &(_, _, hash) in run {
-            probes.extend_from_slice(&keys.place(hash).1.to_le_bytes());
-            probes.extend_from_slice(&hash.to_le_bytes());
+            probes.extend_from_slice(&wire::probe(keys.place(hash).1, hash));
         }
         cmd.arg(probes);
     }
@@ -234,7 +231,7 @@ fn module_cmd(name: &str, keys: &Keys, run: &[Placed], options: usize) -> redis:
 
 /// Appends the meta guard.
 fn guard(cmd: &mut redis::Cmd, shared: &Shared, state: &State) {
-    cmd.arg("META").arg(&shared.meta_key).arg(&state.text);
+    cmd.arg(wire::META).arg(&shared.meta_key).arg(&state.text);
 }
 
 /// Lookups in the live generation.
@@ -272,7 +269,7 @@ impl<K: Key> Attempt for Contains<'_, K> {
         for run in shard_runs(&self.placed) {
             match state.path {
                 BatchPath::Module => {
-                    let mut cmd = module_cmd("LINEBLOOM.MTEST", live, run, 3);
+                    let mut cmd = module_cmd(wire::MTEST, live, run, 3);
                     if guarded {
                         guard(&mut cmd, shared, state);
                     }
@@ -419,8 +416,8 @@ impl<K: Key> Attempt for Insert<'_, K> {
                 self.targets.push((Arc::clone(keys), shard));
                 let cmd = match state.path {
                     BatchPath::Module => {
-                        let mut cmd = module_cmd("LINEBLOOM.MADD", keys, run, 5);
-                        cmd.arg("COUNT").arg(&keys.counts[shard]);
+                        let mut cmd = module_cmd(wire::MADD, keys, run, 5);
+                        cmd.arg(wire::COUNT).arg(&keys.counts[shard]);
                         if guarded {
                             guard(&mut cmd, shared, state);
                         }

@@ -217,11 +217,8 @@ pub(crate) fn count_key(shard: &str) -> String {
     format!("{shard}:n")
 }
 
-/// A count key's value: `n` as 8 bytes, a big-endian `i64`, what `BITFIELD … INCRBY i64
-/// 0` adds to (the module's `COUNT`, the insert script).
-pub(crate) fn count_bytes(n: u64) -> [u8; 8] {
-    (n.min(i64::MAX as u64) as i64).to_be_bytes()
-}
+/// A count key's value ([`linebloom_redis_wire::count_bytes`]).
+pub(crate) use linebloom_redis_wire::count_bytes;
 
 /// What a handle knows of its filter: the meta as last read, parsed, with the key names
 /// of the generations a call uses, and how it sends batches.

@@ -24,7 +24,7 @@ fn count(
                 .as_slice()
                 .try_into()
                 .map_err(|_| RedisFilterError::Reply(format!("a count of {held:?}")))?;
-            total = total.saturating_add(i64::from_be_bytes(held).max(0) as u64);
+            total = total.saturating_add(linebloom_redis_wire::read_count(held));
         }
     }
     Ok(total)
