@@ -412,11 +412,14 @@ fn corrupt_and_foreign_chunks_are_refused_and_store_nothing() {
         assert!(text(&e).contains("received bad data"), "byte {at}: {e}");
     }
     assert_eq!(cmd::<i64>(&mut con, "EXISTS g").unwrap(), 0);
-    // RedisBloom's own header chunk (test_arbitrary_offset's bytes) is not a linebloom
-    // dump.
+    // RedisBloom's own header chunk (RedisBloom's test_arbitrary_offset's bytes) is not
+    // a linebloom dump, and the error says so.
     let redisbloom = b"\x11\x18\xf3\xdd\x74\x48\x01\x00\x01\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00\x11\x18\xf3\xdd\x74\x48\x01\x00\x9a\x99\x99\x99\x99\x99\xb9\x3f\x9a\x99\x99\x99\x99\x99\xb9\x3f\x01\x00\x00\x00\x11\x18\xf3\xdd\x74\x48\x01\x00\x00";
     let e = loadchunk(&mut con, "BF.LOADCHUNK", "k", 1, redisbloom).unwrap_err();
-    assert!(text(&e).contains("received bad data"), "{e}");
+    assert!(
+        text(&e).contains("this is RedisBloom's BF.SCANDUMP output"),
+        "{e}"
+    );
     // A CF dump is not a BF one.
     cmd::<i64>(&mut con, "CF.ADD c x").unwrap();
     let cf = scandump(&mut con, "CF.SCANDUMP", "c").remove(0).1;

@@ -357,6 +357,7 @@ fn a_corrupt_rdb_file_stops_the_load_with_the_module_reason() {
         .arg(&module)
         .args(["--logfile"])
         .arg(&log)
+        .stdout(std::process::Stdio::null())
         .status()
         .unwrap();
     assert!(
@@ -477,4 +478,23 @@ fn beside_redisbloom_the_module_answers_under_its_namespace() {
         cmd::<i64>(&mut con, &format!("{ns}.CF.COUNT c x")).unwrap(),
         1
     );
+    // RedisBloom's SCANDUMP output does not load into linebloom's filters, and the error
+    // says why.
+    cmd::<i64>(&mut con, "CF.ADD theirs-cf x").unwrap();
+    for (kind, key) in [("BF", "theirs"), ("CF", "theirs-cf")] {
+        let (position, data): (i64, Vec<u8>) = redis::cmd(&format!("{kind}.SCANDUMP"))
+            .arg(key)
+            .arg(0)
+            .query(&mut con)
+            .unwrap();
+        let e = redis::cmd(&format!("{ns}.{kind}.LOADCHUNK"))
+            .arg("moved")
+            .arg(position)
+            .arg(data)
+            .query::<String>(&mut con)
+            .unwrap_err();
+        let expected = format!("this is RedisBloom's {kind}.SCANDUMP output");
+        assert!(e.to_string().contains(&expected), "{e}");
+    }
+    assert_eq!(cmd::<i64>(&mut con, "EXISTS moved").unwrap(), 0);
 }

@@ -20,12 +20,13 @@
 //!
 //! Writes replicate as the command itself, only where they changed something.
 //!
-//! `LOADCHUNK` refuses with RedisBloom's texts, which its clients test for: `received
-//! bad data` for a chunk that is not a piece of a linebloom dump (RedisBloom's own
-//! chunks among them: its layout is not this filter's), `invalid offset - no link
-//! found` for a piece out of order or a filter already whole, `invalid chunk - Too big
-//! for current filter` for a piece longer than its position takes. The server's log
-//! says which check failed.
+//! `LOADCHUNK` refuses RedisBloom's own `SCANDUMP` output with an error that says so
+//! (its bit layout and hash are not this filter's: add the items again), and anything
+//! else with RedisBloom's texts, which its clients test for: `received bad data` for a
+//! chunk that is not a piece of a linebloom dump, `invalid offset - no link found` for
+//! a piece out of order or a filter already whole, `invalid chunk - Too big for current
+//! filter` for a piece longer than its position takes. The server's log says which
+//! check failed.
 
 use crate::api::{Call, Held};
 use crate::args;
@@ -283,6 +284,11 @@ pub fn scandump(call: &Call) {
     }
 }
 
+/// The refusal of RedisBloom's own first `SCANDUMP` chunk.
+const FOREIGN: &std::ffi::CStr = c"ERR not a linebloom dump: this is RedisBloom's BF.SCANDUMP \
+    output, whose bit layout and hash are not linebloom's, so it cannot load here (add the \
+    items again with BF.MADD)";
+
 /// `BF.LOADCHUNK`.
 pub fn loadchunk(call: &Call) {
     if call.argc() != 4 {
@@ -316,6 +322,9 @@ pub fn loadchunk(call: &Call) {
                     Err(()) => return call.error_c(c"received bad data"),
                 },
                 Ok(Received::Partial(p)) => Stored::Loading(p),
+                Err(_) if dump::looks_like_redisbloom(Kind::Bf, data) => {
+                    return call.error_c(FOREIGN);
+                }
                 Err(e) => return call.error_c(refused(&e)),
             };
             if key.set(&BF, stored).is_err() {

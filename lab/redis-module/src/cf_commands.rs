@@ -18,10 +18,10 @@
 //!
 //! As in RedisBloom, a query of a key that does not exist answers 0. `CF.SCANDUMP` of a
 //! filter with no items answers `0` and a null, as RedisBloom's does. `LOADCHUNK`
-//! refuses with RedisBloom's texts: `Couldn't create filter!` for a first chunk that is
-//! not a piece of a linebloom dump, `Couldn't load chunk!` for any later one that does
-//! not fit, `Invalid position` for position 0; the server's log says which check
-//! failed.
+//! refuses RedisBloom's own `SCANDUMP` output with an error that says so, and anything
+//! else with RedisBloom's texts: `Couldn't create filter!` for a first chunk that is not
+//! a piece of a linebloom dump, `Couldn't load chunk!` for any later one that does not
+//! fit, `Invalid position` for position 0; the server's log says which check failed.
 
 use crate::api::{Call, Held};
 use crate::args;
@@ -317,6 +317,11 @@ pub fn scandump(call: &Call) {
     }
 }
 
+/// The refusal of RedisBloom's own first `SCANDUMP` chunk.
+const FOREIGN: &std::ffi::CStr = c"ERR not a linebloom dump: this is RedisBloom's CF.SCANDUMP \
+    output, a cuckoo table that is not a vector quotient filter, so it cannot load here (add \
+    the items again with CF.INSERT)";
+
 /// `CF.LOADCHUNK`.
 pub fn loadchunk(call: &Call) {
     if call.argc() != 4 {
@@ -342,6 +347,9 @@ pub fn loadchunk(call: &Call) {
                     }
                 },
                 Ok(Received::Partial(p)) => Stored::Loading(p),
+                Err(_) if dump::looks_like_redisbloom(Kind::Cf, data) => {
+                    return call.error_c(FOREIGN);
+                }
                 Err(e) => {
                     log("a first chunk", &e);
                     return call.error_c(c"Couldn't create filter!");

@@ -241,6 +241,26 @@ pub fn piece(dump: &[u8], j: u64) -> Option<(i64, &[u8])> {
     Some((j as i64 + 1, &dump[start..end]))
 }
 
+/// Does `first`, a first chunk that is not a linebloom dump, have the shape of
+/// RedisBloom's own first `SCANDUMP` chunk of a `kind` filter? RedisBloom 2.8's are a
+/// fixed layout: for `BF.*` 20 bytes then 53 per sub-filter, the sub-filter count a
+/// `u32` at byte 8; for `CF.*` 38 bytes. The commands then say that RedisBloom's chunks
+/// cannot load here, instead of a bare "bad data".
+pub fn looks_like_redisbloom(kind: Kind, first: &[u8]) -> bool {
+    if first.get(..8) == Some(&MAGIC[..]) {
+        return false;
+    }
+    match kind {
+        Kind::Bf => {
+            first.len() >= 20 && {
+                let layers = le_u32(first, 8) as usize;
+                (1..=4096).contains(&layers) && first.len() == 20 + 53 * layers
+            }
+        }
+        Kind::Cf => first.len() == 38,
+    }
+}
+
 /// The body of a whole dump, checked: frame, length and body checksum.
 pub fn open(kind: Kind, dump: &[u8]) -> Result<&[u8], DumpError> {
     let frame = Frame::read(kind, dump)?;
@@ -460,6 +480,20 @@ mod tests {
             resume(Kind::Bf, &dump),
             Ok(Received::Whole(body(PIECE_LEN + 10)))
         );
+    }
+
+    #[test]
+    fn redisblooms_first_chunks_are_told_apart() {
+        // The shapes of RedisBloom's first chunks: a BF header of one sub-filter, a CF
+        // header.
+        let mut bf = vec![0u8; 73];
+        bf[8] = 1;
+        assert!(looks_like_redisbloom(Kind::Bf, &bf));
+        assert!(!looks_like_redisbloom(Kind::Bf, &bf[..72]));
+        assert!(looks_like_redisbloom(Kind::Cf, &[7u8; 38]));
+        // Never a linebloom dump, whatever its length.
+        let ours = seal(Kind::Cf, &[0u8; 0]);
+        assert!(!looks_like_redisbloom(Kind::Cf, &ours[..38]));
     }
 
     #[test]
