@@ -42,6 +42,9 @@ pub struct Call<'a> {
     ctx: *mut raw::RedisModuleCtx,
     argv: &'a [*mut raw::RedisModuleString],
     resp3: bool,
+    /// A [`Key`] of this call is open: two at once could name the same Redis key and
+    /// hand out two `&mut` to one value, so [`Call::key`] opens one at a time.
+    key_open: std::cell::Cell<bool>,
 }
 
 impl<'a> Call<'a> {
@@ -68,6 +71,7 @@ impl<'a> Call<'a> {
             ctx,
             argv,
             resp3: flags & raw::REDISMODULE_CTX_FLAGS_RESP3 != 0,
+            key_open: std::cell::Cell::new(false),
         }
     }
 
@@ -100,13 +104,13 @@ impl<'a> Call<'a> {
         (from..self.argc()).map(move |i| self.arg(i))
     }
 
-    /// The raw string of argument `i`, to hand back to Redis (AOF, replies).
-    pub fn raw_arg(&self, i: usize) -> *mut raw::RedisModuleString {
-        self.argv[i]
-    }
-
     /// Opens the key named by argument `i` for reading, or for writing too.
+    ///
+    /// # Panics
+    ///
+    /// If a key of this call is open already (every command opens one).
     pub fn key(&self, i: usize, write: bool) -> Key<'_> {
+        assert!(!self.key_open.replace(true), "one key of a call at a time");
         let mode = if write {
             raw::REDISMODULE_READ | raw::REDISMODULE_WRITE
         } else {
@@ -117,7 +121,7 @@ impl<'a> Call<'a> {
         let ptr = unsafe { raw_fn!(RedisModule_OpenKey)(self.ctx, self.argv[i], mode as c_int) };
         Key {
             ptr,
-            _call: std::marker::PhantomData,
+            open: &self.key_open,
         }
     }
 
@@ -263,10 +267,11 @@ pub enum Held<'k, T> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NotStored;
 
-/// A key opened for one command, closed when dropped.
+/// A key opened for one command, closed when dropped. One at a time per call, and
+/// [`get`](Key::get) borrows it mutably: the value it hands out is never aliased.
 pub struct Key<'c> {
     ptr: *mut raw::RedisModuleKey,
-    _call: std::marker::PhantomData<&'c Call<'c>>,
+    open: &'c std::cell::Cell<bool>,
 }
 
 impl Key<'_> {
@@ -288,9 +293,10 @@ impl Key<'_> {
         if held_type.is_null() || held_type != ty.raw() {
             return Held::Other;
         }
-        // SAFETY: the key holds a value of `ty`, which only `set` below stores, as a
-        // `Box<T>` turned into a raw pointer; it lives until Redis frees the key, after
-        // this command, and the `&mut self` borrow keeps it unaliased here.
+        // SAFETY: the key holds a value of `ty`, which only `set` below (and the type's
+        // `rdb_load` and `copy` callbacks) store, as a `Box<T>` turned into a raw
+        // pointer; it lives until Redis frees the key, after this command. The `&mut
+        // self` borrow, and one open `Key` per call, keep it unaliased.
         match unsafe {
             raw_fn!(RedisModule_ModuleTypeGetValue)(self.ptr)
                 .cast::<T>()
@@ -335,6 +341,7 @@ impl Drop for Key<'_> {
             // SAFETY: the key this value opened, closed once.
             unsafe { raw_fn!(RedisModule_CloseKey)(self.ptr) };
         }
+        self.open.set(false);
     }
 }
 

@@ -17,9 +17,9 @@
 //! The tightening ratio is RedisBloom's 0.5 rather than the core's default 0.8: the
 //! first layer then gets half the target rate, as RedisBloom's does, and a filter
 //! reserved for the capacity it ends with (the common case) is as close in memory to
-//! RedisBloom's as the blocked layout allows (11.7 bits per item at 1%, against
-//! RedisBloom's 11.0; `benches/README.md`, "BF.* and CF.* against RedisBloom"). The
-//! core's 0.8 measured better for sets grown 100 times past their reservation.
+//! RedisBloom's as the blocked layout allows (`benches/README.md`, "BF.* and CF.*
+//! against RedisBloom", has both filters' bits per item). The core's 0.8 measured
+//! better for sets grown 100 times past their reservation.
 
 use crate::memory::{self, CreateError};
 use linebloom::scalable::Mode;

@@ -23,8 +23,8 @@
 use crate::memory::{self, CreateError};
 use linebloom::{FilterFull, QuotientParams, VectorQuotientFilter};
 
-/// Tag bits of every layer: 8, about 11.6 bits per item and a rate below 0.5% at a
-/// layer's capacity (the core's `QuotientParams`).
+/// Tag bits of every layer: 8, the width the core picks for rates of about 0.25% and
+/// above (`QuotientParams::for_fpr` says what each width costs).
 pub const TAG_BITS: u32 = 8;
 /// The most layers a filter grows to (RedisBloom's `cf-max-expansions` default).
 pub const MAX_LAYERS: usize = 32;

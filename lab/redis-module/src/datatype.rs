@@ -203,6 +203,11 @@ unsafe fn value<'a, F: Body>(value: *const c_void) -> &'a Stored<F> {
     unsafe { &*value.cast::<Stored<F>>() }
 }
 
+/// Loads a value of `F`'s type: refused (null) where the bytes fail any check.
+///
+/// # Safety
+///
+/// Called by Redis only, with the stream of an RDB load of this type.
 unsafe extern "C" fn rdb_load<F: Body>(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
     // SAFETY: Redis passes this load's stream.
     let io = unsafe { Io::new(rdb) };
@@ -223,12 +228,22 @@ unsafe extern "C" fn rdb_load<F: Body>(rdb: *mut raw::RedisModuleIO, encver: c_i
     }
 }
 
+/// Saves a value as its bytes.
+///
+/// # Safety
+///
+/// Called by Redis only, with the stream of an RDB save and a value of this type.
 unsafe extern "C" fn rdb_save<F: Body>(rdb: *mut raw::RedisModuleIO, v: *mut c_void) {
     // SAFETY: Redis passes this save's stream and a value of this type.
     let (io, stored) = unsafe { (Io::new(rdb), value::<F>(v)) };
     io.save(&stored.to_saved());
 }
 
+/// Writes a value to a rewritten append-only file as `LOADCHUNK`s of its pieces.
+///
+/// # Safety
+///
+/// Called by Redis only, with the rewrite's stream, the key and its value of this type.
 unsafe extern "C" fn aof_rewrite<F: Body>(
     aof: *mut raw::RedisModuleIO,
     key: *mut raw::RedisModuleString,
@@ -244,16 +259,31 @@ unsafe extern "C" fn aof_rewrite<F: Body>(
     }
 }
 
+/// `MEMORY USAGE` of a value.
+///
+/// # Safety
+///
+/// Called by Redis only, with a value of this type.
 unsafe extern "C" fn mem_usage<F: Body>(v: *const c_void) -> usize {
     // SAFETY: a value of this type.
     unsafe { value::<F>(v) }.memory_bytes()
 }
 
+/// `DEBUG DIGEST-VALUE` of a value: its bytes.
+///
+/// # Safety
+///
+/// Called by Redis only, with a digest and a value of this type.
 unsafe extern "C" fn digest<F: Body>(md: *mut raw::RedisModuleDigest, v: *mut c_void) {
     // SAFETY: a value of this type, and the digest of this callback.
     unsafe { api::digest(md, &value::<F>(v).to_saved()) };
 }
 
+/// Frees a value.
+///
+/// # Safety
+///
+/// Called by Redis only, once, with a value of this type (or null).
 unsafe extern "C" fn free<F: Body>(v: *mut c_void) {
     if !v.is_null() {
         // SAFETY: a value of this type, which Redis frees once, here.
@@ -261,6 +291,11 @@ unsafe extern "C" fn free<F: Body>(v: *mut c_void) {
     }
 }
 
+/// `COPY`: a clone of the value.
+///
+/// # Safety
+///
+/// Called by Redis only, with a value of this type.
 unsafe extern "C" fn copy<F: Body>(
     _from: *mut raw::RedisModuleString,
     _to: *mut raw::RedisModuleString,

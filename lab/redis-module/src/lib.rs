@@ -374,8 +374,18 @@ mod entry_points {
             // getkeys-api: Redis asks the command for its keys (`declare_keys`), which
             // include the count and the guard's meta key; 1, 1, 1 is the shard, for
             // older servers.
-            [linebloom_redis_wire::MTEST, super::guard_commands::mtest, "readonly getkeys-api", 1, 1, 1, ""],
-            [linebloom_redis_wire::MADD, super::guard_commands::madd, "write deny-oom getkeys-api", 1, 1, 1, ""],
+            [
+                linebloom_redis_wire::MTEST,
+                super::guard_commands::mtest,
+                "readonly getkeys-api",
+                1, 1, 1, ""
+            ],
+            [
+                linebloom_redis_wire::MADD,
+                super::guard_commands::madd,
+                "write deny-oom getkeys-api",
+                1, 1, 1, ""
+            ],
         ],
     }
 }
