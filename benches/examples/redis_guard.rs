@@ -21,6 +21,7 @@
 use linebloom_lab::support::redis::namespace::Namespace;
 use linebloom_lab::support::stats::summary;
 use linebloom_lab::support::timing::round_order;
+use linebloom_redis_wire as wire;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -53,22 +54,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .arg(1024 * 64 - 1)
         .arg(&[0u8][..])
         .query::<()>(&mut con)?;
-    // One probe: block 5, any hash (16 bytes, little-endian).
-    let probe: Vec<u8> = [5u64, 0x0123_4567_89ab_cdef]
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .collect();
+    // One probe: block 5, any hash.
+    let probe = wire::probe(5, 0x0123_4567_89ab_cdef);
     let query = |guarded: bool| {
         let mut pipe = redis::pipe();
-        let mut mtest = redis::cmd("LINEBLOOM.MTEST");
+        let mut mtest = redis::cmd(wire::MTEST);
         mtest
             .arg(&shard)
-            .arg("linebloom-v2")
+            .arg(wire::SCHEME)
             .arg(8)
             .arg(1024)
-            .arg(&probe);
+            .arg(&probe[..]);
         if guarded {
-            mtest.arg("META").arg(&meta_key).arg(meta);
+            mtest.arg(wire::META).arg(&meta_key).arg(meta);
             pipe.add_command(mtest);
         } else {
             pipe.add_command(mtest);

@@ -24,6 +24,7 @@ use linebloom_lab::support::redis::namespace::Namespace;
 use linebloom_lab::support::stats::summary;
 use linebloom_lab::support::timing::round_order;
 use linebloom_redis_client::{AsyncRedisFilter, BatchPath};
+use linebloom_redis_wire as wire;
 use redis::AsyncCommands;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -134,13 +135,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .query_async(&mut con)
         .await?;
     // The command `contains` sends for a key in block 0, built once.
-    let mut raw = redis::cmd("LINEBLOOM.MTEST");
+    let mut raw = redis::cmd(wire::MTEST);
     raw.arg(g.shard_key(filter.prefix(), 0))
-        .arg("linebloom-v2")
+        .arg(wire::SCHEME)
         .arg(g.params.k())
         .arg(g.params.blocks())
-        .arg(&[[0u8; 8], [5u8; 8]].concat()[..])
-        .arg("META")
+        .arg(&wire::probe(0, 0x0505_0505_0505_0505)[..])
+        .arg(wire::META)
         .arg(format!("{}:meta", filter.prefix()))
         .arg(meta);
     contenders.push(("linebloom, module", Contender::Linebloom(filter)));

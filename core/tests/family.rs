@@ -767,7 +767,10 @@ fn a_scalable_filter_that_cannot_grow_says_why_every_time() {
     for _ in 0..3 {
         let err = f.insert(&u64::MAX).unwrap_err();
         assert!(
-            matches!(err, ScalableError::Layer(ParamsError::TooLarge { .. })),
+            matches!(
+                err,
+                ScalableError::Layer(ParamsError::CapacityTooLarge { .. })
+            ),
             "{err:?}"
         );
         assert_eq!(f, full);

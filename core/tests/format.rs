@@ -192,6 +192,35 @@ fn trailing_bytes() {
     );
 }
 
+/// The messages a user meets name the problem, in sentences.
+#[test]
+fn messages_name_the_problem() {
+    let bytes = sample();
+    let message = |b: &[u8]| decode(b).unwrap_err().to_string();
+    // Junk of five bytes is not an encoding at all, not a short one.
+    assert!(message(b"junk!").starts_with("not a linebloom encoding: bad magic"));
+    let mut longer = bytes.clone();
+    longer.extend_from_slice(&[0; 4]);
+    let trailing = format!("4 trailing bytes after the {}-byte encoding", bytes.len());
+    assert_eq!(message(&longer), trailing);
+    let mut kind = bytes.clone();
+    kind[6] = 255;
+    reseal(&mut kind);
+    assert_eq!(
+        message(&kind),
+        "the bytes hold an unknown filter kind (kind 255), not a BloomFilter (kind 1)"
+    );
+    let mut hasher = bytes.clone();
+    hasher[8] = 255;
+    reseal(&mut hasher);
+    assert_eq!(
+        message(&hasher),
+        "the filter was written with an unknown hasher (id 255), not the IntFold hasher (id 2)"
+    );
+    let e = Params::for_fpr(u64::MAX, 0.01).unwrap_err();
+    assert!(e.to_string().starts_with("capacity too large"), "{e}");
+}
+
 #[test]
 fn bad_checksum() {
     let mut bytes = sample();
@@ -599,7 +628,7 @@ fn absurd_scalable_options_are_refused_at_once() {
     // A 184-byte scalable encoding claiming an initial capacity near 2^62 must be
     // refused in bounded time (a sizing search over ~10^6 binomial terms would take
     // 0.2-0.8 s): sizing answers in microseconds, refusing such options by the hash
-    // floor or by size. The time bound turns a slow path into a failure instead of a
+    // floor, by size, or by a capacity no filter could hold. The time bound turns a slow path into a failure instead of a
     // stall; it is 1000x the measured cost.
     use linebloom::ScalableBloomFilter;
     let mut f = ScalableBloomFilter::for_fpr(10, 0.01).unwrap();
@@ -621,7 +650,9 @@ fn absurd_scalable_options_are_refused_at_once() {
             matches!(
                 err,
                 DecodeError::InvalidParams(
-                    ParamsError::FprBelowHashFloor { .. } | ParamsError::TooLarge { .. }
+                    ParamsError::FprBelowHashFloor { .. }
+                        | ParamsError::TooLarge { .. }
+                        | ParamsError::CapacityTooLarge { .. }
                 )
             ),
             "{capacity} {fpr}: {err:?}"

@@ -56,10 +56,11 @@ fn oversize_is_refused_not_clamped() {
         Err(ParamsError::TooLarge { .. })
     ));
     assert!(Params::new(MAX_BYTES / 64, 8).is_ok());
-    assert!(matches!(
+    // A capacity no filter could hold at the rate names the capacity.
+    assert_eq!(
         Params::for_fpr(1 << 50, 1e-3),
-        Err(ParamsError::TooLarge { .. })
-    ));
+        Err(ParamsError::CapacityTooLarge { capacity: 1 << 50 })
+    );
     assert!(matches!(
         Params::for_bits_per_key(u64::MAX, 64.0),
         Err(ParamsError::TooLarge { .. })
@@ -197,24 +198,22 @@ fn absurd_sizes_answer_at_once() {
     assert_eq!(fpr::blocked(2, 16, u64::MAX), 1.0);
     assert!(Params::for_bits_per_key(1 << 63, 1e-9).is_ok());
     assert!(Params::for_bits_per_key(u64::MAX, 1e-16).is_ok());
-    assert!(matches!(
-        Params::for_fpr(1 << 62, 0.9),
-        Err(ParamsError::TooLarge { .. })
-    ));
-    assert!(matches!(
-        CountingParams::for_fpr(1 << 60, 0.5),
-        Err(ParamsError::TooLarge { .. })
-    ));
-    assert!(matches!(
-        ClassicParams::for_fpr(1 << 60, 0.5),
-        Err(ParamsError::TooLarge { .. })
-    ));
+    let too_many = |capacity| Some(ParamsError::CapacityTooLarge { capacity });
+    assert_eq!(Params::for_fpr(1 << 62, 0.9).err(), too_many(1 << 62));
+    assert_eq!(
+        CountingParams::for_fpr(1 << 60, 0.5).err(),
+        too_many(1 << 60)
+    );
+    assert_eq!(
+        ClassicParams::for_fpr(1 << 60, 0.5).err(),
+        too_many(1 << 60)
+    );
     // (The first layer's rate is 0.9 · (1 − 0.8) = 0.18: above the hash's floor at
-    // 2⁶⁰ keys, 1/16, so the size is what refuses it.)
-    assert!(matches!(
-        ScalableBloomFilter::for_fpr(1 << 60, 0.9),
-        Err(ParamsError::TooLarge { .. })
-    ));
+    // 2⁶⁰ keys, 1/16, so the capacity is what refuses it.)
+    assert_eq!(
+        ScalableBloomFilter::for_fpr(1 << 60, 0.9).err(),
+        too_many(1 << 60)
+    );
     // Just below the shortcut the sum still runs, and agrees that the block is full.
     assert!(fpr::blocked(1, 8, 9_999) > 1.0 - 1e-12);
     assert!(
@@ -231,12 +230,7 @@ fn rates_below_the_hash_floor_are_refused_by_every_sizing_function() {
     // is refused with its own error, whatever the memory, rather than searched up to
     // 1 TiB.
     let floor_err = |capacity| ParamsError::FprBelowHashFloor { capacity };
-    for (n, p) in [
-        (1u64 << 32, 1e-12),
-        (1 << 63, 0.01),
-        (u64::MAX, 1e-9),
-        (1 << 40, 5e-8),
-    ] {
+    for (n, p) in [(1u64 << 32, 1e-12), (1 << 36, 1e-10), (1 << 37, 1e-9)] {
         assert!(
             p * SIZING_MARGIN <= fpr::hash_floor(n),
             "{n} {p} is below the floor"
@@ -245,6 +239,15 @@ fn rates_below_the_hash_floor_are_refused_by_every_sizing_function() {
         assert_eq!(CountingParams::for_fpr(n, p), Err(floor_err(n)));
         assert_eq!(ClassicParams::for_fpr(n, p), Err(floor_err(n)));
         assert_eq!(ScalableBloomFilter::for_fpr(n, p).err(), Some(floor_err(n)));
+    }
+    // Where the capacity alone is past what any filter of the largest size holds, the
+    // capacity is named, not the rate: `u64::MAX` keys at 1% need 9.6e18 bytes at least.
+    for (n, p) in [(1u64 << 63, 0.01), (u64::MAX, 1e-9), (1 << 40, 5e-8)] {
+        let too_many = ParamsError::CapacityTooLarge { capacity: n };
+        assert_eq!(Params::for_fpr(n, p), Err(too_many));
+        assert_eq!(CountingParams::for_fpr(n, p), Err(too_many));
+        assert_eq!(ClassicParams::for_fpr(n, p), Err(too_many));
+        assert_eq!(ScalableBloomFilter::for_fpr(n, p).err(), Some(too_many));
     }
     // Just above the floor the blocked sizing still answers, and keeps its promise.
     let n = 1u64 << 20;

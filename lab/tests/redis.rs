@@ -329,7 +329,7 @@ fn the_module_guard_refuses_a_changed_meta() {
     let run = |con: &mut redis::Connection, name: &str, guard: &[&str]| {
         let mut cmd = redis::cmd(name);
         cmd.arg(&shard)
-            .arg("linebloom-v2")
+            .arg(linebloom_redis_wire::SCHEME)
             .arg(k)
             .arg(blocks)
             .arg(&probe);
@@ -773,7 +773,7 @@ fn a_failed_rebuild_leaves_the_live_generation_alone() {
 
 /// One probe of the module's wire format: block, then hash, little-endian.
 fn module_probe(block: u64, hash: u64) -> Vec<u8> {
-    [block, hash].iter().flat_map(|w| w.to_le_bytes()).collect()
+    linebloom_redis_wire::probe(block, hash).to_vec()
 }
 
 #[test]
@@ -820,7 +820,7 @@ fn the_module_guard_obeys_the_acl_of_its_meta_key() {
     let call = |con: &mut redis::Connection, name: &str, meta_key: &str, value: &str| {
         redis::cmd(name)
             .arg("filt:s")
-            .arg("linebloom-v2")
+            .arg(linebloom_redis_wire::SCHEME)
             .arg(8)
             .arg(16)
             .arg(&probe)
@@ -904,7 +904,7 @@ fn malformed_module_commands_are_refused_and_write_nothing() {
         let good_probe = module_probe(rng.random_range(0..4), rng.random());
         let mut args: Vec<Vec<u8>> = vec![
             b"m:s".to_vec(),
-            b"linebloom-v2".to_vec(),
+            linebloom_redis_wire::SCHEME.as_bytes().to_vec(),
             b"8".to_vec(),
             b"4".to_vec(),
             good_probe.clone(),
@@ -918,16 +918,21 @@ fn malformed_module_commands_are_refused_and_write_nothing() {
                 .to_vec()
             }
             2 => {
-                args[1] = [&b"linebloom-v1"[..], b"", b"LINEBLOOM-V2", b"linebloom-v2 "]
+                args[1] = [&b"linebloom-v1"[..], b"", b"linebloom-v2", b"linebloom-v2 "]
                     [rng.random_range(0..4)]
                 .to_vec()
             }
             3 => {
-                // Not whole probes: 1 to 15 bytes off a multiple of 16 (an empty
-                // payload is a batch of no keys, and valid).
+                // Not whole probes: 1 to 18 bytes off a multiple of 19 (an empty
+                // payload is a batch of no keys, and valid); or whole ones with a byte
+                // outside the encoding.
                 let len =
-                    [rng.random_range(1..16), rng.random_range(17..32)][rng.random_range(0..2)];
-                args[4] = (0..len).map(|_| rng.random()).collect();
+                    [rng.random_range(1..19), rng.random_range(20..38)][rng.random_range(0..2)];
+                args[4] = (0..len).map(|_| rng.random::<u8>() & 0x7f).collect();
+                if rng.random_range(0..3) == 0 {
+                    args[4] = good_probe.clone();
+                    args[4][rng.random_range(0..19)] |= 0x80;
+                }
             }
             4 => {
                 let block = [4, 5, u32::MAX as u64, u64::MAX, u64::MAX - 1, 1 << 58]

@@ -261,14 +261,15 @@ fn a_module_guard_across_slots_is_refused_with_crossslot() {
     };
     let (shard, meta) = ("lb:{0:0}", "lb:meta");
     assert_ne!(slot(shard), slot(meta), "the test needs two slots");
-    let probe: String = "\0".repeat(16);
+    // Block 0, hash 0: all zero bytes in the wire encoding.
+    let probe: String = "\0".repeat(linebloom_redis_wire::PROBE_BYTES);
     for node in &cluster.nodes {
         for name in ["LINEBLOOM.MTEST", "LINEBLOOM.MADD"] {
             let err = node
                 .query::<redis::Value>(&[
                     name,
                     shard,
-                    "linebloom-v2",
+                    linebloom_redis_wire::SCHEME,
                     "8",
                     "1",
                     &probe,

@@ -72,23 +72,24 @@ pub enum DecodeError {
     Misaligned,
 }
 
-/// The type name of a filter kind id, for error messages.
+/// A filter kind id as error messages name it, with its article: `a BloomFilter`, or
+/// `an unknown filter kind`.
 fn kind_name(kind: u16) -> &'static str {
     match kind {
-        1 => "BloomFilter",
-        2 => "CountingBloomFilter",
-        3 => "ScalableBloomFilter",
-        4 => "ClassicBloomFilter",
-        5 => "VectorQuotientFilter",
-        _ => "unknown filter kind",
+        1 => "a BloomFilter",
+        2 => "a CountingBloomFilter",
+        3 => "a ScalableBloomFilter",
+        4 => "a ClassicBloomFilter",
+        5 => "a VectorQuotientFilter",
+        _ => "an unknown filter kind",
     }
 }
 
-/// The type name of a hasher id, for error messages.
+/// A hasher id as error messages name it: `the Xxh3 hasher`, or `an unknown hasher`.
 fn hasher_name(id: u32) -> &'static str {
     match id {
-        1 => "Xxh3",
-        2 => "IntFold",
+        1 => "the Xxh3 hasher",
+        2 => "the IntFold hasher",
         _ => "an unknown hasher",
     }
 }
@@ -99,7 +100,10 @@ impl core::fmt::Display for DecodeError {
             DecodeError::Truncated { needed, got } => {
                 write!(f, "truncated: need {needed} bytes, got {got}")
             }
-            DecodeError::BadMagic(m) => write!(f, "bad magic {m:02x?}, expected \"LBLM\""),
+            DecodeError::BadMagic(m) => write!(
+                f,
+                "not a linebloom encoding: bad magic {m:02x?}, expected \"LBLM\""
+            ),
             DecodeError::UnsupportedVersion(1) => write!(
                 f,
                 "format version 1 (the fmix64 bit pattern of linebloom before its lean probe) \
@@ -112,13 +116,13 @@ impl core::fmt::Display for DecodeError {
             ),
             DecodeError::WrongKind { expected, found } => write!(
                 f,
-                "the bytes hold a {} (kind {found}), not a {} (kind {expected})",
+                "the bytes hold {} (kind {found}), not {} (kind {expected})",
                 kind_name(*found),
                 kind_name(*expected)
             ),
             DecodeError::HasherMismatch { expected, found } => write!(
                 f,
-                "the filter was written with hasher {} (id {found}), not {} (id {expected})",
+                "the filter was written with {} (id {found}), not {} (id {expected})",
                 hasher_name(*found),
                 hasher_name(*expected)
             ),
@@ -141,9 +145,11 @@ impl core::fmt::Display for DecodeError {
                 crate::quotient::SCHEME_ID
             ),
             DecodeError::Inconsistent => f.write_str("stored fields contradict each other"),
-            DecodeError::TrailingBytes { expected, got } => {
-                write!(f, "{got} bytes, expected {expected}")
-            }
+            DecodeError::TrailingBytes { expected, got } => write!(
+                f,
+                "{} trailing bytes after the {expected}-byte encoding",
+                got.saturating_sub(*expected)
+            ),
             DecodeError::BadChecksum { stored, computed } => {
                 write!(
                     f,

@@ -79,15 +79,18 @@ pub(crate) fn open(
     payload_len: impl FnOnce(&Fields, &[u8]) -> Result<u64, DecodeError>,
 ) -> Result<(Fields, &[u8]), DecodeError> {
     let got = bytes.len() as u64;
+    // The magic first, where there are bytes for it: junk is "not an encoding", not a
+    // short one.
+    if let Some(&magic) = bytes.first_chunk::<4>()
+        && magic != MAGIC
+    {
+        return Err(DecodeError::BadMagic(magic));
+    }
     if bytes.len() < HEADER_LEN {
         return Err(DecodeError::Truncated {
             needed: (HEADER_LEN + CHECKSUM_LEN) as u64,
             got,
         });
-    }
-    let magic = [bytes[0], bytes[1], bytes[2], bytes[3]];
-    if magic != MAGIC {
-        return Err(DecodeError::BadMagic(magic));
     }
     let version = le_u16(bytes, 4);
     if version != VERSION {

@@ -49,8 +49,10 @@ impl ClassicParams {
     /// # Errors
     ///
     /// [`ParamsError::InvalidFpr`] for a rate outside (0, 1),
-    /// [`ParamsError::ZeroCapacity`], [`ParamsError::FprBelowHashFloor`] (below), or
-    /// [`ParamsError::TooLarge`] when no filter up to [`MAX_BYTES`] meets the target.
+    /// [`ParamsError::ZeroCapacity`], [`ParamsError::CapacityTooLarge`] (as for
+    /// [`Params::for_fpr`](crate::Params::for_fpr)), [`ParamsError::FprBelowHashFloor`]
+    /// (below), or [`ParamsError::TooLarge`] when no filter up to [`MAX_BYTES`] meets
+    /// the target.
     ///
     /// ```
     /// use linebloom::{ClassicParams, ParamsError};

@@ -36,8 +36,8 @@ impl CountingParams {
     /// # Errors
     ///
     /// [`ParamsError::InvalidFpr`], [`ParamsError::ZeroCapacity`],
-    /// [`ParamsError::FprBelowHashFloor`] or [`ParamsError::TooLarge`], as for
-    /// [`Params::for_fpr`].
+    /// [`ParamsError::CapacityTooLarge`], [`ParamsError::FprBelowHashFloor`] or
+    /// [`ParamsError::TooLarge`], as for [`Params::for_fpr`].
     ///
     /// ```
     /// use linebloom::{CountingParams, Params};

@@ -49,6 +49,13 @@ pub enum ParamsError {
         /// The first malformed block.
         index: u64,
     },
+    /// No filter of any kind holds this many keys at the rate asked for within
+    /// [`MAX_BYTES`]: even the information-theoretic floor, `capacity · log2(1/fpr)`
+    /// bits, exceeds it.
+    CapacityTooLarge {
+        /// The capacity asked for.
+        capacity: u64,
+    },
     /// The filter would exceed [`MAX_BYTES`] (or overflow `usize`).
     TooLarge {
         /// Bytes the request needs (saturated at `u64::MAX`).
@@ -100,6 +107,11 @@ impl core::fmt::Display for ParamsError {
                     "filter of {bytes} bytes exceeds the maximum of {MAX_BYTES} bytes"
                 )
             }
+            ParamsError::CapacityTooLarge { capacity } => write!(
+                f,
+                "capacity too large: no filter holds {capacity} keys at this rate within the \
+                 maximum of {MAX_BYTES} bytes"
+            ),
         }
     }
 }

@@ -156,12 +156,17 @@ impl Params {
     /// # Errors
     ///
     /// [`ParamsError::InvalidFpr`] for a rate outside (0, 1),
-    /// [`ParamsError::ZeroCapacity`], [`ParamsError::FprBelowHashFloor`] for a rate the
-    /// 64-bit hash cannot deliver at this capacity, or [`ParamsError::TooLarge`] when
-    /// no filter up to [`MAX_BYTES`] meets the target.
+    /// [`ParamsError::ZeroCapacity`], [`ParamsError::CapacityTooLarge`] for a capacity no
+    /// filter of [`MAX_BYTES`] could hold at this rate, [`ParamsError::FprBelowHashFloor`]
+    /// for a rate the 64-bit hash cannot deliver at this capacity, or
+    /// [`ParamsError::TooLarge`] when no filter up to [`MAX_BYTES`] meets the target.
     ///
     /// ```
-    /// use linebloom::Params;
+    /// use linebloom::{Params, ParamsError};
+    /// assert_eq!(
+    ///     Params::for_fpr(u64::MAX, 0.01),
+    ///     Err(ParamsError::CapacityTooLarge { capacity: u64::MAX })
+    /// );
     /// let p = Params::for_fpr(1_000_000, 0.01)?;
     /// assert!(p.expected_fpr(1_000_000) <= 0.01);
     /// assert!(p.bits_per_key(1_000_000) < 11.0);

@@ -299,7 +299,8 @@ impl QuotientParams {
     /// # Errors
     ///
     /// [`ParamsError::InvalidFpr`], [`ParamsError::ZeroCapacity`],
-    /// [`ParamsError::FprBelowHashFloor`] or [`ParamsError::TooLarge`].
+    /// [`ParamsError::CapacityTooLarge`], [`ParamsError::FprBelowHashFloor`] or
+    /// [`ParamsError::TooLarge`].
     ///
     /// ```
     /// use linebloom::QuotientParams;

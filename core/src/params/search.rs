@@ -157,6 +157,12 @@ pub(crate) fn sizing_goal(capacity: u64, fpr: f64) -> Result<f64, ParamsError> {
     if capacity == 0 {
         return Err(ParamsError::ZeroCapacity);
     }
+    // No filter of any kind holds `capacity` keys at rate `fpr` in fewer than
+    // `capacity · log2(1/fpr)` bits: past the largest filter, the capacity is what is too
+    // large (for a huge capacity the hash floor below would blame the rate).
+    if capacity as f64 * libm::log2(1.0 / fpr) / 8.0 > MAX_BYTES as f64 {
+        return Err(ParamsError::CapacityTooLarge { capacity });
+    }
     let goal = fpr * SIZING_MARGIN;
     if goal <= fpr::hash_floor(capacity) {
         return Err(ParamsError::FprBelowHashFloor { capacity });

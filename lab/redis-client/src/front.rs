@@ -115,7 +115,7 @@ macro_rules! filter_methods {
             prefix: &str,
         ) -> Result<Self, $crate::RedisFilterError> {
             let state = $run!(con, $crate::protocol::open::Open::new(prefix))?;
-            Ok(Self::from_state(prefix, state))
+            Ok(Self::from_state(prefix, state, false))
         }
 
         /// Creates an empty filter of shape `params` under `prefix`, with the default
@@ -132,7 +132,7 @@ macro_rules! filter_methods {
             use $crate::protocol::open::{Content, Create};
             let create = Create::new(prefix, Content::Empty(params), $crate::FilterOptions::default())?;
             let state = $run!(con, create)?;
-            Ok(Self::from_state(prefix, state))
+            Ok(Self::from_state(prefix, state, true))
         }
 
         /// Creates an empty filter of shape `params` under `prefix`: its shards first,
@@ -156,7 +156,7 @@ macro_rules! filter_methods {
             use $crate::protocol::open::{Content, Create};
             let create = Create::new(prefix, Content::Empty(params), options)?;
             let state = $run!(con, create)?;
-            Ok(Self::from_state(prefix, state))
+            Ok(Self::from_state(prefix, state, true))
         }
 
         /// Opens the filter under `prefix`, or creates an empty one of shape `params`
@@ -175,8 +175,17 @@ macro_rules! filter_methods {
             options: $crate::FilterOptions,
         ) -> Result<Self, $crate::RedisFilterError> {
             let exchange = $crate::protocol::open::OpenOrCreate::new(prefix, params, options)?;
-            let state = $run!(con, exchange)?;
-            Ok(Self::from_state(prefix, state))
+            let (state, created) = $run!(con, exchange)?;
+            Ok(Self::from_state(prefix, state, created))
+        }
+
+        /// Did the call that made this handle create the filter? `true` after
+        /// [`create`](Self::create), [`store`](Self::store), and an
+        /// [`open_or_create`](Self::open_or_create) that found none; `false` after
+        /// [`open`](Self::open) and an `open_or_create` that opened another service's.
+        /// Clones answer as the handle they came from.
+        pub fn created(&self) -> bool {
+            self.shared.created
         }
 
         /// Stores an in-process filter under `prefix` as a new filter (its bits, shape
@@ -195,7 +204,7 @@ macro_rules! filter_methods {
             use $crate::protocol::open::{Content, Create};
             let create = Create::new(prefix, Content::Filter(filter), options)?;
             let state = $run!(con, create)?;
-            Ok(Self::from_state(prefix, state))
+            Ok(Self::from_state(prefix, state, true))
         }
 
         /// Inserts one key into the live generation (and during a rebuild the next
@@ -423,9 +432,9 @@ macro_rules! filter_methods {
             $run!(con, exchange)
         }
 
-        fn from_state(prefix: &str, state: $crate::protocol::State) -> Self {
+        fn from_state(prefix: &str, state: $crate::protocol::State, created: bool) -> Self {
             Self {
-                shared: std::sync::Arc::new($crate::protocol::Shared::new(prefix, state)),
+                shared: std::sync::Arc::new($crate::protocol::Shared::new(prefix, state, created)),
             }
         }
     };

@@ -38,7 +38,9 @@
 //!   is cancelled when the lease runs out ([`cancel_rebuild`](RedisFilter::cancel_rebuild)).
 //! * **Replicas and failover**: the module replicates what it changes as plain
 //!   commands, so a replica without it holds the same bits, and a handle whose server
-//!   no longer has the module goes on with plain commands.
+//!   no longer has the module goes on with plain commands. Redis replicates
+//!   asynchronously: an insert the master acknowledged just before it failed may not
+//!   have reached the replica that takes over.
 //! * **Eviction** cannot be silent: [`EvictionRisk`] says when the server's
 //!   `maxmemory-policy` may remove the filter's keys.
 //!

@@ -168,13 +168,19 @@ return 1
 /// The shard checks every script runs first: `KEYS[1]` must be a string of exactly
 /// `ARGV[1]` bytes, else `LBMISSING`, `LBWRONGTYPE` or `LBLENGTH <key> <held> <needed>`.
 /// `KEYS[last]`, where `ARGV[meta]` is given, is the meta guard: it must hold that
-/// value, else `LBSTALE`.
+/// value, else `LBSTALE` (`LBWRONGTYPE` naming it where another type holds it).
 macro_rules! shard_checks {
     () => {
         r#"
 local function refuse(guard_at)
-    if guard_at and redis.call('GET', KEYS[#KEYS]) ~= ARGV[guard_at] then
-        return redis.error_reply('LBSTALE ' .. KEYS[#KEYS] .. ' (the filter meta changed)')
+    if guard_at then
+        local meta = redis.pcall('GET', KEYS[#KEYS])
+        if type(meta) == 'table' and meta['err'] then
+            return redis.error_reply('LBWRONGTYPE ' .. KEYS[#KEYS] .. ' (not a filter meta)')
+        end
+        if meta ~= ARGV[guard_at] then
+            return redis.error_reply('LBSTALE ' .. KEYS[#KEYS] .. ' (the filter meta changed)')
+        end
     end
     local kind = redis.call('TYPE', KEYS[1])['ok']
     if kind == 'none' then

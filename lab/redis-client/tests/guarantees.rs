@@ -428,6 +428,51 @@ fn l5_replicas_without_the_module_hold_the_same_bits_and_take_over() {
     println!("L5 failover to the replica without the module: 10000 of 10000 keys present");
 }
 
+/// A failover to a server without the module, met by many handles at once: each one's
+/// first call after it goes to the module, which the new server does not know. Its
+/// "unknown command" error quotes the call's first arguments, probes included; they
+/// are ASCII, so every handle reads the error, goes on with plain commands, and keeps
+/// its connection.
+#[test]
+fn l5_a_failover_to_a_server_without_the_module_keeps_every_handle_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(mut server) = Server::start(dir.path(), Modules::LINEBLOOM, true) else {
+        return;
+    };
+    let mut con = server.connect();
+    let filter = RedisFilter::create(&mut con, "l5f", params(10_000)).unwrap();
+    let keys: Vec<u64> = (0..2_000).map(|i| i * 7_919).collect();
+    filter.insert_many(&mut con, &keys).unwrap();
+    // Handles opened on the module path, 200 for lookups and 200 for inserts.
+    let handles: Vec<RedisFilter> = (0..400)
+        .map(|_| RedisFilter::open(&mut con, "l5f").unwrap())
+        .collect();
+    assert!(handles.iter().all(|h| h.batch_path() == BatchPath::Module));
+    drop(con);
+    server.restart_without_modules();
+    let mut con = server.connect();
+    let (mut present, mut inserted) = (0, 0);
+    for (i, handle) in handles.iter().enumerate() {
+        // A key whose probe bytes would not be UTF-8 as raw little-endian words.
+        let key = keys[i % keys.len()];
+        if i < 200 {
+            present += usize::from(handle.contains(&mut con, &key).unwrap());
+        } else {
+            let new = 0x8080_8080_8080_8080u64 + i as u64;
+            handle.insert(&mut con, &new).unwrap();
+            inserted += usize::from(handle.contains(&mut con, &new).unwrap());
+        }
+        assert_eq!(handle.batch_path(), BatchPath::Commands);
+        let pong: String = redis::cmd("PING").query(&mut con).unwrap();
+        assert_eq!(
+            pong, "PONG",
+            "the connection survived handle {i}'s first call"
+        );
+    }
+    assert_eq!((present, inserted), (200, 200));
+    println!("L5 failover without the module: 400 handles fell back, 0 connections lost");
+}
+
 #[test]
 fn l5_an_append_only_file_replays_without_the_module() {
     let dir = tempfile::tempdir().unwrap();

@@ -4,8 +4,9 @@
 //!
 //! A *shard* is a run of blocks stored as the binary format's payload: block `b` is
 //! bytes `64·b .. 64·b + 64`, eight little-endian `u64` words ([`linebloom::Block`]).
-//! A *probe* is 16 bytes: the key's block index within the shard, then the key's 64-bit
-//! hash, both little-endian. The module derives the in-block pattern from the hash with
+//! A *probe* is the key's block index within the shard and its 64-bit hash, in the wire
+//! encoding ([`linebloom_redis_wire::probe`]). The module derives the in-block pattern
+//! from the hash with
 //! the core's own [`linebloom::pattern::pattern`], so the bits are exactly those a
 //! [`linebloom::BloomFilter`] of the same shape sets.
 
@@ -23,8 +24,10 @@ pub const OPTIONS_ARG: usize = wire::position::OPTIONS;
 /// Why a batch was refused. Nothing is written when a batch is refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BatchError {
-    /// The payload is not a whole number of 16-byte probes.
+    /// The payload is not a whole number of probes ([`PROBE_BYTES`] each).
     Payload(usize),
+    /// A probe is not in the wire encoding (a byte from 0x80, or bits past the 128th).
+    Encoding,
     /// `k` is not a number the scheme accepts.
     K(String),
     /// The shard's block count is not a positive number.
@@ -61,6 +64,11 @@ impl std::fmt::Display for BatchError {
             BatchError::Payload(len) => write!(
                 f,
                 "{} the probes are {len} bytes, not a multiple of {PROBE_BYTES}",
+                errors::PAYLOAD
+            ),
+            BatchError::Encoding => write!(
+                f,
+                "{} a probe is not in the encoding of {SCHEME}",
                 errors::PAYLOAD
             ),
             BatchError::K(k) => {
@@ -226,7 +234,8 @@ pub fn add_count(held: &mut [u8], n: u64) -> Result<(), BatchError> {
 fn probes(payload: &[u8], blocks: u64) -> Result<Vec<(usize, u64)>, BatchError> {
     wire::probes(payload)
         .map_err(BatchError::Payload)?
-        .map(|(block, hash)| {
+        .map(|probe| {
+            let (block, hash) = probe.ok_or(BatchError::Encoding)?;
             if block >= blocks {
                 return Err(BatchError::Probe { block, blocks });
             }
@@ -426,28 +435,44 @@ mod tests {
     }
 
     #[test]
+    fn probes_outside_the_encoding_are_refused_whole() {
+        let mut shard = vec![0u8; 2 * Block::BYTES];
+        let mut payload = encode([(0, 1), (1, 2)]);
+        payload[PROBE_BYTES + 2] = 0x80;
+        assert_eq!(test_all(&shard, 8, 2, &payload), Err(BatchError::Encoding));
+        assert_eq!(
+            set_all(&mut shard, 8, 2, &payload),
+            Err(BatchError::Encoding)
+        );
+        assert!(shard.iter().all(|&b| b == 0), "nothing written");
+    }
+
+    #[test]
     fn checks_scheme_k_and_blocks() {
-        assert_eq!(check_args(b"linebloom-v2", b"8", b"3"), Ok((8, 3)));
-        assert!(matches!(
-            check_args(b"linebloom-v1", b"8", b"3"),
-            Err(BatchError::Scheme(_))
-        ));
+        assert_eq!(check_args(SCHEME.as_bytes(), b"8", b"3"), Ok((8, 3)));
+        // An older client (binary probes under the bare pattern name) is refused.
+        for other in [&b"linebloom-v1"[..], b"linebloom-v2"] {
+            assert!(matches!(
+                check_args(other, b"8", b"3"),
+                Err(BatchError::Scheme(_))
+            ));
+        }
         for bad in [&b"0"[..], b"-1", b"x", b"", b"99999999999"] {
             assert!(matches!(
-                check_args(b"linebloom-v2", bad, b"3"),
+                check_args(SCHEME.as_bytes(), bad, b"3"),
                 Err(BatchError::K(_))
             ));
         }
         for bad in [&b"0"[..], b"-1", b"x", b"", b"18446744073709551615"] {
             assert!(matches!(
-                check_args(b"linebloom-v2", b"8", bad),
+                check_args(SCHEME.as_bytes(), b"8", bad),
                 Err(BatchError::Blocks(_))
             ));
         }
         let max = linebloom::pattern::MAX_K.to_string();
-        assert!(check_args(b"linebloom-v2", max.as_bytes(), b"1").is_ok());
+        assert!(check_args(SCHEME.as_bytes(), max.as_bytes(), b"1").is_ok());
         let over = (linebloom::pattern::MAX_K + 1).to_string();
-        assert!(check_args(b"linebloom-v2", over.as_bytes(), b"1").is_err());
+        assert!(check_args(SCHEME.as_bytes(), over.as_bytes(), b"1").is_err());
         // Every error reads as a Redis error reply: a code, then the reason.
         let e = BatchError::Length {
             held: 100,
@@ -467,7 +492,7 @@ mod tests {
 
     #[test]
     fn options_are_count_and_meta_each_once() {
-        let head: [&[u8]; 6] = [b"LINEBLOOM.MADD", b"s", b"linebloom-v2", b"8", b"2", b""];
+        let head: [&[u8]; 6] = [b"LINEBLOOM.MADD", b"s", SCHEME.as_bytes(), b"8", b"2", b""];
         let with = |rest: &[&'static [u8]]| {
             let mut argv = head.to_vec();
             argv.extend_from_slice(rest);

@@ -7,10 +7,13 @@
 //! a script that touches every key's block; RedisBloom answers the same batch with one
 //! `BF.MEXISTS`. With it, a batch is one command per shard:
 //!
-//! * `LINEBLOOM.MTEST <shard> linebloom-v2 <k> <blocks> <probes>` replies a bulk string
-//!   of one byte per probe, 1 ("maybe present") or 0 ("absent");
-//! * `LINEBLOOM.MADD <shard> linebloom-v2 <k> <blocks> <probes>` sets every probe's bits
-//!   and replies how many probes had a bit clear before (as `BF.MADD` counts new items).
+//! * `LINEBLOOM.MTEST <shard> <scheme> <k> <blocks> <probes>` replies a bulk string of
+//!   one byte per probe, 1 ("maybe present") or 0 ("absent");
+//! * `LINEBLOOM.MADD <shard> <scheme> <k> <blocks> <probes>` sets every probe's bits
+//!   and replies how many probes had a bit clear before (as `BF.MADD` counts new items);
+//!
+//! where `<scheme>` is `linebloom-v2/ascii-probes`: the bit pattern, and the probes'
+//! encoding.
 //!
 //! `<blocks>` is the shard's length in blocks as the filter's shape fixes it: a shard of
 //! any other length (truncated, extended, replaced by a foreign write) is refused with
@@ -37,10 +40,11 @@
 //! sends the guard on one server only and on a cluster reads the meta in a round trip
 //! of its own.
 //!
-//! `<probes>` is one binary argument of 16 bytes per key: the key's block index within
-//! the shard, then its 64-bit hash, little-endian ([`batch`]). The client hashes (it
-//! knows the filter's hasher and seed from the meta); the module derives the in-block
-//! pattern with the core's own code, so the bits are exactly a `BloomFilter`'s.
+//! `<probes>` is one argument of 19 bytes per key: the key's block index within the
+//! shard and its 64-bit hash, seven bits a byte (`linebloom-redis-wire`, which also
+//! defines the names, positions and codes here). The client hashes (it knows the
+//! filter's hasher and seed from the meta); the module derives the in-block pattern
+//! with the core's own code, so the bits are exactly a `BloomFilter`'s.
 //!
 //! The data stay plain strings: a client without the module reads and writes the same
 //! keys with its scripts, and `SAVE`/`BGSAVE` persist them as any string. `MADD`

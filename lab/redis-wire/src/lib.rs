@@ -6,12 +6,18 @@
 //! LINEBLOOM.MADD  <shard> <scheme> <k> <blocks> <probes> [COUNT <count key>] [META <meta key> <meta value>]
 //! ```
 //!
-//! * `<scheme>` is [`SCHEME`], the core's bit-pattern name: a module of another
-//!   scheme refuses instead of answering with other bits;
+//! * `<scheme>` is [`SCHEME`]: the core's bit-pattern name and this probe encoding. A
+//!   module of another scheme refuses instead of answering with other bits, and one
+//!   that reads probes otherwise refuses instead of misreading them;
 //! * `<k>` and `<blocks>` are decimal (the pattern's bit count, the shard's length in
 //!   64-byte blocks);
-//! * `<probes>` is one binary argument of [`PROBE_BYTES`] per key ([`probe`]): the key's
-//!   block within the shard, then its 64-bit hash, both little-endian;
+//! * `<probes>` is one argument of [`PROBE_BYTES`] per key ([`probe`]): the key's block
+//!   within the shard (the low 64 bits) and its 64-bit hash (the high 64) as one
+//!   128-bit number, seven bits a byte, low bits first. Every byte is ASCII (below
+//!   0x80), so a server that does not know the command, and quotes its first arguments
+//!   in its "unknown command" error, quotes text: a client whose parser requires error
+//!   replies to be UTF-8 (the `redis` crate's does) reads the error and falls back to
+//!   plain commands instead of dropping the connection;
 //! * a count key holds [`COUNT_BYTES`]: a big-endian `i64`, what `BITFIELD … INCRBY i64
 //!   0` adds to, so the module, the client's scripts and a replica keep it alike
 //!   ([`count_bytes`], [`read_count`], [`add_count`]);
@@ -25,8 +31,9 @@
 //! payload.extend_from_slice(&probe(3, 0xdead_beef));
 //! payload.extend_from_slice(&probe(0, 7));
 //! assert_eq!(payload.len(), 2 * PROBE_BYTES);
-//! let back: Vec<(u64, u64)> = probes(&payload).unwrap().collect();
-//! assert_eq!(back, [(3, 0xdead_beef), (0, 7)]);
+//! assert!(payload.is_ascii());
+//! let back: Vec<Option<(u64, u64)>> = probes(&payload).unwrap().collect();
+//! assert_eq!(back, [Some((3, 0xdead_beef)), Some((0, 7))]);
 //! ```
 
 #![no_std]
@@ -36,8 +43,9 @@ pub const MTEST: &str = "LINEBLOOM.MTEST";
 /// Sets a batch of keys in one shard.
 pub const MADD: &str = "LINEBLOOM.MADD";
 
-/// The bit pattern's scheme, sent with every command and checked by the module.
-pub const SCHEME: &str = linebloom::pattern::NAME;
+/// The bit pattern's scheme (the core's [`linebloom::pattern::NAME`]) and the probe
+/// encoding, sent with every command and checked by the module.
+pub const SCHEME: &str = "linebloom-v2/ascii-probes";
 
 /// Argument positions of both commands (the command name is 0).
 pub mod position {
@@ -61,31 +69,44 @@ pub const COUNT: &str = "COUNT";
 /// value it must hold.
 pub const META: &str = "META";
 
-/// Bytes per probe: the block within the shard, then the hash, both `u64`
-/// little-endian.
-pub const PROBE_BYTES: usize = 16;
+/// Bytes per probe: 128 bits, seven to a byte.
+pub const PROBE_BYTES: usize = 19;
 
-/// One key's probe.
+/// One key's probe: `block | hash << 64`, seven bits a byte, low first, each byte
+/// below 0x80.
 #[must_use]
 pub fn probe(block: u64, hash: u64) -> [u8; PROBE_BYTES] {
+    let mut value = u128::from(block) | u128::from(hash) << 64;
     let mut p = [0u8; PROBE_BYTES];
-    p[..8].copy_from_slice(&block.to_le_bytes());
-    p[8..].copy_from_slice(&hash.to_le_bytes());
+    for byte in &mut p {
+        *byte = (value & 0x7f) as u8;
+        value >>= 7;
+    }
     p
 }
 
-/// A payload's probes as `(block, hash)`.
+/// A payload's probes as `(block, hash)`; `None` for a probe that is not one this
+/// encoding writes (a byte from 0x80, or bits past the 128th).
 ///
 /// # Errors
 ///
 /// The payload's length where it is not a whole number of probes.
-pub fn probes(payload: &[u8]) -> Result<impl ExactSizeIterator<Item = (u64, u64)> + '_, usize> {
+pub fn probes(
+    payload: &[u8],
+) -> Result<impl ExactSizeIterator<Item = Option<(u64, u64)>> + '_, usize> {
     if !payload.len().is_multiple_of(PROBE_BYTES) {
         return Err(payload.len());
     }
     Ok(payload.chunks_exact(PROBE_BYTES).map(|p| {
-        let word = |at: usize| u64::from_le_bytes(p[at..at + 8].try_into().expect("8 bytes"));
-        (word(0), word(8))
+        // The last byte holds bits 126 and 127 only.
+        if p.iter().any(|&b| b >= 0x80) || p[PROBE_BYTES - 1] >= 4 {
+            return None;
+        }
+        let value = p
+            .iter()
+            .rev()
+            .fold(0u128, |value, &byte| value << 7 | u128::from(byte));
+        Some((value as u64, (value >> 64) as u64))
     }))
 }
 
@@ -155,5 +176,31 @@ mod tests {
     fn a_payload_not_of_whole_probes_is_refused() {
         assert_eq!(probes(&[0u8; 17]).err(), Some(17));
         assert_eq!(probes(&[]).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn probes_round_trip_in_ascii_and_others_are_refused() {
+        for (block, hash) in [
+            (0, 0),
+            (u64::MAX, u64::MAX),
+            (1 << 40, 0x8080_8080_8080_8080),
+        ] {
+            let p = probe(block, hash);
+            assert!(p.is_ascii());
+            assert_eq!(probes(&p).unwrap().next(), Some(Some((block, hash))));
+        }
+        let mut high = probe(1, 2);
+        high[3] = 0x80;
+        assert_eq!(probes(&high).unwrap().next(), Some(None));
+        let mut past = probe(1, 2);
+        past[PROBE_BYTES - 1] = 4;
+        assert_eq!(probes(&past).unwrap().next(), Some(None));
+    }
+
+    #[test]
+    fn the_scheme_names_the_cores_pattern() {
+        let (pattern, encoding) = SCHEME.split_once('/').unwrap();
+        assert_eq!(pattern, linebloom::pattern::NAME);
+        assert_eq!(encoding, "ascii-probes");
     }
 }

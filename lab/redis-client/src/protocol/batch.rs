@@ -7,7 +7,7 @@
 
 use super::{
     Exchange, Flow, Input, Keys, Refusal, Reply, Shared, State, bytes, first_refusal, get_meta,
-    integer, replies,
+    integer, meta_bytes, replies,
 };
 use crate::scripts::INSERT;
 use crate::{BatchPath, MAX_RETRIES, RedisFilterError};
@@ -109,7 +109,7 @@ impl<'a, A: Attempt> Retrying<'a, A> {
         meta: Option<Reply>,
     ) -> Result<Flow<A::Output>, RedisFilterError> {
         let meta = match meta {
-            Some(reply) => Some(bytes(reply)?),
+            Some(reply) => Some(meta_bytes(self.shared, reply)?),
             None => None,
         };
         let refusal = first_refusal(&batch);
@@ -171,7 +171,7 @@ impl<A: Attempt> Exchange for Retrying<'_, A> {
                 self.judge(batch, Some(meta))
             }
             Phase::Refresh(missing) => {
-                let meta = bytes(replies(input, 1)?.pop().expect("one reply"))?;
+                let meta = meta_bytes(self.shared, replies(input, 1)?.pop().expect("one reply"))?;
                 let changed = self.shared.adopt(meta)?;
                 match missing {
                     Some(key) if !changed => Err(RedisFilterError::Missing { key }),

@@ -3,7 +3,7 @@
 //! or removes one time to live over the meta and every shard and count key.
 
 use super::batch::Attempt;
-use super::{Exchange, Flow, Input, Keys, Reply, Shared, State, all_replies, bytes, unlinks};
+use super::{Exchange, Flow, Input, Keys, Reply, Shared, State, all_replies, unlinks};
 use crate::error::is_stale;
 use crate::meta::Meta;
 use crate::scripts::DELETE_META;
@@ -54,7 +54,7 @@ impl Exchange for Delete<'_> {
         }
         match std::mem::replace(&mut self.phase, DeletePhase::Read) {
             DeletePhase::Read => {
-                let Some(text) = bytes(one(input)?)? else {
+                let Some(text) = super::meta_bytes(self.shared, one(input)?)? else {
                     return Ok(Flow::Done(false));
                 };
                 let meta = Meta::decode(&self.shared.meta_key, &text)?;

@@ -256,14 +256,18 @@ pub(crate) struct Shared {
     pub(crate) prefix: String,
     pub(crate) meta_key: String,
     state: RwLock<Arc<State>>,
+    /// The call that made the handle created the filter (`create`, `store`, or
+    /// `open_or_create` where it found none).
+    pub(crate) created: bool,
 }
 
 impl Shared {
-    pub(crate) fn new(prefix: &str, state: State) -> Shared {
+    pub(crate) fn new(prefix: &str, state: State, created: bool) -> Shared {
         Shared {
             prefix: prefix.to_string(),
             meta_key: meta_key(prefix),
             state: RwLock::new(Arc::new(state)),
+            created,
         }
     }
 
@@ -344,6 +348,15 @@ pub(crate) fn get_meta(shared: &Shared) -> redis::Cmd {
     get
 }
 
+/// The meta's bytes from a `GET` of it ([`get_meta`]); `None` where it is gone, and
+/// [`RedisFilterError::WrongType`] naming it where another type holds its key.
+pub(crate) fn meta_bytes(
+    shared: &Shared,
+    reply: Reply,
+) -> Result<Option<Vec<u8>>, RedisFilterError> {
+    bytes(reply.map_err(|e| crate::error::on_key(e, &shared.meta_key)))
+}
+
 /// The bytes of a string reply; `None` for a nil reply.
 pub(crate) fn bytes<E: Into<RedisFilterError>>(
     reply: Result<redis::Value, E>,
@@ -416,7 +429,7 @@ impl Exchange for Refresh<'_> {
             return Ok(Flow::Send(vec![get_meta(self.0)]));
         }
         let reply = replies(input, 1)?.pop().expect("one reply");
-        self.0.adopt(bytes(reply)?)?;
+        self.0.adopt(meta_bytes(self.0, reply)?)?;
         Ok(Flow::Done(()))
     }
 }

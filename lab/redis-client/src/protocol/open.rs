@@ -115,6 +115,9 @@ pub(crate) struct Open {
     meta_key: String,
     phase: OpenPhase,
     tries: usize,
+    /// The meta as read when a shard was found missing: read again unchanged, the shard
+    /// is missing for good (not retired by a rebuild that moved the meta on).
+    missing_under: Option<String>,
 }
 
 impl Open {
@@ -124,6 +127,7 @@ impl Open {
             meta_key: meta_key(prefix),
             phase: OpenPhase::Meta,
             tries: 0,
+            missing_under: None,
         }
     }
 
@@ -187,8 +191,15 @@ impl Exchange for Open {
                     let held = integer(reply.map_err(|e| crate::error::on_key(e, key)))?;
                     match check_length(key, held, live.generation.shard_len(shard as u64)) {
                         // A rebuild may have retired this generation since the meta
-                        // was read: read it again.
-                        Err(RedisFilterError::Missing { .. }) => return self.read_meta(),
+                        // was read: read it again, unless it was read unchanged once
+                        // already.
+                        Err(e @ RedisFilterError::Missing { .. }) => {
+                            if self.missing_under.as_ref() == Some(&state.text) {
+                                return Err(e);
+                            }
+                            self.missing_under = Some(state.text.clone());
+                            return self.read_meta();
+                        }
                         other => other?,
                     }
                 }
@@ -384,10 +395,11 @@ impl<'a> OpenOrCreate<'a> {
     }
 }
 
+/// The state, and whether this call created the filter (`false`: it opened one).
 impl Exchange for OpenOrCreate<'_> {
-    type Output = State;
+    type Output = (State, bool);
 
-    fn resume(&mut self, input: Input) -> Result<Flow<State>, RedisFilterError> {
+    fn resume(&mut self, input: Input) -> Result<Flow<(State, bool)>, RedisFilterError> {
         let step = match self {
             OpenOrCreate::Opening(open, _) => open.resume(input),
             OpenOrCreate::Creating(create) => create.resume(input),
@@ -403,7 +415,15 @@ impl Exchange for OpenOrCreate<'_> {
                 *self = OpenOrCreate::Reopening(Open::new(&prefix));
                 self.resume(Input::Start)
             }
-            (step, _) => step,
+            (step, _) => {
+                let created = matches!(self, OpenOrCreate::Creating(_));
+                step.map(|flow| match flow {
+                    Flow::Done(state) => Flow::Done((state, created)),
+                    Flow::Send(cmds) => Flow::Send(cmds),
+                    Flow::Sleep(d) => Flow::Sleep(d),
+                    Flow::Fill(f) => Flow::Fill(f),
+                })
+            }
         }
     }
 }
