@@ -1,7 +1,8 @@
 //! The async front against real servers: 64 tasks sharing one multiplexed connection
-//! (each a clone of it) and one handle, with string keys; a `ConnectionManager`; an
-//! async rebuild whose source is a future; and an async Redis Cluster, with and without
-//! the module. The answers are checked against the in-process filter's.
+//! (each a clone of it) and one handle, with string keys; a `ConnectionManager`, also
+//! through a restart of Redis under load; an async rebuild whose source is a future;
+//! and an async Redis Cluster, with and without the module. The answers are checked
+//! against the in-process filter's.
 //!
 //! Where `redis-server` or the module is missing the test prints `SKIPPED:` and passes,
 //! unless `LINEBLOOM_REQUIRE_REDIS=1`.
@@ -161,6 +162,93 @@ async fn an_async_cluster_splits_batches_per_node() {
         assert_eq!(
             filter.contains_many(&mut con, &keys).await.unwrap(),
             vec![true; keys.len()]
+        );
+    }
+}
+
+/// 64 tasks look keys up through one `ConnectionManager` while Redis is killed and
+/// started again (its append-only file keeps the filter): calls fail while it is down,
+/// never answer "absent", and answer again once it is back, on the same manager.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_manager_keeps_the_guard_up_through_a_restart_of_redis() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    for modules in [Modules::NONE, Modules::LINEBLOOM] {
+        let folder = dir.path().join(format!("restart-{}", modules.linebloom));
+        let Some(mut server) = Server::start(&folder, modules, true) else {
+            return;
+        };
+        let client = redis::Client::open(server.url()).unwrap();
+        let mut manager = client.get_connection_manager().await.unwrap();
+        let filter = AsyncRedisFilter::create(&mut manager, "restart", params())
+            .await
+            .unwrap();
+        let keys: Arc<Vec<String>> = Arc::new((0..2_000).map(|i| key(0, i)).collect());
+        filter.insert_many(&mut manager, &keys).await.unwrap();
+        let (stop, answered, failed) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicU64::new(0)),
+            Arc::new(AtomicU64::new(0)),
+        );
+        let tasks: Vec<_> = (0..64)
+            .map(|t| {
+                let (filter, mut con, keys) = (filter.clone(), manager.clone(), keys.clone());
+                let (stop, answered, failed) = (stop.clone(), answered.clone(), failed.clone());
+                tokio::spawn(async move {
+                    let mut i = t;
+                    while !stop.load(Ordering::Relaxed) {
+                        match filter
+                            .contains(&mut con, keys[i % keys.len()].as_str())
+                            .await
+                        {
+                            Ok(present) => {
+                                assert!(present, "an acknowledged key answered absent");
+                                answered.fetch_add(1, Ordering::Relaxed);
+                            }
+                            Err(_) => {
+                                failed.fetch_add(1, Ordering::Relaxed);
+                                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                            }
+                        }
+                        i += 64;
+                    }
+                })
+            })
+            .collect();
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let before = answered.load(Ordering::Relaxed);
+        server.crash();
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        server.restart();
+        // Answers resume on the same manager once it has reconnected.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let resumed_from = answered.load(Ordering::Relaxed);
+        while answered.load(Ordering::Relaxed) < resumed_from + 1_000 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no answers after the restart"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        stop.store(true, Ordering::Relaxed);
+        for task in tasks {
+            task.await.unwrap();
+        }
+        let answers = filter.contains_many(&mut manager, &keys).await.unwrap();
+        assert!(
+            answers.iter().all(|&a| a),
+            "every key present after the restart"
+        );
+        println!(
+            "restart ({}): {before} answers before, {} calls failed while Redis was down, \
+             then answers again on the same ConnectionManager",
+            if modules.linebloom {
+                "module"
+            } else {
+                "no module"
+            },
+            failed.load(Ordering::Relaxed)
         );
     }
 }
