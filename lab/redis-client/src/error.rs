@@ -81,6 +81,15 @@ pub enum RedisFilterError {
         /// The error that lost the reply.
         source: redis::RedisError,
     },
+    /// A durable insert ([`Durability`](crate::Durability)) was applied on the master,
+    /// but fewer replicas than asked acknowledged it within the timeout: a failover now
+    /// could lose it. Insert it again, or treat it as not acknowledged.
+    NotDurable {
+        /// Replicas that acknowledged it.
+        acked: u64,
+        /// Replicas asked for.
+        wanted: u64,
+    },
     /// An argument that cannot describe a filter (for example 0 blocks per shard).
     InvalidArgument(String),
     /// A rebuild's source of keys failed; the caller's error is kept as the
@@ -142,6 +151,11 @@ impl std::fmt::Display for RedisFilterError {
                 f,
                 "the switch to generation {generation} lost its reply ({source}); refresh on \
                  a working connection to see whether it is live"
+            ),
+            RedisFilterError::NotDurable { acked, wanted } => write!(
+                f,
+                "the insert reached {acked} of the {wanted} replicas asked for in time: a \
+                 failover could lose it"
             ),
             RedisFilterError::InvalidArgument(what) => write!(f, "invalid argument: {what}"),
             RedisFilterError::Source(e) => write!(f, "rebuild source failed: {e}"),

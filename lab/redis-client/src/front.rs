@@ -219,8 +219,10 @@ macro_rules! filter_methods {
         /// [`WrongType`]($crate::RedisFilterError::WrongType) if its shard is not
         /// whole (a write never re-creates one); [`NotFound`]($crate::RedisFilterError::NotFound)
         /// if the filter is gone; [`Stale`]($crate::RedisFilterError::Stale) or
-        /// [`Redis`]($crate::RedisFilterError::Redis) otherwise. After an error the key
-        /// may or may not be in the filter: insert it again before relying on it.
+        /// [`Redis`]($crate::RedisFilterError::Redis) otherwise; with a
+        /// [`Durability`]($crate::Durability), [`NotDurable`]($crate::RedisFilterError::NotDurable)
+        /// when too few replicas acknowledged it in time. After an error the key may or
+        /// may not be in the filter: insert it again before relying on it.
         pub $($async)? fn insert<K: linebloom::Key + Sync + ?Sized, C: $Conn + ?Sized>(
             &self,
             con: &mut C,
@@ -229,6 +231,7 @@ macro_rules! filter_methods {
             let batch = std::slice::from_ref(&key);
             let attempt = $crate::protocol::batch::Insert::new(batch);
             let exchange = $crate::protocol::batch::Retrying::new(&self.shared, con.ordered(), attempt);
+            let exchange = $crate::protocol::Durable::new(exchange, self.shared.durability(), con.ordered());
             Ok($run!(con, exchange)? > 0)
         }
 
@@ -250,7 +253,16 @@ macro_rules! filter_methods {
             }
             let attempt = $crate::protocol::batch::Insert::new(keys);
             let exchange = $crate::protocol::batch::Retrying::new(&self.shared, con.ordered(), attempt);
+            let exchange = $crate::protocol::Durable::new(exchange, self.shared.durability(), con.ordered());
             $run!(con, exchange)
+        }
+
+        /// Makes every later insert through this handle and its clones wait until
+        /// `durability`'s replicas acknowledged it (see [`Durability`]($crate::Durability)):
+        /// one `WAIT` after each insert call, on one server. On a cluster the inserts
+        /// are refused with [`InvalidArgument`]($crate::RedisFilterError::InvalidArgument).
+        pub fn set_durability(&self, durability: $crate::Durability) {
+            self.shared.set_durability(durability);
         }
 
         /// Tests one key in one round trip: `false` means certainly never inserted.

@@ -40,7 +40,8 @@
 //!   commands, so a replica without it holds the same bits, and a handle whose server
 //!   no longer has the module goes on with plain commands. Redis replicates
 //!   asynchronously: an insert the master acknowledged just before it failed may not
-//!   have reached the replica that takes over.
+//!   have reached the replica that takes over, unless the handle waits for replicas
+//!   ([`Durability`], `set_durability`).
 //! * **Eviction** cannot be silent: [`EvictionRisk`] says when the server's
 //!   `maxmemory-policy` may remove the filter's keys.
 //!
@@ -90,6 +91,7 @@ pub use info::{Capacity, EvictionRisk, Info, RebuildState};
 pub use linebloom;
 pub use meta::Generation;
 pub use path::BatchPath;
+pub use protocol::Durability;
 pub use protocol::open::{FilterOptions, MAX_SHARD_BLOCKS};
 pub use protocol::rebuild::{RebuildOptions, Rebuilt};
 pub use redis;

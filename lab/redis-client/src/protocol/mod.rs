@@ -256,6 +256,8 @@ pub(crate) struct Shared {
     pub(crate) prefix: String,
     pub(crate) meta_key: String,
     state: RwLock<Arc<State>>,
+    /// What an insert waits for before it returns ([`Durability`]).
+    durability: RwLock<Durability>,
     /// The call that made the handle created the filter (`create`, `store`, or
     /// `open_or_create` where it found none).
     pub(crate) created: bool,
@@ -267,8 +269,19 @@ impl Shared {
             prefix: prefix.to_string(),
             meta_key: meta_key(prefix),
             state: RwLock::new(Arc::new(state)),
+            durability: RwLock::new(Durability::default()),
             created,
         }
+    }
+
+    /// What inserts wait for.
+    pub(crate) fn durability(&self) -> Durability {
+        *self.durability.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sets what inserts wait for.
+    pub(crate) fn set_durability(&self, durability: Durability) {
+        *self.durability.write().unwrap_or_else(|e| e.into_inner()) = durability;
     }
 
     /// The state as it is now (a call uses one snapshot per attempt).
@@ -346,6 +359,104 @@ pub(crate) fn get_meta(shared: &Shared) -> redis::Cmd {
     let mut get = redis::cmd("GET");
     get.arg(&shared.meta_key);
     get
+}
+
+/// What an insert waits for before it returns: by default nothing beyond the master's
+/// reply. Redis replicates asynchronously, so an insert the master acknowledged can be
+/// lost by a failover that promotes a replica it had not reached yet; with
+/// [`replicas`](Durability::replicas) an insert returns only once that many replicas
+/// acknowledged it (`WAIT`), and answers [`NotDurable`](RedisFilterError::NotDurable)
+/// when they did not within the timeout.
+///
+/// ```
+/// use linebloom_redis_client::Durability;
+/// use std::time::Duration;
+/// let d = Durability::replicas(1, Duration::from_millis(500));
+/// assert_eq!((d.wanted(), d.timeout()), (1, Duration::from_millis(500)));
+/// assert_eq!(Durability::default().wanted(), 0);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Durability {
+    replicas: u32,
+    timeout: Duration,
+}
+
+impl Durability {
+    /// Every insert waits until `replicas` replicas acknowledged it, at most `timeout`
+    /// (`WAIT replicas timeout`; a zero timeout would wait forever, so it is taken as
+    /// 1 ms).
+    #[must_use]
+    pub fn replicas(replicas: u32, timeout: Duration) -> Durability {
+        Durability {
+            replicas,
+            timeout: timeout.max(Duration::from_millis(1)),
+        }
+    }
+
+    /// Replicas an insert waits for (0: none).
+    #[must_use]
+    pub fn wanted(&self) -> u32 {
+        self.replicas
+    }
+
+    /// The longest an insert waits for them.
+    #[must_use]
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+}
+
+/// An exchange whose writes must reach `durability`'s replicas before it answers: after
+/// the inner exchange is done, one `WAIT` on the same connection (it waits for every
+/// write this connection sent so far).
+pub(crate) struct Durable<E: Exchange> {
+    inner: E,
+    durability: Durability,
+    ordered: bool,
+    done: Option<E::Output>,
+}
+
+impl<E: Exchange> Durable<E> {
+    pub(crate) fn new(inner: E, durability: Durability, ordered: bool) -> Self {
+        Durable {
+            inner,
+            durability,
+            ordered,
+            done: None,
+        }
+    }
+}
+
+impl<E: Exchange> Exchange for Durable<E> {
+    type Output = E::Output;
+
+    fn resume(&mut self, input: Input) -> Result<Flow<E::Output>, RedisFilterError> {
+        if let Some(output) = self.done.take() {
+            let acked = integer(replies(input, 1)?.pop().expect("one reply"))? as u64;
+            let wanted = u64::from(self.durability.replicas);
+            if acked < wanted {
+                return Err(RedisFilterError::NotDurable { acked, wanted });
+            }
+            return Ok(Flow::Done(output));
+        }
+        match self.inner.resume(input)? {
+            Flow::Done(output) if self.durability.replicas > 0 => {
+                if !self.ordered {
+                    return Err(RedisFilterError::InvalidArgument(
+                        "durable inserts need one server: on a cluster WAIT waits only on \
+                         the node it reaches"
+                            .into(),
+                    ));
+                }
+                self.done = Some(output);
+                let mut wait = redis::cmd("WAIT");
+                wait.arg(self.durability.replicas)
+                    .arg(self.durability.timeout.as_millis().min(u64::MAX as u128) as u64);
+                Ok(Flow::Send(vec![wait]))
+            }
+            flow => Ok(flow),
+        }
+    }
 }
 
 /// The meta's bytes from a `GET` of it ([`get_meta`]); `None` where it is gone, and
