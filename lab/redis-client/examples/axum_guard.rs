@@ -27,7 +27,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::get;
 use linebloom_redis_client::linebloom::Params;
-use linebloom_redis_client::{AsyncRedisFilter, FilterOptions, redis};
+use linebloom_redis_client::{AsyncRedisFilter, BuildOptions, FilterOptions, redis};
 use rusqlite::{OptionalExtension, params};
 use std::future::IntoFuture;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -162,7 +162,7 @@ async fn main() -> Result<(), Error> {
         None => 3,
     };
     let dir = tempfile::tempdir()?;
-    let db = table(&dir.path().join("shop.db"))?;
+    let db = Arc::new(Mutex::new(table(&dir.path().join("shop.db"))?));
     let pool = bb8::Pool::builder()
         .max_size(8)
         .build(redis::Client::open(url.as_str())?)
@@ -170,27 +170,34 @@ async fn main() -> Result<(), Error> {
     let prefix = format!("axum-guard:{}:products", std::process::id());
     let guard = {
         let mut con = pool.get().await?;
-        // Every instance of the service starts this way: the first creates the filter,
-        // the others open it. An empty filter is filled from the table.
-        let guard = AsyncRedisFilter::open_or_create(
+        // Every instance of the service starts this way: the first builds the filter
+        // from the table before it answers, the others wait for it and open it.
+        let table = Arc::clone(&db);
+        let all_ids = move || async move {
+            let ids = tokio::task::spawn_blocking(move || {
+                let db = table.lock().expect("the table's lock");
+                let mut stmt = db.prepare("SELECT id FROM products")?;
+                let ids = stmt.query_map([], |row| row.get::<_, i64>(0))?;
+                ids.map(|id| id.map(|id| id as u64))
+                    .collect::<rusqlite::Result<Vec<u64>>>()
+            })
+            .await?;
+            Ok::<_, Error>(ids?)
+        };
+        AsyncRedisFilter::open_or_build(
             &mut *con,
             &prefix,
             Params::for_fpr(4 * PRODUCTS, 0.01)?,
             FilterOptions::default(),
+            BuildOptions::default(),
+            all_ids,
         )
-        .await?;
-        if guard.count(&mut *con).await? == 0 {
-            let ids: Vec<u64> = (0..PRODUCTS).collect();
-            for chunk in ids.chunks(1_000) {
-                guard.insert_many(&mut *con, chunk).await?;
-            }
-        }
-        guard
+        .await?
     };
     let app = App {
         guard: guard.clone(),
         pool: pool.clone(),
-        db: Arc::new(Mutex::new(db)),
+        db,
         saved: Arc::default(),
         queries: Arc::default(),
     };

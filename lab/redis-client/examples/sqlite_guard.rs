@@ -13,7 +13,7 @@
 //! What it does:
 //!
 //! * a table of 100,000 products in a scratch SQLite database, and a filter in Redis
-//!   loaded from it;
+//!   built from it at start-up (`open_or_build`);
 //! * a request loop for `SECONDS` (3 by default): half the requests ask for products
 //!   that exist, half for ids that do not (the flood). The guard answers "certainly
 //!   absent" for most of the latter without a database query; the rest ("maybe") go to
@@ -27,8 +27,8 @@
 //! It checks what a guard must never do: say "absent" for a product in the table. The
 //! counts at the end show what the guard saved the database.
 
-use linebloom_redis_client::linebloom::{BloomFilter, Params};
-use linebloom_redis_client::{FilterOptions, RebuildOptions, RedisFilter, redis};
+use linebloom_redis_client::linebloom::Params;
+use linebloom_redis_client::{BuildOptions, FilterOptions, RebuildOptions, RedisFilter, redis};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -104,11 +104,17 @@ fn run(
     }
     tx.commit()?;
 
-    // The guard, loaded from the table.
+    // The guard, built from the table before it answers (every instance of the service
+    // starts this way: the first builds it, the others wait for it and open it).
     let params = Params::for_fpr(PRODUCTS, TARGET)?;
-    let mut loaded = BloomFilter::new(params);
-    loaded.insert_batch(&all_ids(&db)?);
-    let guard = RedisFilter::store(con, key, &loaded, FilterOptions::default())?;
+    let guard = RedisFilter::open_or_build(
+        con,
+        key,
+        params,
+        FilterOptions::default(),
+        BuildOptions::default(),
+        || all_ids(&db),
+    )?;
     println!(
         "{PRODUCTS} products; guard {key} in Redis: {} KiB, batches by {}",
         guard.bytes() >> 10,

@@ -7,7 +7,7 @@
 
 use crate::front::{filter_accessors, filter_methods};
 use crate::protocol::{Reply, Shared};
-use crate::{RebuildOptions, Rebuilt, RedisFilter, RedisFilterError};
+use crate::{BuildOptions, FilterOptions, RebuildOptions, Rebuilt, RedisFilter, RedisFilterError};
 use linebloom::{Key, Params};
 use std::future::Future;
 use std::sync::Arc;
@@ -224,6 +224,36 @@ impl AsyncRedisFilter {
     filter_accessors!();
     filter_methods!(async; AsyncFilterConnection; run_async);
 
+    /// [`RedisFilter::open_or_build`] for async code: `source` is awaited only by the
+    /// call that builds the filter.
+    ///
+    /// # Errors
+    ///
+    /// As [`RedisFilter::open_or_build`].
+    pub async fn open_or_build<C, F, I, E>(
+        con: &mut C,
+        prefix: &str,
+        params: Params,
+        options: FilterOptions,
+        build: BuildOptions,
+        source: impl FnOnce() -> F + Send,
+    ) -> Result<Self, RedisFilterError>
+    where
+        C: AsyncFilterConnection + ?Sized,
+        F: Future<Output = Result<I, E>> + Send,
+        I: IntoIterator + Send,
+        I::Item: Key,
+        E: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let (state, created) = run_with_source(
+            con,
+            crate::protocol::build::OpenOrBuild::new(prefix, params, options, build)?,
+            source,
+        )
+        .await?;
+        Ok(Self::from_state(prefix, state, created))
+    }
+
     /// [`RedisFilter::rebuild`] for async code: `source` is awaited once every insert
     /// goes to both generations and the grace has passed.
     ///
@@ -244,20 +274,42 @@ impl AsyncRedisFilter {
         I::Item: Key,
         E: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let mut source = Some(source);
-        crate::protocol::drive!(
+        run_with_source(
+            con,
             crate::protocol::rebuild::Rebuild::new(&self.shared, params, options),
-            |cmds| con.run(cmds).await,
-            |d| tokio::time::sleep(d).await,
-            |f| match source.take() {
-                Some(source) => source()
-                    .await
-                    .map(|keys| crate::front::fill(f, keys))
-                    .map_err(Into::into),
-                None => Err(crate::front::no_source()),
-            }
+            source,
         )
+        .await
     }
+}
+
+/// Runs an exchange that may await `source` (once) on an async connection.
+async fn run_with_source<X, C, F, I, E>(
+    con: &mut C,
+    exchange: X,
+    source: impl FnOnce() -> F + Send,
+) -> Result<X::Output, RedisFilterError>
+where
+    X: crate::protocol::Exchange + Send,
+    C: AsyncFilterConnection + ?Sized,
+    F: Future<Output = Result<I, E>> + Send,
+    I: IntoIterator + Send,
+    I::Item: Key,
+    E: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let mut source = Some(source);
+    crate::protocol::drive!(
+        exchange,
+        |cmds| con.run(cmds).await,
+        |d| tokio::time::sleep(d).await,
+        |f| match source.take() {
+            Some(source) => source()
+                .await
+                .map(|keys| crate::front::fill(f, keys))
+                .map_err(Into::into),
+            None => Err(crate::front::no_source()),
+        }
+    )
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use crate::front::{filter_accessors, filter_methods};
 use crate::protocol::{Reply, Shared};
-use crate::{RebuildOptions, Rebuilt, RedisFilterError};
+use crate::{BuildOptions, FilterOptions, RebuildOptions, Rebuilt, RedisFilterError};
 use linebloom::{Key, Params};
 use std::sync::Arc;
 
@@ -198,6 +198,68 @@ impl RedisFilter {
     filter_accessors!();
     filter_methods!(; FilterConnection; run_sync);
 
+    /// A service's start-up that fills the filter from the source of truth: opens the
+    /// filter under `prefix`, or, if there is none, creates one of shape `params` in the
+    /// *building* state, inserts every key `source` returns (read them from the
+    /// database), and then makes it live (`PROTOCOL.md`, "First build").
+    ///
+    /// While it builds, lookups through any handle answer
+    /// [`Building`](RedisFilterError::Building) (or, by choice, "maybe present":
+    /// [`set_while_building`](Self::set_while_building)) and inserts go in. Services that
+    /// start together build it once: the others wait until it is live, and `source` is
+    /// called only by the builder. A builder that dies leaves its lease
+    /// ([`BuildOptions::lease`]); the next caller after it runs out takes the build over
+    /// and fills the filter from its own source. An existing filter keeps its own shape;
+    /// [`created`](Self::created) tells whether this call created it.
+    ///
+    /// ```no_run
+    /// use linebloom::Params;
+    /// use linebloom_redis_client::{BuildOptions, FilterOptions, RedisFilter};
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # fn product_ids() -> Result<Vec<u64>, std::io::Error> { Ok(vec![1, 2, 3]) }
+    /// let mut con = redis::Client::open("redis://127.0.0.1/")?.get_connection()?;
+    /// let params = Params::for_fpr(1_000_000, 0.01)?;
+    /// let guard = RedisFilter::open_or_build(
+    ///     &mut con,
+    ///     "products:guard",
+    ///     params,
+    ///     FilterOptions::default(),
+    ///     BuildOptions::default(),
+    ///     || product_ids(), // every legal id, from the database
+    /// )?;
+    /// assert!(guard.contains(&mut con, &2u64)?);
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`open_or_create`](Self::open_or_create);
+    /// [`Source`](RedisFilterError::Source) with the caller's error if `source` fails
+    /// (the filter stays in the building state, and the next caller builds it).
+    pub fn open_or_build<C, I, E>(
+        con: &mut C,
+        prefix: &str,
+        params: Params,
+        options: FilterOptions,
+        build: BuildOptions,
+        source: impl FnOnce() -> Result<I, E>,
+    ) -> Result<Self, RedisFilterError>
+    where
+        C: FilterConnection + ?Sized,
+        I: IntoIterator,
+        I::Item: Key,
+        E: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let (state, created) = run_with_source(
+            con,
+            crate::protocol::build::OpenOrBuild::new(prefix, params, options, build)?,
+            source,
+        )?;
+        Ok(Self::from_state(prefix, state, created))
+    }
+
     /// Rebuilds the filter from `source` into a new generation of shape `params` (the
     /// same shape to drop deleted keys, a larger one to rotate a filter that filled
     /// up), and switches every reader to it with no gap (`PROTOCOL.md`, "Rebuild and
@@ -227,17 +289,37 @@ impl RedisFilter {
         I::Item: Key,
         E: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let mut source = Some(source);
-        crate::protocol::drive!(
+        run_with_source(
+            con,
             crate::protocol::rebuild::Rebuild::new(&self.shared, params, options),
-            |cmds| con.run(cmds),
-            |d| std::thread::sleep(d),
-            |f| match source.take() {
-                Some(source) => source()
-                    .map(|keys| crate::front::fill(f, keys))
-                    .map_err(Into::into),
-                None => Err(crate::front::no_source()),
-            }
+            source,
         )
     }
+}
+
+/// Runs an exchange that may read `source` (once) on a sync connection.
+fn run_with_source<X, C, I, E>(
+    con: &mut C,
+    exchange: X,
+    source: impl FnOnce() -> Result<I, E>,
+) -> Result<X::Output, RedisFilterError>
+where
+    X: crate::protocol::Exchange,
+    C: FilterConnection + ?Sized,
+    I: IntoIterator,
+    I::Item: Key,
+    E: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let mut source = Some(source);
+    crate::protocol::drive!(
+        exchange,
+        |cmds| con.run(cmds),
+        |d| std::thread::sleep(d),
+        |f| match source.take() {
+            Some(source) => source()
+                .map(|keys| crate::front::fill(f, keys))
+                .map_err(Into::into),
+            None => Err(crate::front::no_source()),
+        }
+    )
 }

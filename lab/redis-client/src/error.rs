@@ -23,6 +23,22 @@ pub enum RedisFilterError {
         /// The prefix.
         prefix: String,
     },
+    /// The prefix now holds another filter than the one this handle opened: created
+    /// again after its meta vanished, or stored by another client. The handle never
+    /// answers from it (its keys may be missing there); open the prefix again, or
+    /// rebuild it from the source.
+    Replaced {
+        /// The prefix.
+        prefix: String,
+    },
+    /// The filter is still being filled from its source (`open_or_build`): a lookup
+    /// cannot answer "absent" yet, and a rebuild waits for the build. Handles can
+    /// choose to answer "maybe present" meanwhile
+    /// ([`WhileBuilding`](crate::WhileBuilding)).
+    Building {
+        /// The prefix.
+        prefix: String,
+    },
     /// A shard the meta names does not exist: evicted, expired or deleted while its
     /// meta stayed. Its keys cannot be checked until a rebuild.
     Missing {
@@ -114,6 +130,16 @@ impl std::fmt::Display for RedisFilterError {
             RedisFilterError::AlreadyExists { prefix } => write!(
                 f,
                 "a filter already exists under {prefix}: open it, or replace it with a rebuild"
+            ),
+            RedisFilterError::Replaced { prefix } => write!(
+                f,
+                "the filter under {prefix} is not the one this handle opened (it was \
+                 created again or replaced): open it again, or rebuild it from the source"
+            ),
+            RedisFilterError::Building { prefix } => write!(
+                f,
+                "the filter under {prefix} is still being filled from its source: no \
+                 lookup answers until it is whole"
             ),
             RedisFilterError::Missing { key } => write!(
                 f,

@@ -265,12 +265,21 @@ macro_rules! filter_methods {
             self.shared.set_durability(durability);
         }
 
+        /// Sets what lookups through this handle and its clones answer while the filter
+        /// is still being filled from its source ([`open_or_build`](Self::open_or_build)):
+        /// by default [`Building`]($crate::RedisFilterError::Building).
+        pub fn set_while_building(&self, answer: $crate::WhileBuilding) {
+            self.shared.set_while_building(answer);
+        }
+
         /// Tests one key in one round trip: `false` means certainly never inserted.
         ///
         /// # Errors
         ///
         /// As [`insert`](Self::insert): a key whose block could not be read whole is an
-        /// error, never "absent".
+        /// error, never "absent"; while the filter is being built,
+        /// [`Building`]($crate::RedisFilterError::Building) (see
+        /// [`set_while_building`](Self::set_while_building)).
         pub $($async)? fn contains<K: linebloom::Key + Sync + ?Sized, C: $Conn + ?Sized>(
             &self,
             con: &mut C,
@@ -357,7 +366,7 @@ macro_rules! filter_methods {
             &self,
             con: &mut C,
         ) -> Result<linebloom::BloomFilter, $crate::RedisFilterError> {
-            let exchange = $crate::protocol::batch::Retrying::new(&self.shared, con.ordered(), $crate::protocol::read::Load);
+            let exchange = $crate::protocol::batch::Retrying::new(&self.shared, con.ordered(), $crate::protocol::read::Load::default());
             $run!(con, exchange)
         }
 

@@ -91,6 +91,10 @@ pub struct RebuildState {
 pub struct Info {
     /// The live generation (number, shape, seed, shards).
     pub generation: Generation,
+    /// A first build in progress (`open_or_build`), if any: when its builder's lease
+    /// ends, in the server's Unix milliseconds. Lookups answer
+    /// [`Building`](crate::RedisFilterError::Building) until it is done.
+    pub building_until_ms: Option<u64>,
     /// A rebuild in progress, if any.
     pub rebuilding: Option<RebuildState>,
     /// The approximate count of distinct keys inserted (as `BF.CARD`): each insert

@@ -5,15 +5,24 @@
 //!
 //! ```no_run
 //! use linebloom_redis_client::linebloom::Params;
-//! use linebloom_redis_client::{FilterOptions, RedisFilter, redis};
+//! use linebloom_redis_client::{BuildOptions, FilterOptions, RedisFilter, redis};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let mut con = redis::Client::open("redis://127.0.0.1/")?.get_connection()?;
-//! // The filter for a million ids at 1% under `products:guard`: created by the first
-//! // service to start, opened by the others.
+//! // The filter for a million ids at 1% under `products:guard`: opened if it is there,
+//! // else built from every id in the database (once, by the first service to start)
+//! // before it answers.
 //! let params = Params::for_fpr(1_000_000, 0.01)?;
-//! let guard = RedisFilter::open_or_create(&mut con, "products:guard", params, FilterOptions::default())?;
-//! assert_eq!(guard.insert_many(&mut con, &["sku-17", "sku-42", "sku-99"])?, 3);
+//! let all_skus = || Ok::<_, std::io::Error>(["sku-17", "sku-42"]); // from the database
+//! let guard = RedisFilter::open_or_build(
+//!     &mut con,
+//!     "products:guard",
+//!     params,
+//!     FilterOptions::default(),
+//!     BuildOptions::default(),
+//!     all_skus,
+//! )?;
+//! assert_eq!(guard.insert_many(&mut con, &["sku-99"])?, 1);
 //! assert!(guard.contains(&mut con, "sku-42")?);
 //! assert_eq!(guard.contains_many(&mut con, &[42u64, 7])?, [false, false]);
 //! # Ok(())
@@ -25,10 +34,17 @@
 //! evicts a key, on a replica, and when a rebuild dies. Each case is specified in
 //! `PROTOCOL.md` beside this crate and tested against real servers:
 //!
+//! * **Start-up fills from the source** ([`open_or_build`](RedisFilter::open_or_build)):
+//!   a missing filter is created in a building state, answers no lookup until every
+//!   key of the source is in, and is built once however many services start together;
+//!   a builder that dies leaves a lease the next one takes over.
 //! * **Create is create-if-absent** ([`RedisFilter::create`],
 //!   [`open_or_create`](RedisFilter::open_or_create)): shards are written under key
 //!   names no other filter uses, then the meta with `SET … NX`; a live filter is
 //!   replaced only by a rebuild.
+//! * **A handle follows only its own filter**: a filter made again under its prefix
+//!   (after the meta was lost) is an error for it
+//!   ([`Replaced`](RedisFilterError::Replaced)), never its "absent".
 //! * **Writes never re-create a shard**, and a missing, short, long or wrongly typed
 //!   shard or meta is an error for its keys. On one server every command carries a
 //!   guard that refuses it whole if the meta moved on.
@@ -92,6 +108,7 @@ pub use linebloom;
 pub use meta::Generation;
 pub use path::BatchPath;
 pub use protocol::Durability;
+pub use protocol::build::{BuildOptions, WhileBuilding};
 pub use protocol::open::{FilterOptions, MAX_SHARD_BLOCKS};
 pub use protocol::rebuild::{RebuildOptions, Rebuilt};
 pub use redis;

@@ -1,6 +1,7 @@
 //! The filter's metadata, the `<prefix>:meta` key (`PROTOCOL.md`, "Metadata"): the
-//! live [`Generation`], during a rebuild the next one with its owner and lease, and the
-//! generations whose keys are still to be removed.
+//! live [`Generation`] (while it is first filled from the source, its builder's
+//! lease), during a rebuild the next one with its owner and lease, the generations whose
+//! keys are still to be removed, and the filter's identity.
 
 use crate::RedisFilterError;
 use linebloom::Params;
@@ -107,23 +108,57 @@ pub(crate) struct Rebuilding {
     pub(crate) until_ms: u64,
 }
 
+/// A first build in progress (`open_or_build`): the live generation is being filled
+/// from the source, and answers no lookup until it is whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Building {
+    /// A random token of the call that builds it.
+    pub(crate) owner: u64,
+    /// The builder's lease ends at this server time (Unix milliseconds); after it,
+    /// another caller may take the build over.
+    pub(crate) until_ms: u64,
+}
+
 /// What the meta says.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Meta {
     pub(crate) live: Generation,
+    /// Set while the live generation is first filled from the source.
+    pub(crate) building: Option<Building>,
     pub(crate) rebuilding: Option<Rebuilding>,
     /// Generations no reader or writer uses any more, whose keys are still to be
     /// removed (after a switch or a cancelled rebuild whose clean-up did not finish).
     pub(crate) retired: Vec<Generation>,
+    /// The filter's identity: drawn when it is created and kept by every rebuild, so a
+    /// handle can tell its own filter's next generations from a filter created again
+    /// under the prefix (`None` in metas written before it existed).
+    pub(crate) filter: Option<u64>,
 }
 
 impl Meta {
-    /// A meta with only a live generation.
-    pub(crate) fn live(live: Generation) -> Meta {
+    /// A new filter's meta: only a live generation, and the filter's identity.
+    pub(crate) fn live(live: Generation, filter: u64) -> Meta {
         Meta {
             live,
+            building: None,
             rebuilding: None,
             retired: Vec::new(),
+            filter: Some(filter),
+        }
+    }
+
+    /// Is `next` (a meta just read) this filter as it moved on: the same identity, or
+    /// for metas without one, a generation no older, the same where the number is the
+    /// same? A filter created again under the prefix is another filter, whatever its
+    /// number.
+    pub(crate) fn is_succeeded_by(&self, next: &Meta) -> bool {
+        match (self.filter, next.filter) {
+            (Some(a), Some(b)) => a == b,
+            (None, None) => {
+                next.live.number > self.live.number
+                    || (next.live.number == self.live.number && next.live.tag == self.live.tag)
+            }
+            _ => false,
         }
     }
 
@@ -144,6 +179,12 @@ impl Meta {
         let mut head = String::from(SCHEME);
         head.push_str(" live");
         self.live.write(&mut head);
+        if let Some(b) = &self.building {
+            head.push_str(&format!(
+                " building owner {:016x} until {}",
+                b.owner, b.until_ms
+            ));
+        }
         let mut tail = String::new();
         if let Some(r) = &self.rebuilding {
             head.push_str(" next");
@@ -153,6 +194,9 @@ impl Meta {
         for g in &self.retired {
             tail.push_str(" retired");
             g.write(&mut tail);
+        }
+        if let Some(id) = self.filter {
+            tail.push_str(&format!(" filter {id:016x}"));
         }
         (head, tail)
     }
@@ -180,6 +224,17 @@ impl Meta {
         };
         let live = Generation::parse(rest.get(..6).ok_or_else(bad)?, &bad)?;
         let mut rest = &rest[6..];
+        let mut building = None;
+        if let ["building", "owner", owner, "until", until, tail @ ..] = rest {
+            if owner.len() != 16 {
+                return Err(bad());
+            }
+            building = Some(Building {
+                owner: u64::from_str_radix(owner, 16).map_err(|_| bad())?,
+                until_ms: until.parse().map_err(|_| bad())?,
+            });
+            rest = tail;
+        }
         let mut rebuilding = None;
         if let ["next", next @ ..] = rest {
             let next = Generation::parse(next.get(..6).ok_or_else(bad)?, &bad)?;
@@ -201,13 +256,24 @@ impl Meta {
             retired.push(Generation::parse(g.get(..6).ok_or_else(bad)?, &bad)?);
             rest = &rest[7..];
         }
-        if !rest.is_empty() {
+        let mut filter = None;
+        if let ["filter", id] = rest {
+            if id.len() != 16 {
+                return Err(bad());
+            }
+            filter = Some(u64::from_str_radix(id, 16).map_err(|_| bad())?);
+            rest = &[];
+        }
+        // A filter still being built is not rebuilt.
+        if !rest.is_empty() || (building.is_some() && rebuilding.is_some()) {
             return Err(bad());
         }
         let meta = Meta {
             live,
+            building,
             rebuilding,
             retired,
+            filter,
         };
         // The grammar admits other spellings of the same numbers ("+1", "01"): only the
         // canonical text is a meta, so that equal metas are equal strings (the guards
@@ -236,20 +302,31 @@ mod tests {
     #[test]
     fn meta_round_trips_and_refuses_garbage() {
         let metas = [
-            Meta::live(g(1, 10)),
+            Meta::live(g(1, 10), 0xabc),
             Meta {
                 live: g(4, 10),
+                building: None,
                 rebuilding: Some(Rebuilding {
                     next: g(5, 40),
                     owner: 0x1234,
                     until_ms: 1_700_000_000_000,
                 }),
                 retired: vec![g(3, 10)],
+                filter: Some(7),
             },
             Meta {
                 live: g(6, 10),
+                building: None,
                 rebuilding: None,
                 retired: vec![g(4, 10), g(5, 40)],
+                filter: None,
+            },
+            Meta {
+                building: Some(Building {
+                    owner: 0x99,
+                    until_ms: 1_700_000_000_000,
+                }),
+                ..Meta::live(g(1, 10), 0xabc)
             },
         ];
         for m in metas {
@@ -282,10 +359,49 @@ mod tests {
             format!("{live} next 2 feed000000000002 10 8 3 100 owner 0000000000001234 until x"),
             format!("{live} later 3 feed000000000003 10 8 3 100"),
             format!("{live} retired 2 feed000000000002 10 8 3"),
+            format!("{live} filter 12"),
+            format!("{live} building owner 0000000000001234"),
+            format!("{live} building owner 1234 until 5"),
+            format!("{live} building owner 0000000000001234 until -5"),
+            format!(
+                "{live} building owner 0000000000001234 until 5 \
+                 next 2 feed000000000002 10 8 3 100 owner 0000000000001234 until 5"
+            ),
+            format!("{live} filter 0000000000000012 retired 2 feed000000000002 10 8 3 100"),
         ] {
             assert!(Meta::decode("m", bad.as_bytes()).is_err(), "{bad:?}");
         }
         assert!(Meta::decode("m", &[0xff, 0xfe]).is_err());
+    }
+
+    #[test]
+    fn a_filter_is_succeeded_only_by_its_own_generations() {
+        let ours = Meta::live(g(2, 10), 1);
+        let rebuilt = Meta {
+            live: g(3, 40),
+            ..Meta::live(g(3, 40), 1)
+        };
+        assert!(ours.is_succeeded_by(&rebuilt));
+        assert!(ours.is_succeeded_by(&ours));
+        // Created again under the prefix: another identity, whatever its generations.
+        assert!(!ours.is_succeeded_by(&Meta::live(g(1, 10), 2)));
+        assert!(!ours.is_succeeded_by(&Meta::live(g(9, 10), 2)));
+        // Metas from before the identity: generations only move forward.
+        let old = Meta {
+            filter: None,
+            ..Meta::live(g(2, 10), 0)
+        };
+        let older_rebuilt = Meta {
+            filter: None,
+            ..Meta::live(g(3, 10), 0)
+        };
+        assert!(old.is_succeeded_by(&older_rebuilt));
+        let recreated = Meta {
+            filter: None,
+            ..Meta::live(Generation { tag: 1, ..g(1, 10) }, 0)
+        };
+        assert!(!old.is_succeeded_by(&recreated));
+        assert!(!old.is_succeeded_by(&ours));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The Lua scripts of the protocol (`PROTOCOL.md`): the compare-and-set steps of the
-//! meta (a rebuild's start, switch and cancel, `delete`), and the writes of a server
+//! meta (a rebuild's start, switch and cancel, a build's take-over, `delete`), and the writes of a server
 //! without the module, which check the shard before they set a bit, so that no write
 //! re-creates a missing shard. Each touches keys of one cluster slot only.
 //!
@@ -39,7 +39,7 @@ impl Script {
 const ALL: [&Script; 6] = [
     &SWAP_META,
     &BEGIN_REBUILD,
-    &CANCEL_REBUILD,
+    &SWAP_AFTER_LEASE,
     &DELETE_META,
     &INSERT,
     &FILL_SHARD,
@@ -136,10 +136,11 @@ return meta
 "#
 ));
 
-/// Cancels a rebuild: as [`SWAP_META`], but unless `ARGV[4]` is `1` (forced) only once
-/// the lease that ends at `ARGV[3]` (server ms) has run out, else refuses with
-/// `LBLEASED <ms left>`.
-pub(crate) static CANCEL_REBUILD: Script = Script::new(concat!(
+/// A compare-and-set that takes a lease's place: as [`SWAP_META`], but unless `ARGV[4]`
+/// is `1` (forced) only once the lease that ends at `ARGV[3]` (server ms) has run out,
+/// else refuses with `LBLEASED <ms left>`. Cancels a rebuild, and takes over a first
+/// build whose builder died.
+pub(crate) static SWAP_AFTER_LEASE: Script = Script::new(concat!(
     server_ms!(),
     compare_and_set!(),
     r#"

@@ -1,6 +1,7 @@
 //! The async front against real servers: 64 tasks sharing one multiplexed connection
 //! (each a clone of it) and one handle, with string keys; a `ConnectionManager`, also
-//! through a restart of Redis under load; an async rebuild whose source is a future;
+//! through a restart of Redis under load; an async rebuild and an async first build
+//! (eight tasks at once, one read of the source) whose sources are futures;
 //! and an async Redis Cluster, with and without the module. The answers are checked
 //! against the in-process filter's.
 //!
@@ -9,9 +10,11 @@
 
 use linebloom::{BloomFilter, Params};
 use linebloom_redis_client::{
-    AsyncRedisFilter, BatchPath, FilterOptions, RebuildOptions, RedisFilter,
+    AsyncRedisFilter, BatchPath, BuildOptions, FilterOptions, RebuildOptions, RedisFilter,
 };
 use linebloom_redis_testing::{Cluster, Modules, Server};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn params() -> Params {
     Params::for_fpr(20_000, 0.01).unwrap()
@@ -113,6 +116,38 @@ async fn sixty_four_tasks_share_one_multiplexed_connection() {
         assert_eq!((done.generation.number, done.keys), (2, 12_800));
         assert_eq!(filter.load(&mut manager).await.unwrap(), local);
         assert!(filter.delete(&mut manager).await.unwrap());
+
+        // Eight tasks start at once with an async build: its source, a future, is
+        // read once, and every task answers every key present.
+        let reads = Arc::new(AtomicUsize::new(0));
+        let starts: Vec<_> = (0..8)
+            .map(|_| {
+                let (mut con, reads) = (con.clone(), Arc::clone(&reads));
+                tokio::spawn(async move {
+                    let guard = AsyncRedisFilter::open_or_build(
+                        &mut con,
+                        "aio-build",
+                        params(),
+                        FilterOptions::default(),
+                        BuildOptions::default(),
+                        || async move {
+                            reads.fetch_add(1, Ordering::Relaxed);
+                            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                            Ok::<_, std::io::Error>((0..1_000).map(|i| key(0, i)))
+                        },
+                    )
+                    .await
+                    .unwrap();
+                    let keys: Vec<String> = (0..1_000).map(|i| key(0, i)).collect();
+                    let answers = guard.contains_many(&mut con, &keys).await.unwrap();
+                    assert!(answers.iter().all(|&a| a));
+                })
+            })
+            .collect();
+        for start in starts {
+            start.await.unwrap();
+        }
+        assert_eq!(reads.load(Ordering::Relaxed), 1);
     }
 }
 

@@ -5,6 +5,7 @@
 //! meta in a round trip of its own. A refused or outdated attempt re-reads the meta and
 //! runs again against the new one.
 
+use super::build::WhileBuilding;
 use super::{
     Exchange, Flow, Input, Keys, Refusal, Reply, Shared, State, bytes, first_refusal, get_meta,
     integer, meta_bytes, replies,
@@ -239,6 +240,9 @@ pub(crate) struct Contains<'k, K> {
     keys: &'k [K],
     /// The keys of the last attempt by shard: which of its replies is whose.
     placed: Vec<Placed>,
+    /// Where the last attempt's state was still being built: what to answer, and the
+    /// prefix to name.
+    building: Option<(WhileBuilding, String)>,
 }
 
 impl<'k, K: Key> Contains<'k, K> {
@@ -246,6 +250,7 @@ impl<'k, K: Key> Contains<'k, K> {
         Contains {
             keys,
             placed: Vec::new(),
+            building: None,
         }
     }
 }
@@ -254,7 +259,7 @@ impl<K: Key> Attempt for Contains<'_, K> {
     type Output = Vec<bool>;
 
     fn guarded(&self, state: &State) -> bool {
-        state.path == BatchPath::Module
+        state.path == BatchPath::Module && state.meta.building.is_none()
     }
 
     fn commands(
@@ -264,6 +269,16 @@ impl<K: Key> Attempt for Contains<'_, K> {
         guarded: bool,
         cmds: &mut Vec<redis::Cmd>,
     ) {
+        // A filter still being built answers no lookup: the attempt only confirms,
+        // by the meta read after it, that it is still being built.
+        self.placed.clear();
+        self.building = state
+            .meta
+            .building
+            .map(|_| (shared.while_building(), shared.prefix.clone()));
+        if self.building.is_some() {
+            return;
+        }
         let live = &state.live;
         self.placed = placed(live, self.keys);
         for run in shard_runs(&self.placed) {
@@ -297,6 +312,13 @@ impl<K: Key> Attempt for Contains<'_, K> {
         state: &State,
         replies: Vec<Reply>,
     ) -> Result<Vec<bool>, RedisFilterError> {
+        match self.building.take() {
+            Some((WhileBuilding::MaybePresent, _)) => return Ok(vec![true; self.keys.len()]),
+            Some((WhileBuilding::Error, prefix)) => {
+                return Err(RedisFilterError::Building { prefix });
+            }
+            None => {}
+        }
         let live = &state.live;
         let mut answers = vec![false; self.keys.len()];
         let mut replies = replies.into_iter();

@@ -10,6 +10,7 @@
 //! meta moved on.
 
 pub(crate) mod batch;
+pub(crate) mod build;
 pub(crate) mod lifecycle;
 pub(crate) mod open;
 pub(crate) mod read;
@@ -18,6 +19,7 @@ pub(crate) mod rebuild;
 use crate::info::EvictionRisk;
 use crate::meta::Meta;
 use crate::{BatchPath, Generation, RedisFilterError};
+use build::WhileBuilding;
 use linebloom::{BloomFilter, IntFold};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -31,13 +33,26 @@ pub(crate) enum Flow<T> {
     /// Send these commands as one pipeline (on a cluster, split per node) and resume
     /// with their replies, in order.
     Send(Vec<redis::Cmd>),
-    /// Wait this long (a rebuild's grace), then resume with [`Input::Woke`].
+    /// Wait this long (a rebuild's grace, a poll of a build in progress), then resume
+    /// with [`Input::Woke`].
     Sleep(Duration),
-    /// Insert every key of the rebuild's source into this empty filter, then resume
+    /// Insert every key of the source (a rebuild's, a build's) into this empty filter, then resume
     /// with [`Input::Filled`].
     Fill(BloomFilter),
     /// Finished.
     Done(T),
+}
+
+impl<T> Flow<T> {
+    /// The same step, its result (once done) mapped by `f`.
+    pub(crate) fn map<U>(self, f: impl FnOnce(T) -> U) -> Flow<U> {
+        match self {
+            Flow::Send(cmds) => Flow::Send(cmds),
+            Flow::Sleep(d) => Flow::Sleep(d),
+            Flow::Fill(filter) => Flow::Fill(filter),
+            Flow::Done(output) => Flow::Done(f(output)),
+        }
+    }
 }
 
 /// What an exchange resumes with.
@@ -68,7 +83,10 @@ pub(crate) trait Exchange {
 /// `.await`s: the loop is the only code the two share by text.
 macro_rules! drive {
     ($exchange:expr, |$cmds:ident| $send:expr, |$d:ident| $sleep:expr, |$f:ident| $fill:expr) => {{
-        use crate::protocol::{Exchange as _, Flow, Input};
+        // Unused where the exchange's type is a generic bounded by the trait.
+        #[allow(unused_imports)]
+        use crate::protocol::Exchange as _;
+        use crate::protocol::{Flow, Input};
         let mut exchange = $exchange;
         let mut input = Input::Start;
         loop {
@@ -258,6 +276,8 @@ pub(crate) struct Shared {
     state: RwLock<Arc<State>>,
     /// What an insert waits for before it returns ([`Durability`]).
     durability: RwLock<Durability>,
+    /// What a lookup answers while the filter is being built.
+    while_building: RwLock<WhileBuilding>,
     /// The call that made the handle created the filter (`create`, `store`, or
     /// `open_or_create` where it found none).
     pub(crate) created: bool,
@@ -270,6 +290,7 @@ impl Shared {
             meta_key: meta_key(prefix),
             state: RwLock::new(Arc::new(state)),
             durability: RwLock::new(Durability::default()),
+            while_building: RwLock::new(WhileBuilding::default()),
             created,
         }
     }
@@ -282,6 +303,22 @@ impl Shared {
     /// Sets what inserts wait for.
     pub(crate) fn set_durability(&self, durability: Durability) {
         *self.durability.write().unwrap_or_else(|e| e.into_inner()) = durability;
+    }
+
+    /// What a lookup answers while the filter is being built.
+    pub(crate) fn while_building(&self) -> WhileBuilding {
+        *self
+            .while_building
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sets what a lookup answers while the filter is being built.
+    pub(crate) fn set_while_building(&self, answer: WhileBuilding) {
+        *self
+            .while_building
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = answer;
     }
 
     /// The state as it is now (a call uses one snapshot per attempt).
@@ -308,6 +345,11 @@ impl Shared {
             return Ok(false);
         }
         let meta = Meta::decode(&self.meta_key, &text)?;
+        if !current.meta.is_succeeded_by(&meta) {
+            return Err(RedisFilterError::Replaced {
+                prefix: self.prefix.clone(),
+            });
+        }
         let text = String::from_utf8(text).expect("decode checked UTF-8");
         self.update(|old| {
             state_for(
@@ -528,6 +570,26 @@ pub(crate) fn first_refusal(replies: &[Reply]) -> Option<Refusal> {
 fn is_unknown_module_command(e: &redis::RedisError) -> bool {
     let text = e.to_string().to_ascii_lowercase();
     text.contains("unknown command") && text.contains("linebloom.")
+}
+
+/// A `TIME` reply as Unix milliseconds.
+pub(crate) fn time_ms(reply: Reply) -> Result<u64, RedisFilterError> {
+    let parts: Vec<redis::Value> = match reply? {
+        redis::Value::Array(parts) => parts,
+        other => return Err(RedisFilterError::Reply(format!("TIME answered {other:?}"))),
+    };
+    let number = |v: &redis::Value| -> Result<u64, RedisFilterError> {
+        match v {
+            redis::Value::BulkString(b) => std::str::from_utf8(b).ok().and_then(|s| s.parse().ok()),
+            redis::Value::Int(i) => u64::try_from(*i).ok(),
+            _ => None,
+        }
+        .ok_or_else(|| RedisFilterError::Reply(format!("TIME answered {v:?}")))
+    };
+    match parts.as_slice() {
+        [secs, micros] => Ok(number(secs)? * 1000 + number(micros)? / 1000),
+        _ => Err(RedisFilterError::Reply(format!("TIME answered {parts:?}"))),
+    }
 }
 
 /// Re-reads the meta into the handle.

@@ -9,9 +9,9 @@ use super::batch::check_length;
 use super::read::{eviction_from, info_memory, ttl_of};
 use super::{
     Exchange, Flow, Input, Keys, State, all_replies, bytes, count_bytes, integer, meta_key,
-    random_u64, replies, state_for, unlinks,
+    random_u64, replies, state_for, time_ms, unlinks,
 };
-use crate::meta::Meta;
+use crate::meta::{Building, Meta};
 use crate::{BatchPath, Generation, MAX_RETRIES, RedisFilterError};
 use linebloom::{BloomFilter, Params, StableHasher};
 use std::time::Duration;
@@ -232,6 +232,9 @@ pub(crate) struct Create<'a> {
     prefix: String,
     content: Content<'a>,
     options: FilterOptions,
+    /// For a first build: the builder's token and its lease, set from the server's
+    /// clock in the meta, which then says the filter is being built.
+    building: Option<(u64, Duration)>,
     phase: CreatePhase,
     state: Option<State>,
 }
@@ -247,9 +250,16 @@ impl<'a> Create<'a> {
             prefix: prefix.to_string(),
             content,
             options,
+            building: None,
             phase: CreatePhase::Start,
             state: None,
         })
+    }
+
+    /// The filter is created in the building state, owned by `owner` for `lease`.
+    pub(crate) fn building(mut self, owner: u64, lease: Duration) -> Self {
+        self.building = Some((owner, lease));
+        self
     }
 
     fn ttl_ms(&self) -> Option<u64> {
@@ -322,7 +332,10 @@ impl Exchange for Create<'_> {
                     cmds.push(set);
                 }
                 cmds.extend([command_info(), info_memory()]);
-                let meta = Meta::live(live);
+                if self.building.is_some() {
+                    cmds.push(redis::cmd("TIME"));
+                }
+                let meta = Meta::live(live, random_u64());
                 let text = meta.encode();
                 self.state = Some(state_for(
                     &self.prefix,
@@ -337,11 +350,19 @@ impl Exchange for Create<'_> {
             }
             CreatePhase::Shards => {
                 let mut all = all_replies(input)?;
+                let time = self
+                    .building
+                    .map(|_| all.pop().unwrap_or(Ok(redis::Value::Nil)));
                 let (info, commands) = (all.pop(), all.pop());
                 for reply in all {
                     reply?;
                 }
                 let state = self.state.as_mut().expect("set in the first step");
+                if let (Some((owner, lease)), Some(time)) = (self.building, time) {
+                    let until_ms = time_ms(time)?.saturating_add(lease.as_millis() as u64);
+                    state.meta.building = Some(Building { owner, until_ms });
+                    state.text = state.meta.encode();
+                }
                 state.path = path_of(commands.unwrap_or(Ok(redis::Value::Nil)));
                 state.eviction = info.and_then(|i| eviction_from(i, self.options.ttl.is_some()));
                 let mut set = redis::cmd("SET");
@@ -388,10 +409,12 @@ impl<'a> OpenOrCreate<'a> {
         options: FilterOptions,
     ) -> Result<Self, RedisFilterError> {
         let create = Create::new(prefix, Content::Empty(params), options)?;
-        Ok(OpenOrCreate::Opening(
-            Open::new(prefix),
-            Some(Box::new(create)),
-        ))
+        Ok(Self::with(prefix, create))
+    }
+
+    /// Opens the filter under `prefix`, or makes it with `create`.
+    pub(crate) fn with(prefix: &str, create: Create<'a>) -> Self {
+        OpenOrCreate::Opening(Open::new(prefix), Some(Box::new(create)))
     }
 }
 
@@ -417,12 +440,7 @@ impl Exchange for OpenOrCreate<'_> {
             }
             (step, _) => {
                 let created = matches!(self, OpenOrCreate::Creating(_));
-                step.map(|flow| match flow {
-                    Flow::Done(state) => Flow::Done((state, created)),
-                    Flow::Send(cmds) => Flow::Send(cmds),
-                    Flow::Sleep(d) => Flow::Sleep(d),
-                    Flow::Fill(f) => Flow::Fill(f),
-                })
+                step.map(|flow| flow.map(|state| (state, created)))
             }
         }
     }

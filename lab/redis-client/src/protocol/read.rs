@@ -119,6 +119,7 @@ impl Attempt for InfoRead {
         let g = state.meta.live;
         Ok(Info {
             generation: g,
+            building_until_ms: state.meta.building.map(|b| b.until_ms),
             rebuilding: state.meta.rebuilding.map(|r| RebuildState {
                 next: r.next,
                 lease_until_ms: r.until_ms,
@@ -134,15 +135,24 @@ impl Attempt for InfoRead {
     }
 }
 
-/// The live generation's bits, read back into process memory.
-pub(crate) struct Load;
+/// The live generation's bits, read back into process memory (refused while the
+/// filter is being built: its bits are not whole yet).
+#[derive(Default)]
+pub(crate) struct Load {
+    /// The prefix, where the last attempt's state was still being built.
+    building: Option<String>,
+}
 
 impl Attempt for Load {
     type Output = BloomFilter;
     fn guarded(&self, _: &State) -> bool {
         false
     }
-    fn commands(&mut self, _: &Shared, state: &State, _: bool, cmds: &mut Vec<redis::Cmd>) {
+    fn commands(&mut self, shared: &Shared, state: &State, _: bool, cmds: &mut Vec<redis::Cmd>) {
+        self.building = state.meta.building.map(|_| shared.prefix.clone());
+        if self.building.is_some() {
+            return;
+        }
         for key in &state.live.shards {
             let mut get = redis::cmd("GET");
             get.arg(key);
@@ -154,6 +164,9 @@ impl Attempt for Load {
         state: &State,
         replies: Vec<Reply>,
     ) -> Result<BloomFilter, RedisFilterError> {
+        if let Some(prefix) = self.building.take() {
+            return Err(RedisFilterError::Building { prefix });
+        }
         let live = &state.live;
         let g = live.generation;
         let mut payload = Vec::with_capacity(g.params.bytes());

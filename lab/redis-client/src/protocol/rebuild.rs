@@ -6,11 +6,11 @@
 
 use super::{
     Exchange, Flow, Input, Keys, Reply, Shared, State, all_replies, bytes, integer, random_u64,
-    unlinks,
+    time_ms, unlinks,
 };
 use crate::error::is_stale;
 use crate::meta::{Meta, Rebuilding};
-use crate::scripts::{BEGIN_REBUILD, CANCEL_REBUILD, FILL_SHARD, SWAP_META};
+use crate::scripts::{BEGIN_REBUILD, FILL_SHARD, SWAP_AFTER_LEASE, SWAP_META};
 use crate::{Generation, MAX_RETRIES, RedisFilterError};
 use linebloom::{BloomFilter, IntFold, Params};
 use std::time::{Duration, Instant};
@@ -78,7 +78,7 @@ fn cancel(shared: &Shared, text: &str, meta: &Meta, force: bool) -> Option<redis
     let mut cancelled = meta.clone();
     cancelled.rebuilding = None;
     cancelled.retired.push(r.next);
-    let mut cmd = CANCEL_REBUILD.call(&[&shared.meta_key]);
+    let mut cmd = SWAP_AFTER_LEASE.call(&[&shared.meta_key]);
     cmd.arg(text)
         .arg(cancelled.encode())
         .arg(r.until_ms)
@@ -86,24 +86,27 @@ fn cancel(shared: &Shared, text: &str, meta: &Meta, force: bool) -> Option<redis
     Some(cmd)
 }
 
-/// A `TIME` reply as Unix milliseconds.
-fn time_ms(reply: Reply) -> Result<u64, RedisFilterError> {
-    let parts: Vec<redis::Value> = match reply? {
-        redis::Value::Array(parts) => parts,
-        other => return Err(RedisFilterError::Reply(format!("TIME answered {other:?}"))),
-    };
-    let number = |v: &redis::Value| -> Result<u64, RedisFilterError> {
-        match v {
-            redis::Value::BulkString(b) => std::str::from_utf8(b).ok().and_then(|s| s.parse().ok()),
-            redis::Value::Int(i) => u64::try_from(*i).ok(),
-            _ => None,
-        }
-        .ok_or_else(|| RedisFilterError::Reply(format!("TIME answered {v:?}")))
-    };
-    match parts.as_slice() {
-        [secs, micros] => Ok(number(secs)? * 1000 + number(micros)? / 1000),
-        _ => Err(RedisFilterError::Reply(format!("TIME answered {parts:?}"))),
-    }
+/// The commands that OR the bits of `built` for shard `shard` into the generation
+/// `keys` names, through the shard's scratch key ([`FILL_SHARD`]: inserts made there
+/// meanwhile stay); shard 0's count grows by `keys_read`.
+pub(crate) fn load_shard(
+    keys: &Keys,
+    built: &BloomFilter,
+    shard: usize,
+    keys_read: u64,
+) -> Vec<redis::Cmd> {
+    let g = keys.generation;
+    let from = shard * g.shard_blocks as usize;
+    let to = from + g.shard_len(shard as u64) as usize;
+    let scratch = super::scratch_key(&keys.shards[shard]);
+    let mut set = redis::cmd("SET");
+    set.arg(&scratch).arg(linebloom::block::blocks_as_bytes(
+        &built.as_blocks()[from..to],
+    ));
+    let mut fill = FILL_SHARD.call(&[&keys.shards[shard], &scratch, &keys.counts[shard]]);
+    fill.arg(&keys.bytes_arg[shard])
+        .arg(if shard == 0 { keys_read } else { 0 });
+    vec![set, fill]
 }
 
 /// Removes the generations the meta names as retired, then drops them from the meta.
@@ -269,6 +272,11 @@ impl<'a> Rebuild<'a> {
             self.phase = Phase::Cleaning(cleanup);
             return Ok(map_flow(flow));
         }
+        if state.meta.building.is_some() {
+            return Err(RedisFilterError::Building {
+                prefix: self.shared.prefix.clone(),
+            });
+        }
         if let Some(r) = state.meta.rebuilding {
             if now < r.until_ms {
                 return Err(RedisFilterError::RebuildInProgress {
@@ -325,12 +333,14 @@ impl<'a> Rebuild<'a> {
     fn begin_cmd(&mut self, state: &State) -> redis::Cmd {
         let meta = Meta {
             live: state.meta.live,
+            building: None,
             rebuilding: Some(Rebuilding {
                 next: self.next_keys().generation,
                 owner: random_u64(),
                 until_ms: 0,
             }),
             retired: Vec::new(),
+            filter: state.meta.filter,
         };
         let (head, tail) = meta.encode_split();
         let mut cmd = BEGIN_REBUILD.call(&[&self.shared.meta_key]);
@@ -341,22 +351,11 @@ impl<'a> Rebuild<'a> {
         cmd
     }
 
-    /// ORs the built bits of `shard` into the next generation, through its scratch key.
+    /// ORs the built bits of `shard` into the next generation.
     fn load(&mut self, built: BloomFilter, shard: usize) -> Flow<Rebuilt> {
-        let next = self.next_keys();
-        let g = next.generation;
-        let from = shard * g.shard_blocks as usize;
-        let to = from + g.shard_len(shard as u64) as usize;
-        let scratch = super::scratch_key(&next.shards[shard]);
-        let mut set = redis::cmd("SET");
-        set.arg(&scratch).arg(linebloom::block::blocks_as_bytes(
-            &built.as_blocks()[from..to],
-        ));
-        let mut fill = FILL_SHARD.call(&[&next.shards[shard], &scratch, &next.counts[shard]]);
-        fill.arg(&next.bytes_arg[shard])
-            .arg(if shard == 0 { self.keys_read } else { 0 });
+        let cmds = load_shard(self.next_keys(), &built, shard, self.keys_read);
         self.phase = Phase::Loading { built, shard };
-        Flow::Send(vec![set, fill])
+        Flow::Send(cmds)
     }
 
     /// The switch: the next generation live, the old one retired.
@@ -373,8 +372,10 @@ impl<'a> Rebuild<'a> {
         let begun = self.begun_meta.as_ref().expect("switched after it began");
         Meta {
             live: self.next_keys().generation,
+            building: None,
             rebuilding: None,
             retired: vec![begun.live],
+            filter: begun.filter,
         }
     }
 
