@@ -12,7 +12,7 @@ use crate::Ctx;
 use crate::contenders::looks;
 use crate::support::redis::connection::{RedisTarget, bloom_modules};
 use crate::support::redis::namespace::Namespace;
-use linebloom_redis_client::{DEFAULT_SHARD_BLOCKS, FilterOptions, RedisFilter};
+use linebloom_redis_client::{BuildOptions, DEFAULT_SHARD_BLOCKS, FilterOptions, RedisFilter};
 use std::time::Duration;
 
 /// Blocks per shard key on a Redis Cluster: 1024 (64 KiB), so a filter of 1e6 keys at 1%
@@ -71,15 +71,21 @@ pub fn defences(
         )))
     };
     let mut con = target.connect()?;
-    let mut plain = linebloom::BloomFilter::new(linebloom::Params::for_fpr(n, FPR)?);
-    plain.insert_batch(&(0..n).collect::<Vec<u64>>());
     // On a cluster, shards of 64 KiB, so the filter spreads over the nodes.
     let shard_blocks = match target {
         RedisTarget::Single(_) => DEFAULT_SHARD_BLOCKS,
         RedisTarget::Cluster(_) => CLUSTER_SHARD_BLOCKS,
     };
     let options = FilterOptions::default().shard_blocks(shard_blocks);
-    let filter = RedisFilter::store(&mut *con, &ns.key("filter"), &plain, options)?;
+    // The seeds' recipe: at start-up, every legal id into the filter before it answers.
+    let filter = RedisFilter::open_or_build(
+        &mut *con,
+        &ns.key("filter"),
+        linebloom::Params::for_fpr(n, FPR)?,
+        options,
+        BuildOptions::default(),
+        || Ok::<_, std::convert::Infallible>(0..n),
+    )?;
     out.push(scenario(
         looks::IN_REDIS,
         Box::new(InRedis { filter, con }),
