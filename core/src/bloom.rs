@@ -31,6 +31,17 @@ const HASH_CHUNK: usize = 256;
 ///
 /// `S` is the storage (see the module docs), `H` the [`KeyHasher`]. No false negatives:
 /// a key once inserted is always found, until [`clear`](Self::clear).
+///
+/// ```
+/// use linebloom::{BloomFilter, Params};
+/// // At most 1% false positives while it holds up to 10,000 keys.
+/// let mut seen = BloomFilter::new(Params::for_fpr(10_000, 0.01)?);
+/// assert!(seen.insert("https://example.com/a")); // new
+/// assert!(!seen.insert("https://example.com/a")); // seen before
+/// assert!(seen.contains("https://example.com/a"));
+/// assert!(!seen.contains("https://example.com/b")); // false: certainly never inserted
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct BloomFilter<S = Blocks, H = IntFold> {
     blocks: S,

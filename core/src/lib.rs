@@ -180,7 +180,6 @@ mod bloom;
 mod classic;
 mod counting;
 mod filter;
-pub mod format;
 pub mod fpr;
 pub mod hasher;
 #[cfg(linebloom_huge_pages)]
@@ -200,21 +199,33 @@ mod storage;
 ))]
 mod sync;
 
+// After the kinds: rustdoc lists a type's methods in the order their modules are
+// declared, and each kind's page starts with its constructors, not its codec.
+pub mod format;
+
+#[doc(inline)]
 pub use arch::active_kernel;
 #[cfg(all(feature = "alloc", target_has_atomic = "64"))]
 pub use atomic::{AtomicBlock, AtomicBloomFilter};
+#[doc(inline)]
 pub use block::Block;
 pub use bloom::BloomFilter;
 pub use classic::ClassicBloomFilter;
 pub use counting::CountingBloomFilter;
 pub use filter::{Filter, FilterFull, IncompatibleError, InsertFilter, RemoveError, RemoveFilter};
+#[doc(inline)]
 pub use format::{DecodeError, EncodeError};
 #[cfg(feature = "ahash")]
+#[doc(inline)]
 pub use hasher::AHash;
+#[doc(inline)]
 pub use hasher::{Hashed, IntFold, Key, KeyHasher, StableHasher, Xxh3};
+#[doc(inline)]
 pub use params::{ClassicParams, CountingParams, MAX_BYTES, Params, ParamsError, QuotientParams};
+#[doc(inline)]
 pub use quotient::{Stored, VectorQuotientFilter};
 #[cfg(feature = "alloc")]
+#[doc(inline)]
 pub use scalable::{ScalableBloomFilter, ScalableError, ScalableOptions};
 #[cfg(any(target_has_atomic = "32", feature = "portable-atomic"))]
 pub use static_atomic::StaticAtomicBloomFilter;

@@ -38,6 +38,17 @@ pub enum Stored {
 /// **Remove only keys you inserted**: removing a key that was never inserted may delete
 /// another key's matching fingerprint, and that key then answers `false`, as in every
 /// quotient or cuckoo filter.
+///
+/// ```
+/// use linebloom::VectorQuotientFilter;
+/// // Sessions that come and go: at most 1% false positives up to 10,000 live keys.
+/// let mut sessions = VectorQuotientFilter::for_fpr(10_000, 0.01)?;
+/// sessions.insert("session-17")?; // Err(FilterFull) past its capacity
+/// assert!(sessions.contains("session-17"));
+/// sessions.remove("session-17")?;
+/// assert!(!sessions.contains("session-17"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct VectorQuotientFilter<S = crate::Blocks, H = IntFold> {
     blocks: S,
@@ -179,7 +190,124 @@ impl<S: AsRef<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H> {
     pub fn kernel_name(&self) -> &'static str {
         self.kernel.name
     }
+}
 
+impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H> {
+    /// Stores one more copy of `key`'s fingerprint, and says whether a matching one was
+    /// held before ([`Stored::New`] or [`Stored::Again`]). A key inserted twice is held
+    /// twice and needs two `remove`s.
+    ///
+    /// # Errors
+    ///
+    /// [`FilterFull`] when both of the key's blocks are full (the filter holds more
+    /// than its [`capacity`](QuotientParams::capacity), or a rare crowd of keys in two
+    /// blocks); nothing changes.
+    ///
+    /// ```
+    /// use linebloom::{Stored, VectorQuotientFilter};
+    /// let mut f = VectorQuotientFilter::for_fpr(1_000, 0.01)?;
+    /// assert_eq!(f.insert("a")?, Stored::New);
+    /// assert_eq!(f.insert("a")?, Stored::Again);
+    /// assert_eq!(f.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> Result<Stored, FilterFull> {
+        self.insert_hash(self.hash(key))
+    }
+
+    /// [`insert`](Self::insert) for a caller's hash.
+    ///
+    /// # Errors
+    ///
+    /// As for [`insert`](Self::insert).
+    pub fn insert_hash(&mut self, hash: u64) -> Result<Stored, FilterFull> {
+        self.store(hash, true).map(|done| match done {
+            Insertion::New => Stored::New,
+            // `store` answers `Full` with the error.
+            _ => Stored::Again,
+        })
+    }
+
+    /// Stores `key`'s fingerprint without first looking for it: the form for loading a
+    /// filter.
+    ///
+    /// # Errors
+    ///
+    /// As for [`insert`](Self::insert).
+    pub fn add<K: Key + ?Sized>(&mut self, key: &K) -> Result<(), FilterFull> {
+        self.add_hash(self.hash(key))
+    }
+
+    /// [`add`](Self::add) for a caller's hash.
+    ///
+    /// # Errors
+    ///
+    /// As for [`insert`](Self::insert).
+    pub fn add_hash(&mut self, hash: u64) -> Result<(), FilterFull> {
+        self.store(hash, false).map(|_| ())
+    }
+
+    fn store(&mut self, hash: u64, check: bool) -> Result<Insertion, FilterFull> {
+        // SAFETY: as in `contains_hash`; every block is well formed (zeroed, checked by
+        // `from_storage` or the decoder, and since changed only by the kernels).
+        let done = unsafe { self.probe.insert(self.blocks.as_mut(), hash, check) };
+        if done == Insertion::Full {
+            return Err(FilterFull);
+        }
+        self.len += 1;
+        Ok(done)
+    }
+
+    /// Removes one insertion of `key`: one fingerprint that matches it, from the first
+    /// of its two blocks that holds one.
+    ///
+    /// Remove only keys you inserted. A key that was never inserted but matches a
+    /// fingerprint (a false positive) removes that fingerprint, and the key that put it
+    /// there then answers `false`.
+    ///
+    /// # Errors
+    ///
+    /// [`RemoveError::NotPresent`] when neither block holds a matching fingerprint (the
+    /// key is certainly absent); nothing changes.
+    ///
+    /// ```
+    /// use linebloom::{RemoveError, VectorQuotientFilter};
+    /// let mut f = VectorQuotientFilter::for_fpr(1000, 0.01)?;
+    /// f.insert("a")?;
+    /// f.insert("a")?;
+    /// f.remove("a")?;
+    /// assert!(f.contains("a")); // inserted twice, removed once
+    /// f.remove("a")?;
+    /// assert_eq!(f.remove("a"), Err(RemoveError::NotPresent));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn remove<K: Key + ?Sized>(&mut self, key: &K) -> Result<(), RemoveError> {
+        self.remove_hash(self.hash(key))
+    }
+
+    /// [`remove`](Self::remove) for a caller's hash.
+    ///
+    /// # Errors
+    ///
+    /// As for [`remove`](Self::remove).
+    pub fn remove_hash(&mut self, hash: u64) -> Result<(), RemoveError> {
+        // SAFETY: as in `store`.
+        if unsafe { self.probe.remove(self.blocks.as_mut(), hash) } {
+            self.len -= 1;
+            Ok(())
+        } else {
+            Err(RemoveError::NotPresent)
+        }
+    }
+
+    /// Removes every key.
+    pub fn clear(&mut self) {
+        self.blocks.as_mut().fill(Block::ZERO);
+        self.len = 0;
+    }
+}
+
+impl<S: AsRef<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H> {
     /// Is `key` possibly in the set? `false` means certainly not (or removed as often
     /// as inserted).
     #[inline]
@@ -351,121 +479,6 @@ impl<S: AsRef<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H> {
         } else {
             load::<Sixteen>(block)
         }
-    }
-}
-
-impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> VectorQuotientFilter<S, H> {
-    /// Stores one more copy of `key`'s fingerprint, and says whether a matching one was
-    /// held before ([`Stored::New`] or [`Stored::Again`]). A key inserted twice is held
-    /// twice and needs two `remove`s.
-    ///
-    /// # Errors
-    ///
-    /// [`FilterFull`] when both of the key's blocks are full (the filter holds more
-    /// than its [`capacity`](QuotientParams::capacity), or a rare crowd of keys in two
-    /// blocks); nothing changes.
-    ///
-    /// ```
-    /// use linebloom::{Stored, VectorQuotientFilter};
-    /// let mut f = VectorQuotientFilter::for_fpr(1_000, 0.01)?;
-    /// assert_eq!(f.insert("a")?, Stored::New);
-    /// assert_eq!(f.insert("a")?, Stored::Again);
-    /// assert_eq!(f.len(), 2);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> Result<Stored, FilterFull> {
-        self.insert_hash(self.hash(key))
-    }
-
-    /// [`insert`](Self::insert) for a caller's hash.
-    ///
-    /// # Errors
-    ///
-    /// As for [`insert`](Self::insert).
-    pub fn insert_hash(&mut self, hash: u64) -> Result<Stored, FilterFull> {
-        self.store(hash, true).map(|done| match done {
-            Insertion::New => Stored::New,
-            // `store` answers `Full` with the error.
-            _ => Stored::Again,
-        })
-    }
-
-    /// Stores `key`'s fingerprint without first looking for it: the form for loading a
-    /// filter.
-    ///
-    /// # Errors
-    ///
-    /// As for [`insert`](Self::insert).
-    pub fn add<K: Key + ?Sized>(&mut self, key: &K) -> Result<(), FilterFull> {
-        self.add_hash(self.hash(key))
-    }
-
-    /// [`add`](Self::add) for a caller's hash.
-    ///
-    /// # Errors
-    ///
-    /// As for [`insert`](Self::insert).
-    pub fn add_hash(&mut self, hash: u64) -> Result<(), FilterFull> {
-        self.store(hash, false).map(|_| ())
-    }
-
-    fn store(&mut self, hash: u64, check: bool) -> Result<Insertion, FilterFull> {
-        // SAFETY: as in `contains_hash`; every block is well formed (zeroed, checked by
-        // `from_storage` or the decoder, and since changed only by the kernels).
-        let done = unsafe { self.probe.insert(self.blocks.as_mut(), hash, check) };
-        if done == Insertion::Full {
-            return Err(FilterFull);
-        }
-        self.len += 1;
-        Ok(done)
-    }
-
-    /// Removes one insertion of `key`: one fingerprint that matches it, from the first
-    /// of its two blocks that holds one.
-    ///
-    /// Remove only keys you inserted. A key that was never inserted but matches a
-    /// fingerprint (a false positive) removes that fingerprint, and the key that put it
-    /// there then answers `false`.
-    ///
-    /// # Errors
-    ///
-    /// [`RemoveError::NotPresent`] when neither block holds a matching fingerprint (the
-    /// key is certainly absent); nothing changes.
-    ///
-    /// ```
-    /// use linebloom::{RemoveError, VectorQuotientFilter};
-    /// let mut f = VectorQuotientFilter::for_fpr(1000, 0.01)?;
-    /// f.insert("a")?;
-    /// f.insert("a")?;
-    /// f.remove("a")?;
-    /// assert!(f.contains("a")); // inserted twice, removed once
-    /// f.remove("a")?;
-    /// assert_eq!(f.remove("a"), Err(RemoveError::NotPresent));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn remove<K: Key + ?Sized>(&mut self, key: &K) -> Result<(), RemoveError> {
-        self.remove_hash(self.hash(key))
-    }
-
-    /// [`remove`](Self::remove) for a caller's hash.
-    ///
-    /// # Errors
-    ///
-    /// As for [`remove`](Self::remove).
-    pub fn remove_hash(&mut self, hash: u64) -> Result<(), RemoveError> {
-        // SAFETY: as in `store`.
-        if unsafe { self.probe.remove(self.blocks.as_mut(), hash) } {
-            self.len -= 1;
-            Ok(())
-        } else {
-            Err(RemoveError::NotPresent)
-        }
-    }
-
-    /// Removes every key.
-    pub fn clear(&mut self) {
-        self.blocks.as_mut().fill(Block::ZERO);
-        self.len = 0;
     }
 }
 

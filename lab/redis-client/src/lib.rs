@@ -1,4 +1,4 @@
-//! A [linebloom](https://docs.rs/linebloom) blocked Bloom filter held in Redis or a
+//! A [`linebloom`] blocked Bloom filter held in Redis or a
 //! Redis Cluster: the guard a service puts in front of its cache and database, so that
 //! a flood of requests for keys that do not exist ("cache penetration") is answered
 //! without reaching either.
