@@ -103,3 +103,16 @@ pub fn aligned_copy(bytes: &[u8]) -> Vec<linebloom::Block> {
     linebloom::block::blocks_as_bytes_mut(&mut blocks)[..bytes.len()].copy_from_slice(bytes);
     blocks
 }
+
+/// Rewrites an encoding's trailing checksum (XXH3-64, seed 0) after an edit, so that the
+/// edit reaches the check under test.
+pub fn reseal(bytes: &mut [u8]) {
+    use linebloom::KeyHasher;
+    let body = bytes.len() - 8;
+    let sum = linebloom::Xxh3::default().hash_bytes(&bytes[..body]);
+    bytes[body..].copy_from_slice(&sum.to_le_bytes());
+}
+
+/// Blocks of the static atomic filter in the suite: 32 KiB, a fixed size (it is a
+/// const parameter), which holds the suite's up to 1,500 keys at about 0.01%.
+pub const STATIC_BLOCKS: usize = 512;

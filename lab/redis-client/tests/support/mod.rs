@@ -1,6 +1,10 @@
 //! What the tests of the guard's rule share: a server with the module and one without,
-//! and the check that every acknowledged key answers "present" or an error.
+//! the check that every acknowledged key answers "present" or an error, and a shape.
 
+// Each test file uses some of these.
+#![allow(dead_code)]
+
+use linebloom::Params;
 use linebloom_redis_client::RedisFilter;
 use linebloom_redis_testing::{Modules, Server};
 
@@ -44,4 +48,9 @@ pub fn never_absent(
         }
     }
     errors
+}
+
+/// A filter's shape for `n` keys at 1%.
+pub fn params(n: u64) -> Params {
+    Params::for_fpr(n, 0.01).unwrap()
 }
