@@ -310,7 +310,6 @@ proptest! {
     }
 }
 
-#[cfg(feature = "serde")]
 // ---- decoding ----------------------------------------------------------------------
 
 /// (kind, a valid encoding, does this decode?)

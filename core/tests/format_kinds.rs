@@ -8,6 +8,7 @@ use common::reseal;
 use linebloom::format::HEADER_LEN;
 use linebloom::*;
 
+#[cfg(feature = "serde")]
 #[test]
 fn serde_round_trip_goes_through_the_checked_format() {
     let mut f = BloomFilter::new(Params::new(3, 7).unwrap());
