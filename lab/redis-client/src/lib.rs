@@ -107,10 +107,10 @@ pub use info::{Capacity, EvictionRisk, Info, RebuildState};
 pub use linebloom;
 pub use meta::Generation;
 pub use path::BatchPath;
-pub use protocol::Durability;
-pub use protocol::build::{BuildOptions, WhileBuilding};
+pub use protocol::build::BuildOptions;
 pub use protocol::open::{FilterOptions, MAX_SHARD_BLOCKS};
 pub use protocol::rebuild::{RebuildOptions, Rebuilt};
+pub use protocol::{Durability, WhileBuilding};
 pub use redis;
 
 /// How many times one call re-reads a changed meta before it gives up.

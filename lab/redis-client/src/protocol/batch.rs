@@ -5,10 +5,9 @@
 //! meta in a round trip of its own. A refused or outdated attempt re-reads the meta and
 //! runs again against the new one.
 
-use super::build::WhileBuilding;
 use super::{
-    Exchange, Flow, Input, Keys, Refusal, Reply, Shared, State, bytes, first_refusal, get_meta,
-    integer, meta_bytes, replies,
+    Exchange, Flow, Input, Keys, Refusal, Reply, Shared, State, WhileBuilding, bytes,
+    first_refusal, get_meta, integer, meta_bytes, replies,
 };
 use crate::scripts::INSERT;
 use crate::{BatchPath, MAX_RETRIES, RedisFilterError};

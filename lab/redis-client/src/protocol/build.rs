@@ -56,17 +56,6 @@ impl BuildOptions {
     }
 }
 
-/// What lookups answer while the filter is still being built.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum WhileBuilding {
-    /// [`RedisFilterError::Building`]: the caller asks the database.
-    #[default]
-    Error,
-    /// "Maybe present" for every key, as a full filter would: the database is asked
-    /// for each key until the build is done.
-    MaybePresent,
-}
-
 /// The longest wait between two looks at a build in progress.
 const MAX_POLL: Duration = Duration::from_secs(1);
 

@@ -19,7 +19,6 @@ pub(crate) mod rebuild;
 use crate::info::EvictionRisk;
 use crate::meta::Meta;
 use crate::{BatchPath, Generation, RedisFilterError};
-use build::WhileBuilding;
 use linebloom::{BloomFilter, IntFold};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -446,6 +445,17 @@ impl Durability {
     pub fn timeout(&self) -> Duration {
         self.timeout
     }
+}
+
+/// What lookups answer while the filter is still being built.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WhileBuilding {
+    /// [`RedisFilterError::Building`]: the caller asks the database.
+    #[default]
+    Error,
+    /// "Maybe present" for every key, as a full filter would: the database is asked
+    /// for each key until the build is done.
+    MaybePresent,
 }
 
 /// An exchange whose writes must reach `durability`'s replicas before it answers: after
