@@ -81,10 +81,16 @@ fn one_key_gets_one_block() {
 fn huge_capacity_keeps_its_rate() {
     for n in [1_000_000_000u64, 20_000_000_000] {
         // 10 bits per key: 1.25 GB and 25 GB. A 32-bit target's largest filter is 2 GiB
-        // (MAX_BYTES), so there the second is refused, by size.
+        // (MAX_BYTES), so there the second is refused: by its capacity where even
+        // `log2(1/p)` bits per key exceed that, else by the size the blocked layout needs.
         if n * 10 / 8 > MAX_BYTES {
             let err = Params::for_fpr(n, 0.01).unwrap_err();
-            assert!(matches!(err, ParamsError::TooLarge { .. }), "{n}: {err:?}");
+            let floor_bytes = n as f64 * (1.0f64 / 0.01).log2() / 8.0;
+            if floor_bytes > MAX_BYTES as f64 {
+                assert_eq!(err, ParamsError::CapacityTooLarge { capacity: n });
+            } else {
+                assert!(matches!(err, ParamsError::TooLarge { .. }), "{n}: {err:?}");
+            }
             continue;
         }
         let p = Params::for_fpr(n, 0.01).unwrap();
@@ -225,12 +231,14 @@ fn absurd_sizes_answer_at_once() {
 
 #[test]
 fn rates_below_the_hash_floor_are_refused_by_every_sizing_function() {
-    // `ClassicParams::for_fpr(2^32, 1e-12)` cannot be met: full-hash collisions alone
-    // give 2^32 / 2^64 = 2.3e-10. A rate at or below the floor (with the sizing margin)
+    // `ClassicParams::for_fpr(2^28, 1e-11)` cannot be met: full-hash collisions alone
+    // give 2^28 / 2^64 = 1.5e-11. A rate at or below the floor (with the sizing margin)
     // is refused with its own error, whatever the memory, rather than searched up to
-    // 1 TiB.
+    // the largest filter. Each case fits in a 32-bit target's 2 GiB at `log2(1/p)` bits
+    // per key, so the rate, not the capacity, is what every target blames.
     let floor_err = |capacity| ParamsError::FprBelowHashFloor { capacity };
-    for (n, p) in [(1u64 << 32, 1e-12), (1 << 36, 1e-10), (1 << 37, 1e-9)] {
+    for (n, p) in [(1u64 << 24, 5e-13), (1 << 26, 1e-12), (1 << 28, 1e-11)] {
+        assert!(n as f64 * f64::log2(1.0 / p) / 8.0 <= MAX_BYTES as f64);
         assert!(
             p * SIZING_MARGIN <= fpr::hash_floor(n),
             "{n} {p} is below the floor"

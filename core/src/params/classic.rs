@@ -58,8 +58,8 @@ impl ClassicParams {
     /// use linebloom::{ClassicParams, ParamsError};
     /// let p = ClassicParams::for_fpr(100_000, 0.01)?;
     /// assert!(p.expected_fpr(100_000) <= 0.01);
-    /// let floor = ClassicParams::for_fpr(1 << 32, 1e-12);
-    /// assert_eq!(floor, Err(ParamsError::FprBelowHashFloor { capacity: 1 << 32 }));
+    /// let floor = ClassicParams::for_fpr(1 << 28, 1e-11);
+    /// assert_eq!(floor, Err(ParamsError::FprBelowHashFloor { capacity: 1 << 28 }));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn for_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
