@@ -57,7 +57,7 @@
 //! |---|---|---|
 //! | dedup of crawled URLs, a known crawl size | [`BloomFilter`] | `url_dedup` |
 //! | a blacklist in front of an exact store | [`BloomFilter`] + re-check on "maybe" | `blacklist` |
-//! | keys that are also deleted (sessions) | [`VectorQuotientFilter`] (about 12 bits per key at 0.45%) | `quotient_delete` |
+//! | keys that are also deleted (sessions) | [`VectorQuotientFilter`] | `quotient_delete` |
 //! | deletes, and inserts that must never fail | [`CountingBloomFilter`] (4× the memory of a Bloom filter) | `counting_delete` |
 //! | an unknown final count | `ScalableBloomFilter` | `scalable_growth` |
 //! | many threads inserting into one filter | `AtomicBloomFilter` | `threads` |

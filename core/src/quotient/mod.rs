@@ -1,6 +1,6 @@
-//! The vector quotient filter: a filter that deletes, at about 11.6 bits per key for a
-//! 0.5% rate (8-bit tags) or 21 bits for 0.003% (16-bit tags), a quarter of what a
-//! counting Bloom filter needs (Pandey, Conway, Durie, Bender, Farach-Colton and
+//! The vector quotient filter: a filter that deletes, in the bits per key that
+//! [`QuotientParams::for_fpr`](crate::QuotientParams::for_fpr) states for each rate,
+//! about a quarter of what a counting Bloom filter needs (Pandey, Conway, Durie, Bender, Farach-Colton and
 //! Johnson, "Vector Quotient Filters: Overcoming the Time/Space Trade-Off in Filter
 //! Design", SIGMOD 2021).
 //!
@@ -9,7 +9,8 @@
 //! of its 80 (or 36) buckets ends. A key hashes to two blocks, a bucket and a tag, and
 //! goes into its first block until that holds 36 of its 48 tags (18 of 28), then into
 //! the emptier of the two (in filters under 64 blocks, always into the emptier), so the
-//! blocks fill evenly to over 91% (85% for 16-bit tags) before an insert may fail. A lookup finds the bucket's run with two selects on the metadata
+//! blocks fill evenly, to the loads of [`MAX_LOAD`](crate::params::MAX_LOAD), before
+//! an insert may fail. A lookup finds the bucket's run with two selects on the metadata
 //! and compares the tag with the whole block in one vector compare, in the first block
 //! and, unless that found it, the second.
 //!
@@ -55,7 +56,8 @@
 //!
 //! | file | holds |
 //! |---|---|
-//! | `filter.rs` | [`VectorQuotientFilter`] |
+//! | `filter.rs` | [`VectorQuotientFilter`]: constructors, inserts, removes, lookups |
+//! | `monitoring.rs` | its length, load factor, rates and block loads |
 //!
 //! Where a key goes and how a block holds tags ([`location`], [`SCHEME`]) sit with the
 //! per-key algorithm and the kernels in [`crate::arch::quotient`] (`scheme.rs`); the
@@ -63,6 +65,7 @@
 //! and read by `format/blocks.rs`, as the Bloom filter's blocks are.
 
 mod filter;
+mod monitoring;
 
 #[cfg(linebloom_placement_sweep)]
 #[doc(hidden)]
