@@ -1,17 +1,22 @@
-//! The lab's source has no import circles: the graph of which file's module refers to
-//! which other file's module, read from the code, has no cycle.
+//! The workspace's one import-circle check: no two modules of a crate (files, or
+//! folders) import each other, directly or around a loop. It reads every crate with
+//! more than one source file (`ROOTS`), the Redis module's own workspace included.
 //!
-//! Each file under `lab/src` is a node (its module path: `experiments/throughput.rs` is
+//! Each file is a node (its module path: `experiments/throughput.rs` is
 //! `experiments::throughput`, `penetration/mod.rs` is `penetration`, `lib.rs` the crate
-//! root). A file refers to another where its code (comments and strings left out) names a
-//! path into that module: `crate::a::b::…`, `super::…`, `self::…`, a child module by its
-//! bare name (`use child::Item`), or, in the binary `main.rs`, `linebloom_lab::…`. A
-//! path goes to the longest prefix of it that is a module. Declaring a child (`mod x;`)
-//! is not a reference; re-exporting from it (`pub use x::Item`) is.
+//! root). A file refers to another where its code (comments and strings left out) names
+//! a path into that module: `crate::a::b::…`, `super::…`, `self::…`, a child module by
+//! its bare name (`use child::Item`), or, in a binary (`main.rs`, `bin/*.rs`), the
+//! crate's library by name. A path goes to the longest prefix of it that is a module.
+//! Declaring a child (`mod x;`) is not a reference; re-exporting from it
+//! (`pub use x::Item`) is.
 //!
-//! So a parent module may use its children, but a child takes what it needs from its
-//! siblings, never from its parent; and the one module that names every experiment (the
-//! registry) is named by none of them.
+//! A module and the modules inside it may name each other: that is how a parent
+//! declares and re-exports its children, and how a child reaches the crate root's
+//! re-exports. Every other reference is lifted to the two siblings under the modules'
+//! lowest common ancestor (`a::x` naming `b::y` is `a` naming `b`), and a circle is a
+//! cycle among siblings: so a folder is a unit that the rest of its crate uses, and
+//! never one that also uses what uses it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -172,7 +177,7 @@ fn references(
     code: &str,
     here: &str,
     children: &BTreeSet<String>,
-    binary: bool,
+    library: Option<&str>,
 ) -> BTreeSet<Vec<String>> {
     let here_path: Vec<String> = if here.is_empty() {
         Vec::new()
@@ -202,7 +207,7 @@ fn references(
         }
         let absolute: Vec<String> = match p[0].as_str() {
             "crate" => p[1..].to_vec(),
-            "linebloom_lab" if binary => p[1..].to_vec(),
+            name if library == Some(name) => p[1..].to_vec(),
             "self" => here_path
                 .iter()
                 .cloned()
@@ -234,44 +239,80 @@ fn references(
     found
 }
 
-#[test]
-fn the_lab_has_no_import_circles() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// Each crate with more than one module, as the directory of its sources and the name
+/// its binaries use for its library.
+const ROOTS: [(&str, &str); 6] = [
+    ("core/src", "linebloom"),
+    ("lab/src", "linebloom_lab"),
+    ("benches/src", "linebloom_benches"),
+    ("lab/redis-client/src", "linebloom_redis_client"),
+    ("lab/redis-module/src", "linebloom_redis"),
+    ("lab/redis-testing/src", "linebloom_redis_testing"),
+];
+
+/// The references between the modules under `src` (a crate whose binaries call its
+/// library `lib_name`), each as (from, to) module paths; the crate root is empty.
+fn module_references(src: &Path, lib_name: &str) -> BTreeSet<(Vec<String>, Vec<String>)> {
     let mut files = Vec::new();
-    sources(&src, &mut files);
+    sources(src, &mut files);
     let modules: BTreeMap<String, PathBuf> = files
         .iter()
-        .map(|f| (module_of(f.strip_prefix(&src).unwrap()), f.clone()))
+        .map(|f| (module_of(f.strip_prefix(src).unwrap()), f.clone()))
         .collect();
-    assert!(modules.len() > 20, "{modules:?}");
-    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let is_binary = |m: &str| m == "main" || m.starts_with("bin::");
+    let split = |m: &str| -> Vec<String> {
+        if m.is_empty() {
+            Vec::new()
+        } else {
+            m.split("::").map(String::from).collect()
+        }
+    };
+    let mut found = BTreeSet::new();
     for (module, file) in &modules {
-        let binary = module == "main";
+        let binary = is_binary(module);
         let here = if binary { "" } else { module.as_str() };
         let children: BTreeSet<String> = modules
             .keys()
+            .filter(|m| !is_binary(m))
             .filter_map(|m| {
                 let rest = if here.is_empty() {
                     Some(m.as_str())
                 } else {
                     m.strip_prefix(&format!("{here}::"))
                 }?;
-                (!rest.contains("::") && !rest.is_empty() && rest != "main")
-                    .then(|| rest.to_string())
+                (!rest.contains("::") && !rest.is_empty()).then(|| rest.to_string())
             })
             .collect();
         let code = code_only(&std::fs::read_to_string(file).unwrap());
-        for path in references(&code, here, &children, binary) {
+        let library = binary.then_some(lib_name);
+        for path in references(&code, here, &children, library) {
             // The longest prefix of the path that is a module; the crate root otherwise.
             let target = (0..=path.len())
                 .rev()
                 .map(|n| path[..n].join("::"))
-                .find(|m| modules.contains_key(m) && m != "main")
+                .find(|m| modules.contains_key(m) && !is_binary(m))
                 .unwrap_or_default();
-            if &target != module && !(binary && target.is_empty()) {
-                edges.entry(module.clone()).or_default().insert(target);
+            if &target != module {
+                found.insert((split(module), split(&target)));
             }
         }
+    }
+    found
+}
+
+/// The circles among siblings that `references` make (see the module docs), each as
+/// the modules around it.
+fn circles(references: &BTreeSet<(Vec<String>, Vec<String>)>) -> Vec<String> {
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (a, b) in references {
+        let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        if common == a.len() || common == b.len() {
+            continue; // a module and one inside it
+        }
+        edges
+            .entry(a[..=common].join("::"))
+            .or_default()
+            .insert(b[..=common].join("::"));
     }
     // Depth-first search for a cycle, reporting each one found.
     let mut cycles = Vec::new();
@@ -291,11 +332,7 @@ fn the_lab_has_no_import_circles() {
                     let from = stack.iter().position(|s| *s == next).unwrap();
                     let mut cycle: Vec<&str> = stack[from..].to_vec();
                     cycle.push(next);
-                    let names: Vec<&str> = cycle
-                        .iter()
-                        .map(|s| if s.is_empty() { "lib" } else { *s })
-                        .collect();
-                    cycles.push(names.join(" -> "));
+                    cycles.push(cycle.join(" -> "));
                 }
                 Some(_) => {}
                 None => visit(next, edges, state, stack, cycles),
@@ -304,15 +341,46 @@ fn the_lab_has_no_import_circles() {
         stack.pop();
         state.insert(m, 2);
     }
-    for m in modules.keys() {
+    for m in edges.keys() {
         if !state.contains_key(m.as_str()) {
             visit(m, &edges, &mut state, &mut Vec::new(), &mut cycles);
         }
     }
-    assert!(
-        cycles.is_empty(),
-        "import circles in lab/src:\n{}",
-        cycles.join("\n")
+    cycles
+}
+
+#[test]
+fn no_crate_has_import_circles() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let (mut found, mut read) = (Vec::new(), 0);
+    for (root, lib_name) in ROOTS {
+        let references = module_references(&workspace.join(root), lib_name);
+        assert!(!references.is_empty(), "{root}: no reference read");
+        read += references.len();
+        found.extend(circles(&references).into_iter().map(|c| format!("{root}: {c}")));
+    }
+    // The scanner reads the code: hundreds of references between modules.
+    assert!(read > 300, "only {read} references read");
+    assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
+}
+
+/// The rule itself: a parent and its child may name each other, siblings may not, and a
+/// reference between cousins counts as one between the siblings that hold them.
+#[test]
+fn circles_are_between_siblings() {
+    let path = |m: &str| m.split("::").map(String::from).collect::<Vec<_>>();
+    let refs = |pairs: &[(&str, &str)]| -> BTreeSet<_> {
+        pairs.iter().map(|(a, b)| (path(a), path(b))).collect()
+    };
+    assert!(circles(&refs(&[("a", "a::x"), ("a::x", "a")])).is_empty());
+    assert!(circles(&refs(&[("a::x", "b"), ("c", "a")])).is_empty());
+    assert_eq!(
+        circles(&refs(&[("a::x", "b::y"), ("b", "a::z")])),
+        ["a -> b -> a"]
+    );
+    assert_eq!(
+        circles(&refs(&[("p::a", "p::b"), ("p::b::q", "p::c"), ("p::c", "p::a::r")])),
+        ["p::a -> p::b -> p::c -> p::a"]
     );
 }
 
@@ -324,7 +392,7 @@ fn the_scanner_reads_paths_not_comments() {
         "use crate::a::b::{C, d}; // crate::hidden::x\nlet s = \"crate::nope::y\"; super::e::F; child::G;\nmod tests { use super::h::I; }",
     );
     let children: BTreeSet<String> = ["child".to_string()].into();
-    let refs = references(&code, "x::y", &children, false);
+    let refs = references(&code, "x::y", &children, None);
     let names: Vec<String> = refs.iter().map(|p| p.join("::")).collect();
     // `super` inside `mod tests` is this file's module, x::y.
     assert_eq!(
