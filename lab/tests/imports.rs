@@ -357,7 +357,11 @@ fn no_crate_has_import_circles() {
         let references = module_references(&workspace.join(root), lib_name);
         assert!(!references.is_empty(), "{root}: no reference read");
         read += references.len();
-        found.extend(circles(&references).into_iter().map(|c| format!("{root}: {c}")));
+        found.extend(
+            circles(&references)
+                .into_iter()
+                .map(|c| format!("{root}: {c}")),
+        );
     }
     // The scanner reads the code: hundreds of references between modules.
     assert!(read > 300, "only {read} references read");
@@ -379,7 +383,11 @@ fn circles_are_between_siblings() {
         ["a -> b -> a"]
     );
     assert_eq!(
-        circles(&refs(&[("p::a", "p::b"), ("p::b::q", "p::c"), ("p::c", "p::a::r")])),
+        circles(&refs(&[
+            ("p::a", "p::b"),
+            ("p::b::q", "p::c"),
+            ("p::c", "p::a::r")
+        ])),
         ["p::a -> p::b -> p::c -> p::a"]
     );
 }
