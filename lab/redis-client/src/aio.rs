@@ -6,7 +6,8 @@
 //! [`RedisFilter`](crate::RedisFilter), with `.await`s.
 
 use crate::front::{filter_accessors, filter_methods};
-use crate::protocol::{Reply, Shared};
+use crate::protocol::exchange::Reply;
+use crate::protocol::state::Shared;
 use crate::{BuildOptions, FilterOptions, RebuildOptions, Rebuilt, RedisFilter, RedisFilterError};
 use linebloom::{Key, Params};
 use std::future::Future;
@@ -164,7 +165,7 @@ impl<C: AsyncFilterConnection + ?Sized> AsyncFilterConnection for &mut C {
 /// Runs an exchange on an async connection.
 macro_rules! run_async {
     ($con:expr, $exchange:expr) => {
-        crate::protocol::drive!(
+        crate::protocol::exchange::drive!(
             $exchange,
             |cmds| $con.run(cmds).await,
             |d| tokio::time::sleep(d).await,
@@ -290,7 +291,7 @@ async fn run_with_source<X, C, F, I, E>(
     source: impl FnOnce() -> F + Send,
 ) -> Result<X::Output, RedisFilterError>
 where
-    X: crate::protocol::Exchange + Send,
+    X: crate::protocol::exchange::Exchange + Send,
     C: AsyncFilterConnection + ?Sized,
     F: Future<Output = Result<I, E>> + Send,
     I: IntoIterator + Send,
@@ -298,7 +299,7 @@ where
     E: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let mut source = Some(source);
-    crate::protocol::drive!(
+    crate::protocol::exchange::drive!(
         exchange,
         |cmds| con.run(cmds).await,
         |d| tokio::time::sleep(d).await,

@@ -3,7 +3,8 @@
 //! run the protocol core's exchanges with plain calls.
 
 use crate::front::{filter_accessors, filter_methods};
-use crate::protocol::{Reply, Shared};
+use crate::protocol::exchange::Reply;
+use crate::protocol::state::Shared;
 use crate::{BuildOptions, FilterOptions, RebuildOptions, Rebuilt, RedisFilterError};
 use linebloom::{Key, Params};
 use std::sync::Arc;
@@ -154,7 +155,7 @@ impl<C: FilterConnection + ?Sized> FilterConnection for Box<C> {
 /// Runs an exchange on a sync connection.
 macro_rules! run_sync {
     ($con:expr, $exchange:expr) => {
-        crate::protocol::drive!(
+        crate::protocol::exchange::drive!(
             $exchange,
             |cmds| $con.run(cmds),
             |d| std::thread::sleep(d),
@@ -304,14 +305,14 @@ fn run_with_source<X, C, I, E>(
     source: impl FnOnce() -> Result<I, E>,
 ) -> Result<X::Output, RedisFilterError>
 where
-    X: crate::protocol::Exchange,
+    X: crate::protocol::exchange::Exchange,
     C: FilterConnection + ?Sized,
     I: IntoIterator,
     I::Item: Key,
     E: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let mut source = Some(source);
-    crate::protocol::drive!(
+    crate::protocol::exchange::drive!(
         exchange,
         |cmds| con.run(cmds),
         |d| std::thread::sleep(d),

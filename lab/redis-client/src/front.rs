@@ -4,7 +4,7 @@
 //! and its own way of running an exchange (plain calls, or `.await`s). The handle's
 //! accessors, which do no I/O, are [`filter_accessors!`].
 
-use crate::protocol::Shared;
+use crate::protocol::state::Shared;
 use linebloom::{BloomFilter, Key};
 
 /// Fills a rebuild's filter with the source's keys; how many it gave.
@@ -231,7 +231,7 @@ macro_rules! filter_methods {
             let batch = std::slice::from_ref(&key);
             let attempt = $crate::protocol::batch::Insert::new(batch);
             let exchange = $crate::protocol::batch::Retrying::new(&self.shared, con.ordered(), attempt);
-            let exchange = $crate::protocol::Durable::new(exchange, self.shared.durability(), con.ordered());
+            let exchange = $crate::protocol::durability::Durable::new(exchange, self.shared.durability(), con.ordered());
             Ok($run!(con, exchange)? > 0)
         }
 
@@ -253,7 +253,7 @@ macro_rules! filter_methods {
             }
             let attempt = $crate::protocol::batch::Insert::new(keys);
             let exchange = $crate::protocol::batch::Retrying::new(&self.shared, con.ordered(), attempt);
-            let exchange = $crate::protocol::Durable::new(exchange, self.shared.durability(), con.ordered());
+            let exchange = $crate::protocol::durability::Durable::new(exchange, self.shared.durability(), con.ordered());
             $run!(con, exchange)
         }
 
@@ -382,7 +382,7 @@ macro_rules! filter_methods {
             &self,
             con: &mut C,
         ) -> Result<(), $crate::RedisFilterError> {
-            $run!(con, $crate::protocol::Refresh(&self.shared))
+            $run!(con, $crate::protocol::state::Refresh(&self.shared))
         }
 
         /// Cancels a rebuild in progress whose lease has run out (its process died),
@@ -453,9 +453,9 @@ macro_rules! filter_methods {
             $run!(con, exchange)
         }
 
-        fn from_state(prefix: &str, state: $crate::protocol::State, created: bool) -> Self {
+        fn from_state(prefix: &str, state: $crate::protocol::state::State, created: bool) -> Self {
             Self {
-                shared: std::sync::Arc::new($crate::protocol::Shared::new(prefix, state, created)),
+                shared: std::sync::Arc::new($crate::protocol::state::Shared::new(prefix, state, created)),
             }
         }
     };

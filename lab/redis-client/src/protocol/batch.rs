@@ -5,10 +5,11 @@
 //! meta in a round trip of its own. A refused or outdated attempt re-reads the meta and
 //! runs again against the new one.
 
-use super::{
-    Exchange, Flow, Input, Keys, Refusal, Reply, Shared, State, WhileBuilding, bytes,
-    first_refusal, get_meta, integer, meta_bytes, replies,
-};
+use super::durability::WhileBuilding;
+use super::exchange::{Exchange, Flow, Input, Reply, replies};
+use super::keys::Keys;
+use super::reply::{Refusal, bytes, first_refusal, integer};
+use super::state::{Shared, State, get_meta, meta_bytes};
 use crate::scripts::INSERT;
 use crate::{BatchPath, MAX_RETRIES, RedisFilterError};
 use linebloom::pattern::{for_each_position, pattern};

@@ -4,11 +4,12 @@
 //! lookup. Services that start together build it once: the others wait for the build,
 //! and take it over when its builder's lease runs out (its process died).
 
+use super::exchange::{Exchange, Flow, Input, all_replies, replies};
+use super::keys::{meta_key, random_u64};
 use super::open::{Content, Create, Open, OpenOrCreate};
 use super::rebuild::load_shard;
-use super::{
-    Exchange, Flow, Input, State, all_replies, meta_key, random_u64, replies, state_for, time_ms,
-};
+use super::reply::time_ms;
+use super::state::{State, state_for};
 use crate::error::is_stale;
 use crate::meta::Building;
 use crate::scripts::{SWAP_AFTER_LEASE, SWAP_META};

@@ -3,7 +3,9 @@
 //! or removes one time to live over the meta and every shard and count key.
 
 use super::batch::Attempt;
-use super::{Exchange, Flow, Input, Keys, Reply, Shared, State, all_replies, unlinks};
+use super::exchange::{Exchange, Flow, Input, Reply, all_replies};
+use super::keys::{Keys, unlinks};
+use super::state::{Shared, State};
 use crate::error::is_stale;
 use crate::meta::Meta;
 use crate::scripts::DELETE_META;
@@ -41,7 +43,7 @@ impl<'a> Delete<'a> {
             });
         }
         self.phase = DeletePhase::Read;
-        Ok(Flow::Send(vec![super::get_meta(self.shared)]))
+        Ok(Flow::Send(vec![super::state::get_meta(self.shared)]))
     }
 }
 
@@ -54,7 +56,7 @@ impl Exchange for Delete<'_> {
         }
         match std::mem::replace(&mut self.phase, DeletePhase::Read) {
             DeletePhase::Read => {
-                let Some(text) = super::meta_bytes(self.shared, one(input)?)? else {
+                let Some(text) = super::state::meta_bytes(self.shared, one(input)?)? else {
                     return Ok(Flow::Done(false));
                 };
                 let meta = Meta::decode(&self.shared.meta_key, &text)?;

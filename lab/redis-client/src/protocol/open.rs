@@ -6,11 +6,11 @@
 //! start-up of a service, safe when several start together.
 
 use super::batch::check_length;
+use super::exchange::{Exchange, Flow, Input, all_replies, replies};
+use super::keys::{Keys, count_bytes, meta_key, random_u64, unlinks};
 use super::read::{eviction_from, info_memory, ttl_of};
-use super::{
-    Exchange, Flow, Input, Keys, State, all_replies, bytes, count_bytes, integer, meta_key,
-    random_u64, replies, state_for, time_ms, unlinks,
-};
+use super::reply::{bytes, integer, time_ms};
+use super::state::{State, state_for};
 use crate::meta::{Building, Meta};
 use crate::{BatchPath, Generation, MAX_RETRIES, RedisFilterError};
 use linebloom::{BloomFilter, Params, StableHasher};
@@ -93,7 +93,7 @@ pub(crate) fn command_info() -> redis::Cmd {
 }
 
 /// The batch path a `COMMAND INFO` reply shows.
-pub(crate) fn path_of(reply: super::Reply) -> BatchPath {
+pub(crate) fn path_of(reply: super::exchange::Reply) -> BatchPath {
     match reply {
         Ok(redis::Value::Array(entries))
             if entries.len() == 2 && entries.iter().all(|e| *e != redis::Value::Nil) =>
@@ -155,7 +155,7 @@ impl Exchange for Open {
         }
         match std::mem::replace(&mut self.phase, OpenPhase::Meta) {
             OpenPhase::Meta => {
-                let [meta, pttl, commands, info]: [super::Reply; 4] =
+                let [meta, pttl, commands, info]: [super::exchange::Reply; 4] =
                     replies(input, 4)?.try_into().expect("four replies");
                 let text = bytes(meta.map_err(|e| crate::error::on_key(e, &self.meta_key)))?
                     .ok_or_else(|| RedisFilterError::NotFound {

@@ -3,7 +3,9 @@
 //! meta as a batch is.
 
 use super::batch::{Attempt, check_length};
-use super::{Reply, Shared, State, bytes, integer};
+use super::exchange::Reply;
+use super::reply::{bytes, integer};
+use super::state::{Shared, State};
 use crate::info::{Capacity, Info, RebuildState, eviction_risk};
 use crate::{EvictionRisk, RedisFilterError};
 use linebloom::{Block, Blocks, BloomFilter, IntFold};

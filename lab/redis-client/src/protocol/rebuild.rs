@@ -4,10 +4,10 @@
 //! verified after a lost reply. A rebuild that dies is cancelled once its lease runs
 //! out; a generation is removed only once the meta names it as retired.
 
-use super::{
-    Exchange, Flow, Input, Keys, Reply, Shared, State, all_replies, bytes, integer, random_u64,
-    time_ms, unlinks,
-};
+use super::exchange::{Exchange, Flow, Input, Reply, all_replies};
+use super::keys::{Keys, random_u64, unlinks};
+use super::reply::{bytes, integer, time_ms};
+use super::state::{Shared, State};
 use crate::error::is_stale;
 use crate::meta::{Meta, Rebuilding};
 use crate::scripts::{BEGIN_REBUILD, FILL_SHARD, SWAP_AFTER_LEASE, SWAP_META};
@@ -98,7 +98,7 @@ pub(crate) fn load_shard(
     let g = keys.generation;
     let from = shard * g.shard_blocks as usize;
     let to = from + g.shard_len(shard as u64) as usize;
-    let scratch = super::scratch_key(&keys.shards[shard]);
+    let scratch = super::keys::scratch_key(&keys.shards[shard]);
     let mut set = redis::cmd("SET");
     set.arg(&scratch).arg(linebloom::block::blocks_as_bytes(
         &built.as_blocks()[from..to],
@@ -310,7 +310,7 @@ impl<'a> Rebuild<'a> {
             let mut count = redis::cmd("SET");
             count
                 .arg(&next.counts[shard])
-                .arg(&super::count_bytes(0)[..]);
+                .arg(&super::keys::count_bytes(0)[..]);
             cmds.extend([zeros, count]);
             if let Some(ms) = self.ttl_ms {
                 for k in [key, &next.counts[shard]] {
