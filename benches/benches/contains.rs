@@ -6,7 +6,7 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use linebloom_benches::*;
 use std::hint::black_box;
 
-fn bench_one<C: Filter>(c: &mut Criterion, mut filter: C, n: u64, misses: &[u64]) {
+fn bench_one<C: LabFilter>(c: &mut Criterion, mut filter: C, n: u64, misses: &[u64]) {
     fill_and_check(&mut filter, n, misses);
     let hits = hit_keys(n);
     for (what, keys) in [("hit", &hits[..]), ("miss", misses)] {

@@ -5,7 +5,7 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use linebloom_benches::*;
 use std::hint::black_box;
 
-fn bench_one<C: Filter>(c: &mut Criterion, mut filter: C, n: u64) {
+fn bench_one<C: LabFilter>(c: &mut Criterion, mut filter: C, n: u64) {
     let keys: Vec<u64> = (0..PROBE_KEYS as u64).map(|i| member_key(i + n)).collect();
     let mut group = c.benchmark_group("insert");
     group.throughput(Throughput::Elements(KEYS_PER_ITER as u64));

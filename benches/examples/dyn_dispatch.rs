@@ -4,9 +4,9 @@
 //! called directly:
 //!
 //! - `direct`: a loop monomorphised for the filter, as `compare` runs;
-//! - `dyn per key`: a loop over `&dyn Filter` with one dynamic `contains` call per key,
+//! - `dyn per key`: a loop over `&dyn LabFilter` with one dynamic `contains` call per key,
 //!   as the lab's `throughput` and `kernels` experiments ran until 2026-12-01;
-//! - `dyn per pass`: one dynamic call per pass to [`Filter::count_each`], a provided
+//! - `dyn per pass`: one dynamic call per pass to [`LabFilter::count_each`], a provided
 //!   method compiled per filter type, as the lab runs now.
 //!
 //! ```text
@@ -32,19 +32,19 @@ use linebloom_lab::support::timing::{interleaved, ns_per_key, paired_speedup};
 use std::hint::black_box;
 
 /// Misses of `f` over `keys`, each key passed through `black_box` as in `compare`.
-fn misses_direct<F: Filter>(f: &F, keys: &[u64]) -> u64 {
+fn misses_direct<F: LabFilter>(f: &F, keys: &[u64]) -> u64 {
     // The lab's single-key loop, called on the concrete type: no dynamic call at all.
     f.count_each(keys)
 }
 
 /// The same loop with a dynamic call per key, as the lab's `throughput` called it (with the
 /// same `black_box`, so that the two loops differ only in the call).
-fn misses_dyn(f: &dyn Filter, keys: &[u64]) -> u64 {
+fn misses_dyn(f: &dyn LabFilter, keys: &[u64]) -> u64 {
     keys.iter().filter(|&&x| f.contains(black_box(x))).count() as u64
 }
 
 /// One dynamic call for the whole pass: the filter's own loop.
-fn misses_dyn_pass(f: &dyn Filter, keys: &[u64]) -> u64 {
+fn misses_dyn_pass(f: &dyn LabFilter, keys: &[u64]) -> u64 {
     f.count_each(keys)
 }
 
@@ -64,9 +64,9 @@ fn main() {
     fill_and_check(&mut sbbf_direct, n, &keys);
     let mut lb_direct = linebloom(n, kernel);
     fill_and_check(&mut lb_direct, n, &keys);
-    let mut sbbf_dyn: Box<dyn Filter> = Box::new(sbbf(n));
+    let mut sbbf_dyn: Box<dyn LabFilter> = Box::new(sbbf(n));
     fill_and_check(&mut *sbbf_dyn, n, &keys);
-    let mut lb_dyn: Box<dyn Filter> = Box::new(linebloom(n, kernel));
+    let mut lb_dyn: Box<dyn LabFilter> = Box::new(linebloom(n, kernel));
     fill_and_check(&mut *lb_dyn, n, &keys);
 
     let mut c0 = || ns_per_key(&keys, |k| misses_direct(&sbbf_direct, k));

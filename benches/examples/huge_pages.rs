@@ -19,8 +19,8 @@ fn main() {
     let rounds = rounds_arg(9);
     let misses = &non_member_keys(PROBE_KEYS);
     for n in [1_000_000u64, 10_000_000, 100_000_000] {
-        let mut contenders: Vec<(String, Box<dyn Filter>, u64)> = Vec::new();
-        let mut add = |name: &str, mut f: Box<dyn Filter>| {
+        let mut contenders: Vec<(String, Box<dyn LabFilter>, u64)> = Vec::new();
+        let mut add = |name: &str, mut f: Box<dyn LabFilter>| {
             let before = anon_huge_bytes();
             fill_and_check(f.as_mut(), n, misses);
             contenders.push((name.to_owned(), f, anon_huge_bytes() - before));
@@ -29,7 +29,7 @@ fn main() {
         add("control", Box::new(sbbf(n)));
         add("linebloom", Box::new(linebloom(n, kernel)));
         add("linebloom-4k", Box::new(small_page_filter(n, kernel)));
-        let refs: Vec<&dyn Filter> = contenders.iter().map(|(_, f, _)| f.as_ref()).collect();
+        let refs: Vec<&dyn LabFilter> = contenders.iter().map(|(_, f, _)| f.as_ref()).collect();
         // One dynamic call per pass: each filter's own loop.
         let samples = interleaved_lookups(&refs, misses, rounds);
         for ((name, _, huge), s) in contenders.iter().zip(&samples) {

@@ -5,7 +5,7 @@ use linebloom_benches::*;
 use std::hint::black_box;
 use std::time::Instant;
 
-fn run<C: Filter>(mut c: C, n: u64, rounds: usize) {
+fn run<C: LabFilter>(mut c: C, n: u64, rounds: usize) {
     let misses = non_member_keys(PROBE_KEYS);
     fill_and_check(&mut c, n, &misses);
     let t = Instant::now();

@@ -21,9 +21,9 @@ fn main() {
     let rounds = rounds_arg(9);
     let misses = &non_member_keys(PROBE_KEYS);
     for n in [10_000u64, 1_000_000, 10_000_000] {
-        let mut contenders: Vec<Box<dyn Filter>> = vec![
+        let mut contenders: Vec<Box<dyn LabFilter>> = vec![
             Box::new(sbbf(n)),
-            Box::new(Named("control", sbbf(n))),
+            Box::new(Renamed("control", sbbf(n))),
             Box::new(linebloom(n, kernel)),
             Box::new(OneBitFloor::<0>::new(n)),
             Box::new(OneBitFloor::<2>::new(n)),
@@ -33,7 +33,7 @@ fn main() {
         for f in contenders.iter_mut() {
             fill_and_check(f.as_mut(), n, misses);
         }
-        let refs: Vec<&dyn Filter> = contenders.iter().map(|f| f.as_ref()).collect();
+        let refs: Vec<&dyn LabFilter> = contenders.iter().map(|f| f.as_ref()).collect();
         let samples = interleaved_lookups(&refs, misses, rounds);
         for (f, s) in contenders.iter().zip(&samples) {
             let (median, _, _) = linebloom_lab::support::stats::summary(s);

@@ -17,7 +17,7 @@
 //! detected kernel's (above 1: linebloom-quotient is faster).
 
 use linebloom::QuotientParams;
-use linebloom_lab::contenders::{Filter, LinebloomQuotient, Named, Sizing, build};
+use linebloom_lab::contenders::{LabFilter, LinebloomQuotient, Renamed, Sizing, build};
 use linebloom_lab::support::keys::keyed_member;
 use linebloom_lab::support::stats::summary;
 use linebloom_lab::support::timing::{ns_per_key, round_order};
@@ -49,21 +49,21 @@ fn main() -> anyhow::Result<()> {
         let n = linebloom_lab::contenders::keys_for_bytes(size, 0.01)?;
         let keys: Vec<u64> = (0..n).map(|i| keyed_member(7, i)).collect();
         let params = QuotientParams::for_fpr(n, 0.01)?;
-        let mut contenders: Vec<Box<dyn Filter>> = Vec::new();
+        let mut contenders: Vec<Box<dyn LabFilter>> = Vec::new();
         for kernel in linebloom::arch::quotient::available() {
             let mut f = LinebloomQuotient::new(params, kernel);
             for &k in &keys {
                 anyhow::ensure!(f.try_insert(k), "linebloom-quotient refused a key");
             }
             let name: &'static str = Box::leak(format!("quotient-{}", kernel.name).into());
-            contenders.push(Box::new(Named(name, f)));
+            contenders.push(Box::new(Renamed(name, f)));
         }
-        let rival = |name: &str| -> anyhow::Result<Box<dyn Filter>> {
+        let rival = |name: &str| -> anyhow::Result<Box<dyn LabFilter>> {
             build(name, Sizing::Fpr(0.01), &keys, linebloom::arch::detect())?
                 .ok_or_else(|| anyhow::anyhow!("{name}: no recipe"))
         };
         contenders.push(rival("qfilter")?);
-        contenders.push(Box::new(Named("qfilter-control", rival("qfilter")?)));
+        contenders.push(Box::new(Renamed("qfilter-control", rival("qfilter")?)));
         contenders.push(rival("cuckoofilter")?);
         let probes = (size / 64).clamp(1 << 16, 1 << 22) as usize;
         let hits: Vec<u64> = (0..probes as u64)

@@ -1,5 +1,5 @@
 //! Shared set-up for the criterion benchmarks and `compare`: the contenders (the lab's
-//! [`Filter`] adapters, so benchmarks and lab measure the same code), the sizes, the keys,
+//! [`LabFilter`] adapters, so benchmarks and lab measure the same code), the sizes, the keys,
 //! and a false-positive check so that speed is only compared at equal or lower measured
 //! FPR.
 //!
@@ -37,7 +37,7 @@ pub fn capacities() -> Vec<u64> {
 /// divides by this.
 pub const KEYS_PER_ITER: usize = 1024;
 
-pub use linebloom_lab::contenders::{Blocked, Fastbloom, Filter, Linebloom, Named, Sbbf};
+pub use linebloom_lab::contenders::{Blocked, Fastbloom, LabFilter, Linebloom, Renamed, Sbbf};
 
 /// linebloom sized by `Params::for_fpr(n, TARGET_FPR)`, with a forced kernel.
 pub fn linebloom(n: u64, kernel: &'static Kernel) -> Blocked<linebloom::Blocks> {
@@ -99,7 +99,7 @@ pub fn non_member_keys(count: usize) -> Vec<u64> {
 /// Fills `c` with members `0..n`, checks the first ones are found, measures its FPR on
 /// `probes`, and appends one row to `target/linebloom-bench/fpr.csv` (name, capacity,
 /// bytes, bits per key, FPR), which the summary joins to the timings.
-pub fn fill_and_check<C: Filter + ?Sized>(c: &mut C, n: u64, probes: &[u64]) {
+pub fn fill_and_check<C: LabFilter + ?Sized>(c: &mut C, n: u64, probes: &[u64]) {
     linebloom_lab::support::keys::fill(c, n, member_key, |_| {});
     assert!(
         (0..n.min(10_000)).all(|i| c.contains(member_key(i))),
@@ -231,7 +231,7 @@ impl<const PAD: u32> OneBitFloor<PAD> {
     }
 }
 
-impl<const PAD: u32> Filter for OneBitFloor<PAD> {
+impl<const PAD: u32> LabFilter for OneBitFloor<PAD> {
     fn name(&self) -> String {
         match PAD {
             0 => "floor-1bit".into(),
@@ -267,11 +267,15 @@ pub fn rounds_arg(default: usize) -> usize {
         .unwrap_or(default)
 }
 
-/// Times [`Filter::count_each`] over `keys` for every filter, interleaved for `rounds`
+/// Times [`LabFilter::count_each`] over `keys` for every filter, interleaved for `rounds`
 /// rounds with a rotating start order (`linebloom_lab::support::timing::interleaved_boxed`), each pass
 /// in CPU ns per key: one dynamic call per pass, so each filter runs its own loop.
 /// Returns one sample list per filter, in order.
-pub fn interleaved_lookups(filters: &[&dyn Filter], keys: &[u64], rounds: usize) -> Vec<Vec<f64>> {
+pub fn interleaved_lookups(
+    filters: &[&dyn LabFilter],
+    keys: &[u64],
+    rounds: usize,
+) -> Vec<Vec<f64>> {
     use linebloom_lab::support::timing::{interleaved_boxed, ns_per_key};
     let mut closures: Vec<Box<dyn FnMut() -> f64 + '_>> = filters
         .iter()

@@ -66,7 +66,7 @@ struct Entry {
 }
 
 /// A filter contender: filled with `n` members, its FPR measured on `fpr_probes`.
-fn filter_entry<C: Filter + 'static>(
+fn filter_entry<C: LabFilter + 'static>(
     name: Option<&str>,
     mut c: C,
     n: u64,
@@ -86,7 +86,7 @@ fn filter_entry<C: Filter + 'static>(
 /// The lab's own single-key loops (each key through `black_box`), compiled for `C`:
 /// `insert` counts the keys the filter reports new (a dedup loop, which uses every
 /// answer), `add` only fills (a loop that asks nothing).
-fn single_key_run<C: Filter + 'static>(mut c: C) -> Run {
+fn single_key_run<C: LabFilter + 'static>(mut c: C) -> Run {
     Box::new(move |what, keys| match what {
         "insert" => c.dedup_each(keys),
         "add" => {

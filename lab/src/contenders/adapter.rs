@@ -1,4 +1,4 @@
-//! The `adapter!` macro: a [`Filter`](super::Filter) adapter written as a newtype and
+//! The `adapter!` macro: a [`LabFilter`](super::LabFilter) adapter written as a newtype and
 //! the few expressions that insert, query, size and (where the library can) remove,
 //! merge, insert concurrently and round-trip it.
 
@@ -8,7 +8,7 @@ pub(super) fn attempt<T>(f: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Resul
     f()
 }
 
-/// A [`Filter`] adapter: a newtype over a filter with how to insert, query and size it.
+/// A [`LabFilter`] adapter: a newtype over a filter with how to insert, query and size it.
 macro_rules! adapter {
     ($(#[$doc:meta])* $name:ident($inner:ty), $label:literal,
      insert: |$fi:ident, $ki:ident| $insert:expr,
@@ -22,7 +22,7 @@ macro_rules! adapter {
      $(, round_trip: |$ft:ident| $round_trip:expr)? $(,)?) => {
         $(#[$doc])*
         pub struct $name(pub $inner);
-        impl Filter for $name {
+        impl LabFilter for $name {
             fn name(&self) -> String {
                 $label.into()
             }
@@ -60,7 +60,7 @@ macro_rules! adapter {
                 }
             )?
             $(
-                fn merge(&mut self, other: &dyn Filter) -> Option<anyhow::Result<()>> {
+                fn merge(&mut self, other: &dyn LabFilter) -> Option<anyhow::Result<()>> {
                     let other = match same_kind(self, other) {
                         Ok(o) => o,
                         Err(e) => return Some(Err(e)),
@@ -79,10 +79,10 @@ macro_rules! adapter {
                 }
             )?
             $(
-                fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+                fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn LabFilter>, usize)>> {
                     let $ft = &self.0;
                     let decoded = attempt(|| -> anyhow::Result<(_, usize)> { $round_trip });
-                    Some(decoded.map(|(f, len)| (Box::new($name(f)) as Box<dyn Filter>, len)))
+                    Some(decoded.map(|(f, len)| (Box::new($name(f)) as Box<dyn LabFilter>, len)))
                 }
             )?
         }

@@ -3,7 +3,7 @@
 //! (classic and scalable; they only take `Hash` values and hash with their own SipHash).
 
 use super::adapter::{adapter, attempt};
-use super::filter::{Filter, same_kind, serde_round_trip, spawn_inserts, xxh3};
+use super::lab_filter::{LabFilter, same_kind, serde_round_trip, spawn_inserts, xxh3};
 
 adapter!(
     /// sbbf-rs-safe: Parquet's split-block filter (256-bit blocks, k = 8).

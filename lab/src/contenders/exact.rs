@@ -1,10 +1,10 @@
 //! [`Exact`]: a `HashSet`, the exact set every filter's memory is compared with.
 
-use super::filter::Filter;
+use super::lab_filter::LabFilter;
 
 /// `std::collections::HashSet`: exact, the memory reference.
 pub struct Exact(pub std::collections::HashSet<u64>);
-impl Filter for Exact {
+impl LabFilter for Exact {
     fn name(&self) -> String {
         "hashset".into()
     }

@@ -2,7 +2,7 @@
 //! traits for every kind ([`LinebloomKind`] adds what only some kinds have), and the
 //! blocked filter's constructors with a chosen kernel and hasher.
 
-use super::filter::{Filter, same_kind, spawn_inserts};
+use super::lab_filter::{LabFilter, same_kind, spawn_inserts};
 use linebloom::arch::Kernel;
 use linebloom::{
     AtomicBloomFilter, Blocks, BloomFilter, ClassicBloomFilter, CountingBloomFilter, InsertFilter,
@@ -60,15 +60,15 @@ pub trait LinebloomKind: InsertFilter + Any + Sized {
     }
 }
 
-/// Any linebloom kind as a [`Filter`]: one impl over the core's traits.
+/// Any linebloom kind as a [`LabFilter`]: one impl over the core's traits.
 pub struct Linebloom<F>(pub F);
 
-impl<F: LinebloomKind> Filter for Linebloom<F> {
+impl<F: LinebloomKind> LabFilter for Linebloom<F> {
     fn name(&self) -> String {
         self.0.label()
     }
     /// The core's `add`: the lab's `insert` asks for no answer; a refusal is what
-    /// [`try_insert`](Filter::try_insert) reports.
+    /// [`try_insert`](LabFilter::try_insert) reports.
     #[inline]
     fn insert(&mut self, key: u64) {
         let _ = InsertFilter::add(&mut self.0, &key);
@@ -103,7 +103,7 @@ impl<F: LinebloomKind> Filter for Linebloom<F> {
     fn remove(&mut self, key: u64) -> Option<bool> {
         self.0.remove_key(key)
     }
-    fn merge(&mut self, other: &dyn Filter) -> Option<anyhow::Result<()>> {
+    fn merge(&mut self, other: &dyn LabFilter) -> Option<anyhow::Result<()>> {
         match same_kind(self, other) {
             Ok(o) => self.0.union_with(&o.0),
             Err(e) => Some(Err(e)),
@@ -112,11 +112,11 @@ impl<F: LinebloomKind> Filter for Linebloom<F> {
     fn insert_concurrently(&self, keys: &[u64], threads: usize) -> Option<()> {
         self.0.insert_concurrently(keys, threads)
     }
-    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn LabFilter>, usize)>> {
         Some(
             self.0
                 .encode_and_decode()
-                .map(|(f, len)| (Box::new(Linebloom(f)) as Box<dyn Filter>, len)),
+                .map(|(f, len)| (Box::new(Linebloom(f)) as Box<dyn LabFilter>, len)),
         )
     }
 }

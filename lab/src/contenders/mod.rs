@@ -1,4 +1,4 @@
-//! The contenders: every filter the lab measures, behind one trait, [`Filter`], on `u64`
+//! The contenders: every filter the lab measures, behind one trait, [`LabFilter`], on `u64`
 //! keys, and the contender table, [`CONTENDERS`], the one place each is written: its
 //! name and look (family, colour, marker), its [`Facts`] and its recipe. Experiments
 //! pick contenders by their facts ([`names_where`]); [`build`] and [`build_sized`] look
@@ -12,8 +12,9 @@
 //! XXH3-64 for byte strings), and `linebloom-xxh3-*` contenders with XXH3-64 of the key's 8 bytes;
 //! sbbf-rs-safe and fastbloom get XXH3-64 through their `*_hash` entry points;
 //! `bloomfilter` and `growable-bloom-filter` only accept `Hash` values and hash with
-//! their own SipHash; xorf's BinaryFuse8 takes the XXH3 hash as its key. The other
-//! families (cuckoo, quotient, xor, another counting filter) are in [`families`]; the other crates' Bloom filters in [`bloom_rivals`];
+//! their own SipHash; xorf's BinaryFuse8 takes the XXH3 hash as its key. The rivals
+//! that are not Bloom filters (cuckoo, quotient, xor, and another counting filter) are
+//! in [`non_bloom_rivals`]; the other crates' Bloom filters in [`bloom_rivals`];
 //! what only linebloom's vector quotient filter needs (its sizing by bits per key) in
 //! [`vector_quotient`]; [`split_block`] is a 256-bit split-block filter on linebloom's
 //! own hash, the reference for linebloom's single-key probe.
@@ -22,12 +23,12 @@ pub mod adapter;
 pub mod bloom_rivals;
 pub mod exact;
 pub mod facts;
-pub mod families;
-pub mod filter;
+pub mod lab_filter;
 pub mod linebloom_kinds;
 pub mod looks;
-pub mod named;
+pub mod non_bloom_rivals;
 pub mod probabilistic_collections;
+pub mod renamed;
 pub mod sizing;
 pub mod split_block;
 pub mod style;
@@ -38,13 +39,17 @@ pub use bloom_rivals::{
 };
 pub use exact::Exact;
 pub use facts::{Facts, Inserts, NoStd, SizedBy};
-pub use families::{Cuckoo, FastbloomRsCounting, Fuse8, Qfilter, ScalableCuckoo, Xorf, holding};
-pub use filter::{Filter, same_kind, serde_round_trip, serde_round_trip_into, spawn_inserts, xxh3};
+pub use lab_filter::{
+    LabFilter, same_kind, serde_round_trip, serde_round_trip_into, spawn_inserts, xxh3,
+};
 pub use linebloom_kinds::{
     Atomic, Blocked, Classic, Counting, HasherLabel, Linebloom, LinebloomKind, Scalable, blocked,
     blocked_xxh3,
 };
-pub use named::Named;
+pub use non_bloom_rivals::{
+    Cuckoo, FastbloomRsCounting, Fuse8, Qfilter, ScalableCuckoo, Xorf, holding,
+};
+pub use renamed::Renamed;
 pub use sizing::keys_for_bytes;
 pub use split_block::SplitBlock256;
 pub use vector_quotient::LinebloomQuotient;
@@ -74,7 +79,7 @@ pub enum Sizing {
 /// where the library cannot be sized that way (growable by bits, sbbf by fractional
 /// bits…).
 pub type Recipe =
-    fn(Sizing, u64, &[u64], &'static Kernel) -> anyhow::Result<Option<Box<dyn Filter>>>;
+    fn(Sizing, u64, &[u64], &'static Kernel) -> anyhow::Result<Option<Box<dyn LabFilter>>>;
 
 /// One filter the lab builds.
 pub struct Contender {
@@ -530,8 +535,8 @@ fn bits(b: f64, n: u64) -> u64 {
 /// the library does not take.
 fn fpr_only(
     sizing: Sizing,
-    make: impl FnOnce(f64) -> anyhow::Result<Option<Box<dyn Filter>>>,
-) -> anyhow::Result<Option<Box<dyn Filter>>> {
+    make: impl FnOnce(f64) -> anyhow::Result<Option<Box<dyn LabFilter>>>,
+) -> anyhow::Result<Option<Box<dyn LabFilter>>> {
     match sizing {
         Sizing::Fpr(p) => make(p),
         Sizing::BitsPerKey(_) => Ok(None),
@@ -539,7 +544,10 @@ fn fpr_only(
 }
 
 /// `f` holding `members` (`insert_batch`).
-fn filled(mut f: Box<dyn Filter>, members: &[u64]) -> anyhow::Result<Option<Box<dyn Filter>>> {
+fn filled(
+    mut f: Box<dyn LabFilter>,
+    members: &[u64],
+) -> anyhow::Result<Option<Box<dyn LabFilter>>> {
     f.insert_batch(members);
     Ok(Some(f))
 }
@@ -599,7 +607,7 @@ pub fn build(
     sizing: Sizing,
     members: &[u64],
     kernel: &'static Kernel,
-) -> anyhow::Result<Option<Box<dyn Filter>>> {
+) -> anyhow::Result<Option<Box<dyn LabFilter>>> {
     build_sized(name, sizing, members.len() as u64, members, kernel)
 }
 
@@ -616,7 +624,7 @@ pub fn build_sized(
     n: u64,
     members: &[u64],
     kernel: &'static Kernel,
-) -> anyhow::Result<Option<Box<dyn Filter>>> {
+) -> anyhow::Result<Option<Box<dyn LabFilter>>> {
     (contender(name)?.make)(sizing, n, members, kernel)
 }
 
@@ -673,7 +681,7 @@ mod tests {
     }
 
     /// The pass-level loops the timing experiments call answer exactly as a loop of
-    /// per-key calls does, through `dyn Filter`; `insert_each` leaves no member out;
+    /// per-key calls does, through `dyn LabFilter`; `insert_each` leaves no member out;
     /// `dedup_each` counts every key of a fresh filter new but for the few its own
     /// earlier keys cover, and none the second time.
     #[test]
@@ -681,11 +689,11 @@ mod tests {
         let members: Vec<u64> = (0..2_000u64).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
         let probes: Vec<u64> = (0..20_000u64).map(|i| (i << 1) | 1).collect();
         let params = Params::for_fpr(2_000, 0.01).unwrap();
-        let mut filters: Vec<Box<dyn Filter>> = linebloom::arch::available()
-            .map(|kernel| Box::new(blocked(params, kernel)) as Box<dyn Filter>)
+        let mut filters: Vec<Box<dyn LabFilter>> = linebloom::arch::available()
+            .map(|kernel| Box::new(blocked(params, kernel)) as Box<dyn LabFilter>)
             .collect();
         filters.push(Box::new(Sbbf::for_fpr(2_000, 0.01)));
-        filters.push(Box::new(Named("control", Sbbf::for_fpr(2_000, 0.01))));
+        filters.push(Box::new(Renamed("control", Sbbf::for_fpr(2_000, 0.01))));
         filters.push(Box::new(Fastbloom::for_fpr(2_000, 0.01)));
         filters.push(Box::new(SplitBlock256::for_fpr(2_000, 0.01).unwrap()));
         for f in filters.iter_mut() {

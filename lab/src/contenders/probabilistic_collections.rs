@@ -3,7 +3,7 @@
 //! design linebloom's vector quotient filter and qfilter improve on. It hashes the key
 //! with SipHash under a fixed seed, so a run is reproducible.
 
-use super::filter::{Filter, serde_round_trip_into};
+use super::lab_filter::{LabFilter, serde_round_trip_into};
 use probabilistic_collections::SipHasherBuilder;
 use probabilistic_collections::quotient::QuotientFilter;
 
@@ -25,7 +25,7 @@ impl ClassicQuotient {
     }
 }
 
-impl Filter for ClassicQuotient {
+impl LabFilter for ClassicQuotient {
     fn name(&self) -> String {
         NAME.into()
     }
@@ -54,7 +54,7 @@ impl Filter for ClassicQuotient {
         let slot_bits = usize::from(self.0.remainder_bits()) + 3;
         (self.0.capacity() * slot_bits).div_ceil(64) * 8
     }
-    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn LabFilter>, usize)>> {
         serde_round_trip_into(&self.0, ClassicQuotient)
     }
 }

@@ -11,8 +11,8 @@
 //! word w gets bit (x ·₃₂ SALTS[w]) >> 27        x = h mod 2³², Parquet's eight salts
 //! ```
 //!
-//! The probe is plain Rust over `[u32; 8]`. Its pass loops ([`Filter::count_each`],
-//! [`Filter::insert_each`], [`Filter::dedup_each`]) run inside
+//! The probe is plain Rust over `[u32; 8]`. Its pass loops ([`LabFilter::count_each`],
+//! [`LabFilter::insert_each`], [`LabFilter::dedup_each`]) run inside
 //! `#[target_feature(enable = "avx2")]` functions where the CPU has AVX2, where LLVM
 //! compiles the eight words to one 256-bit vector each step (`vpmulld`, `vpsrld`,
 //! `vpsllvd`, `vptest`), with no call per key: the shape of the C++ split-block filters
@@ -23,7 +23,7 @@
 //! positions ([`split_block_fpr`]), so that it can be sized to linebloom's measured
 //! rate and compared at equal false positives.
 
-use super::filter::Filter;
+use super::lab_filter::LabFilter;
 use linebloom::IntFold;
 use linebloom::pattern::{SALTS, block_index};
 
@@ -189,7 +189,7 @@ impl SplitBlock256 {
     }
 }
 
-impl Filter for SplitBlock256 {
+impl LabFilter for SplitBlock256 {
     fn name(&self) -> String {
         "split-block-256".into()
     }

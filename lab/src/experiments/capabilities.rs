@@ -9,7 +9,7 @@
 
 use crate::Ctx;
 use crate::contenders::names as filter_names;
-use crate::contenders::{self, Facts, Filter, NoStd, Sizing, build_sized};
+use crate::contenders::{self, Facts, LabFilter, NoStd, Sizing, build_sized};
 use crate::support::experiment::{Experiment, Run, Summary};
 use crate::support::keys::{false_positives, members, non_members};
 use crate::support::table::markdown_table;
@@ -119,7 +119,7 @@ fn cell(verdict: Verdict, detail: impl Into<String>) -> Cell {
 }
 
 /// Keys in `keys` that `f` answers "absent" for.
-fn missing(f: &dyn Filter, keys: &[u64]) -> usize {
+fn missing(f: &dyn LabFilter, keys: &[u64]) -> usize {
     keys.iter().filter(|&&k| !f.contains(k)).count()
 }
 
@@ -149,7 +149,7 @@ impl Keys {
 /// order.
 pub fn check(contender: &str, keys: &Keys, kernel: &'static Kernel) -> anyhow::Result<Vec<Cell>> {
     let n = keys.members.len() as u64;
-    let make = |members: &[u64]| -> anyhow::Result<Box<dyn Filter>> {
+    let make = |members: &[u64]| -> anyhow::Result<Box<dyn LabFilter>> {
         build_sized(contender, Sizing::Fpr(TARGET), n, members, kernel)?
             .ok_or_else(|| anyhow::anyhow!("{contender} cannot be sized for a rate"))
     };
@@ -169,7 +169,7 @@ pub fn check(contender: &str, keys: &Keys, kernel: &'static Kernel) -> anyhow::R
 }
 
 /// Inserts a tenth more keys into a built filter; all must be accepted and held.
-fn insert_after_build(mut f: Box<dyn Filter>, members: &[u64], extra: &[u64]) -> Cell {
+fn insert_after_build(mut f: Box<dyn LabFilter>, members: &[u64], extra: &[u64]) -> Cell {
     let refused = extra.iter().filter(|&&k| !f.try_insert(k)).count();
     if refused == extra.len() {
         return cell(
@@ -199,7 +199,7 @@ fn insert_after_build(mut f: Box<dyn Filter>, members: &[u64], extra: &[u64]) ->
 
 /// Deletes half the keys: every delete accepted, every kept key held, the deleted keys
 /// mostly gone.
-fn delete(mut f: Box<dyn Filter>, members: &[u64]) -> Cell {
+fn delete(mut f: Box<dyn LabFilter>, members: &[u64]) -> Cell {
     let (gone, kept) = members.split_at(members.len() / 2);
     let mut refused = 0;
     for &k in gone {
@@ -235,7 +235,7 @@ fn delete(mut f: Box<dyn Filter>, members: &[u64]) -> Cell {
 
 /// Fills a filter to `GROWTH` times the keys it was sized for: every insert accepted,
 /// every key held, and the rate within `GROWTH_SLACK` times the target.
-fn grow(mut f: Box<dyn Filter>, keys: &Keys) -> Cell {
+fn grow(mut f: Box<dyn LabFilter>, keys: &Keys) -> Cell {
     let bytes_before = f.bytes();
     let accepted: Vec<u64> = keys
         .more
@@ -269,7 +269,7 @@ fn grow(mut f: Box<dyn Filter>, keys: &Keys) -> Cell {
 
 /// Merges `b` into `a`, two filters of one recipe over the two halves of the keys, and
 /// checks that it holds both halves.
-fn merge(mut a: Box<dyn Filter>, b: Box<dyn Filter>, keys: &Keys) -> Cell {
+fn merge(mut a: Box<dyn LabFilter>, b: Box<dyn LabFilter>, keys: &Keys) -> Cell {
     let half = keys.members.len() / 2;
     match a.merge(b.as_ref()) {
         None => cell(Verdict::Absent, "no merge operation"),
@@ -297,8 +297,8 @@ fn merge(mut a: Box<dyn Filter>, b: Box<dyn Filter>, keys: &Keys) -> Cell {
 /// Inserts `extra` from `THREADS` threads into one filter and one key at a time into a
 /// twin: every key held, and the same answer as the twin on every probe.
 fn concurrent_insert(
-    shared: Box<dyn Filter>,
-    mut twin: Box<dyn Filter>,
+    shared: Box<dyn LabFilter>,
+    mut twin: Box<dyn LabFilter>,
     extra: &[u64],
     keys: &Keys,
 ) -> Cell {
@@ -330,7 +330,7 @@ fn concurrent_insert(
 }
 
 /// Serializes and decodes: the copy answers every member and probe as the original.
-fn serialize(f: &dyn Filter, keys: &Keys) -> Cell {
+fn serialize(f: &dyn LabFilter, keys: &Keys) -> Cell {
     match f.round_trip() {
         None => cell(Verdict::Absent, "no serialization"),
         Some(Err(e)) => cell(Verdict::Fails, format!("round trip failed: {e:#}")),

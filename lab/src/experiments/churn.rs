@@ -11,7 +11,7 @@
 //! per round, so it shows orders of magnitude, not small differences).
 
 use crate::Ctx;
-use crate::contenders::{self, Filter, Sizing, build};
+use crate::contenders::{self, LabFilter, Sizing, build};
 use crate::support::experiment::{Experiment, Run, Summary};
 use crate::support::keys::{false_positives, members, non_members};
 use crate::support::plot::{LineChart, Series, Style};
@@ -86,7 +86,7 @@ impl Experiment for Churn {
         let probe_keys = non_members(ctx, probes, 21);
         let mut rows = Vec::new();
         let bar = crate::support::progress::bar(ctx, every_library().count() as u64, NAME);
-        let make = |lib: &str, keys: &[u64]| -> anyhow::Result<Box<dyn Filter>> {
+        let make = |lib: &str, keys: &[u64]| -> anyhow::Result<Box<dyn LabFilter>> {
             build(lib, Sizing::Fpr(TARGET), keys, ctx.kernel)?
                 .ok_or_else(|| anyhow::anyhow!("{lib} cannot be built for churn"))
         };

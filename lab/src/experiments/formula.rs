@@ -16,7 +16,7 @@
 //! row whose whole interval lies outside ±3% is a miss of the formula.
 
 use crate::Ctx;
-use crate::contenders::{Filter, blocked};
+use crate::contenders::{LabFilter, blocked};
 use crate::support::experiment::{Experiment, Run, Summary};
 use crate::support::keys::{count_positives, random_probe};
 use crate::support::plot::{LineChart, Series, Style};

@@ -10,7 +10,7 @@
 //! so that they survive the doublings).
 
 use crate::Ctx;
-use crate::contenders::{self, Filter, GROWS_FROM, Sizing};
+use crate::contenders::{self, GROWS_FROM, LabFilter, Sizing};
 use crate::support::experiment::{Experiment, Run, Summary};
 use crate::support::keys::{false_positives, members, non_members};
 use crate::support::plot::{LineChart, Series, Style};
@@ -71,9 +71,9 @@ pub struct Row {
 /// A filter built for a first estimate of `initial` keys at `TARGET`: a growing
 /// contender by its own recipe (which starts at a [`GROWS_FROM`]th of the keys it is
 /// sized for), qfilter in its resizeable mode, the reference at a fixed size.
-fn build(library: &str, initial: u64, ctx: &Ctx) -> anyhow::Result<Box<dyn Filter>> {
+fn build(library: &str, initial: u64, ctx: &Ctx) -> anyhow::Result<Box<dyn LabFilter>> {
     Ok(match library {
-        "qfilter" => Box::new(contenders::families::Qfilter(
+        "qfilter" => Box::new(contenders::non_bloom_rivals::Qfilter(
             qfilter::Filter::new_resizeable(initial, QFILTER_MAX * initial, TARGET)
                 .map_err(|e| anyhow::anyhow!("qfilter: {e:?}"))?,
         )),

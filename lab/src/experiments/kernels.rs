@@ -9,7 +9,7 @@
 //! is the `footprint` experiment's.
 
 use crate::Ctx;
-use crate::contenders::{Filter, blocked};
+use crate::contenders::{LabFilter, blocked};
 use crate::support::experiment::{Experiment, Run, Summary};
 use crate::support::keys::{members, non_members};
 use crate::support::stats::summary as med;
@@ -74,12 +74,12 @@ impl Experiment for Kernels {
                 same_memory,
             ));
         }
-        let mut filters: Vec<Box<dyn Filter>> = shapes
+        let mut filters: Vec<Box<dyn LabFilter>> = shapes
             .iter()
             .map(|(_, kernel, p)| {
                 let mut f = blocked(*p, kernel);
                 f.insert_batch(&keys);
-                Box::new(f) as Box<dyn Filter>
+                Box::new(f) as Box<dyn LabFilter>
             })
             .collect();
         let workloads = WORKLOADS;
@@ -90,7 +90,7 @@ impl Experiment for Kernels {
             // The start order rotates every round (see `timing`).
             for fi in crate::support::timing::round_order(round, len) {
                 let f = &mut filters[fi];
-                // One dynamic call per pass (see `Filter::count_each`).
+                // One dynamic call per pass (see `LabFilter::count_each`).
                 // `insert` uses every answer (a dedup loop), `add` asks for none.
                 samples[fi][0].push(ns_per_key(&misses, |k| f.dedup_each(k)));
                 samples[fi][1].push(ns_per_key(&misses, |k| {

@@ -15,7 +15,7 @@
 //! keys, so no mode finds lines another mode just brought into the cache.
 
 use crate::Ctx;
-use crate::contenders::{Filter, blocked};
+use crate::contenders::{LabFilter, blocked};
 use crate::support::experiment::{Experiment, Run, Summary};
 use crate::support::keys::{fill_stream, member_key};
 use crate::support::plot::{LineChart, Series, Style};

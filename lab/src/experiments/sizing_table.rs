@@ -21,7 +21,7 @@
 //! `lab size --n N --p P` prints the same rows for any (n, p), without measuring.
 
 use crate::Ctx;
-use crate::contenders::{Filter, Linebloom, Sizing, build, parquet_bits_per_key};
+use crate::contenders::{LabFilter, Linebloom, Sizing, build, parquet_bits_per_key};
 use crate::support::experiment::{Experiment, Run, Summary};
 use crate::support::keys::{false_positives, members, non_members};
 use crate::support::stats::{Z99, wilson};
@@ -113,8 +113,8 @@ fn filter(
     p: f64,
     keys: &[u64],
     ctx: &Ctx,
-) -> anyhow::Result<Box<dyn Filter>> {
-    let by_rival = |name: &str| -> anyhow::Result<Box<dyn Filter>> {
+) -> anyhow::Result<Box<dyn LabFilter>> {
+    let by_rival = |name: &str| -> anyhow::Result<Box<dyn LabFilter>> {
         build(name, Sizing::Fpr(p), keys, ctx.kernel)?
             .ok_or_else(|| anyhow::anyhow!("{name} cannot be built for n = {n}, p = {p}"))
     };

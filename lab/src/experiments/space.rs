@@ -5,7 +5,7 @@
 //! is listed in the table as the exact reference (rate 0, its memory per key).
 
 use crate::Ctx;
-use crate::contenders::{Exact, Filter, SizedBy, Sizing, build};
+use crate::contenders::{Exact, LabFilter, SizedBy, Sizing, build};
 use crate::support::experiment::{Experiment, Run, Summary};
 use crate::support::keys::{false_positives, members, non_members};
 use crate::support::plot::{LineChart, Series, Style};

@@ -25,9 +25,9 @@
 //!
 //! Contenders are interleaved round by round, the start order rotating every round, and
 //! every pass is timed in CPU time (see [`crate::support::timing`]). A pass is one dynamic call:
-//! the single-key loops are each filter's own ([`Filter::count_each`],
-//! [`Filter::dedup_each`] for `insert`, which uses every answer as a dedup loop does,
-//! [`Filter::insert_each`] for `add`, which asks for none), so a probe inlines into its
+//! the single-key loops are each filter's own ([`LabFilter::count_each`],
+//! [`LabFilter::dedup_each`] for `insert`, which uses every answer as a dedup loop does,
+//! [`LabFilter::insert_each`] for `add`, which asks for none), so a probe inlines into its
 //! loop as in a user's code, where
 //! a dynamic call per key cost more than linebloom's whole probe. An identical second
 //! sbbf-rs-safe filter, `sbbf-rs-safe-control`, is timed like any contender: its ratio
@@ -35,7 +35,7 @@
 
 use crate::Ctx;
 use crate::contenders::{
-    self, Fastbloom, Filter, Named, Sbbf, Sizing, SplitBlock256, blocked, build,
+    self, Fastbloom, LabFilter, Renamed, Sbbf, Sizing, SplitBlock256, blocked, build,
 };
 use crate::support::experiment::{Experiment, Run, Summary};
 use crate::support::keys::{fill_stream, member_key, non_members};
@@ -149,7 +149,7 @@ impl Experiment for Throughput {
                 .map(|i| member_key(ctx, i))
                 .collect();
 
-            let mut contenders: Vec<Box<dyn Filter>> = Vec::new();
+            let mut contenders: Vec<Box<dyn LabFilter>> = Vec::new();
             let kernels: Vec<_> = if size > rival_max {
                 vec![ctx.kernel]
             } else {
@@ -160,7 +160,7 @@ impl Experiment for Throughput {
             }
             if size <= rival_max {
                 contenders.push(Box::new(Sbbf::for_fpr(n, 0.01)));
-                contenders.push(Box::new(Named(CONTROL, Sbbf::for_fpr(n, 0.01))));
+                contenders.push(Box::new(Renamed(CONTROL, Sbbf::for_fpr(n, 0.01))));
                 contenders.push(Box::new(Fastbloom::for_fpr(n, 0.01)));
                 // The split-block probe on linebloom's hash, at linebloom's own rate
                 // for these keys (its exact formula), so the two compare at equal

@@ -19,7 +19,7 @@ pub fn non_members(ctx: &Ctx, n: usize, stream: u64) -> Vec<u64> {
 }
 
 /// Counts false positives of `f` over `probes`, in batches.
-pub fn false_positives(f: &dyn crate::contenders::Filter, probes: &[u64]) -> u64 {
+pub fn false_positives(f: &dyn crate::contenders::LabFilter, probes: &[u64]) -> u64 {
     let mut out = vec![false; 4096];
     let mut hits = 0;
     for chunk in probes.chunks(4096) {
@@ -32,7 +32,7 @@ pub fn false_positives(f: &dyn crate::contenders::Filter, probes: &[u64]) -> u64
 /// Counts false positives of `f` over keys `key(i)` for `i` in `range`, generated in
 /// chunks, so that a billion probes need no list in memory.
 pub fn count_positives(
-    f: &dyn crate::contenders::Filter,
+    f: &dyn crate::contenders::LabFilter,
     range: std::ops::Range<u64>,
     key: impl Fn(u64) -> u64,
 ) -> u64 {
@@ -81,7 +81,7 @@ pub fn keyed_member(seed: u64, i: u64) -> u64 {
 
 /// Inserts `key(0)`, …, `key(n - 1)` into `f` in batches of 2^16, calling `done` with
 /// the count inserted after each batch.
-pub fn fill<F: crate::contenders::Filter + ?Sized>(
+pub fn fill<F: crate::contenders::LabFilter + ?Sized>(
     f: &mut F,
     n: u64,
     key: impl Fn(u64) -> u64,
@@ -99,7 +99,7 @@ pub fn fill<F: crate::contenders::Filter + ?Sized>(
 }
 
 /// Inserts member keys `0..n` of the stream into `f`, in chunks, with a progress bar.
-pub fn fill_stream(ctx: &Ctx, f: &mut dyn crate::contenders::Filter, n: u64, what: &str) {
+pub fn fill_stream(ctx: &Ctx, f: &mut dyn crate::contenders::LabFilter, n: u64, what: &str) {
     let bar = crate::support::progress::bar(ctx, n, what);
     fill(f, n, |i| member_key(ctx, i), |i| bar.set_position(i));
     bar.finish_and_clear();

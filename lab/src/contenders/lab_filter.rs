@@ -1,12 +1,12 @@
-//! [`Filter`], the one trait every filter the lab measures sits behind, and the helpers
+//! [`LabFilter`], the one trait every filter the lab measures sits behind, and the helpers
 //! its adapters share: [`same_kind`] for merges, [`spawn_inserts`] for concurrent
 //! inserts, the serde round trip, and [`xxh3`], the rivals' hash of a `u64` key.
 
 use std::any::Any;
 
-/// A filter under test. (`Any`: [`Filter::merge`] checks that the other filter is the
+/// A filter under test. (`Any`: [`LabFilter::merge`] checks that the other filter is the
 /// same type.)
-pub trait Filter: Any {
+pub trait LabFilter: Any {
     /// Name in CSVs and legends.
     fn name(&self) -> String;
     /// Adds a key.
@@ -15,10 +15,10 @@ pub trait Filter: Any {
     fn contains(&self, key: u64) -> bool;
     /// Bytes of filter memory.
     fn bytes(&self) -> usize;
-    /// How many of `keys` [`contains`](Filter::contains) says yes to, one key at a
+    /// How many of `keys` [`contains`](LabFilter::contains) says yes to, one key at a
     /// time: the single-key lookup loop the timing experiments measure. Callers should
     /// not override it. As a provided method it is compiled once per filter type, so a
-    /// call through `dyn Filter` costs one indirect call per pass, and each key's probe
+    /// call through `dyn LabFilter` costs one indirect call per pass, and each key's probe
     /// inlines into the loop as it does in a user's code. (A dynamic call per key costs
     /// more than the probe: through one, linebloom's single-key lead over sbbf-rs-safe
     /// was gone; see `benches/examples/dyn_dispatch.rs`.) Each key passes through
@@ -28,8 +28,8 @@ pub trait Filter: Any {
             .filter(|&&k| self.contains(std::hint::black_box(k)))
             .count() as u64
     }
-    /// Adds `keys` one at a time by [`insert`](Filter::insert), in one loop compiled per
-    /// filter type, like [`count_each`](Filter::count_each): a loop that fills a
+    /// Adds `keys` one at a time by [`insert`](LabFilter::insert), in one loop compiled per
+    /// filter type, like [`count_each`](LabFilter::count_each): a loop that fills a
     /// filter and asks nothing.
     fn insert_each(&mut self, keys: &[u64]) {
         for &k in keys {
@@ -44,9 +44,9 @@ pub trait Filter: Any {
         self.insert(key);
         !seen
     }
-    /// Adds `keys` one at a time by [`insert_reporting`](Filter::insert_reporting) and
+    /// Adds `keys` one at a time by [`insert_reporting`](LabFilter::insert_reporting) and
     /// counts the new ones: a deduplicating loop, which uses every answer. Compiled
-    /// per filter type, like [`count_each`](Filter::count_each).
+    /// per filter type, like [`count_each`](LabFilter::count_each).
     fn dedup_each(&mut self, keys: &[u64]) -> u64 {
         let mut fresh = 0;
         for &k in keys {
@@ -83,7 +83,7 @@ pub trait Filter: Any {
         None
     }
     /// Removes `keys` (all held) one at a time and counts the removals that succeeded,
-    /// in one loop compiled per filter type, like [`count_each`](Filter::count_each).
+    /// in one loop compiled per filter type, like [`count_each`](LabFilter::count_each).
     fn remove_each(&mut self, keys: &[u64]) -> u64 {
         let mut removed = 0;
         for &k in keys {
@@ -91,7 +91,7 @@ pub trait Filter: Any {
         }
         removed
     }
-    /// Adds `keys` one at a time by [`try_insert`](Filter::try_insert) and counts the
+    /// Adds `keys` one at a time by [`try_insert`](LabFilter::try_insert) and counts the
     /// inserts the filter took, in one loop compiled per filter type.
     fn try_insert_each(&mut self, keys: &[u64]) -> u64 {
         let mut taken = 0;
@@ -109,7 +109,7 @@ pub trait Filter: Any {
     }
     /// Adds every key of `other` (the same type, built with the same sizing) by the
     /// library's own merge: `Some(Err)` if it refused, `None` where it has none.
-    fn merge(&mut self, _other: &dyn Filter) -> Option<anyhow::Result<()>> {
+    fn merge(&mut self, _other: &dyn LabFilter) -> Option<anyhow::Result<()>> {
         None
     }
     /// Inserts `keys` from `threads` threads at once through a shared reference; `None`
@@ -119,13 +119,13 @@ pub trait Filter: Any {
     }
     /// Serializes by the library's own format and decodes it again: the decoded copy and
     /// the encoding's length in bytes; `None` where the library cannot serialize.
-    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn LabFilter>, usize)>> {
         None
     }
 }
 
-/// The `other` of a [`Filter::merge`] as the type `T`, or an error naming both.
-pub fn same_kind<'a, T: Filter>(this: &T, other: &'a dyn Filter) -> anyhow::Result<&'a T> {
+/// The `other` of a [`LabFilter::merge`] as the type `T`, or an error naming both.
+pub fn same_kind<'a, T: LabFilter>(this: &T, other: &'a dyn LabFilter) -> anyhow::Result<&'a T> {
     let any: &dyn Any = other;
     any.downcast_ref::<T>()
         .ok_or_else(|| anyhow::anyhow!("{} cannot merge a {}", this.name(), other.name()))
@@ -154,14 +154,14 @@ pub fn serde_round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(
 }
 
 /// [`serde_round_trip`] of a library's filter, decoded into the adapter `wrap` makes of
-/// it: what [`Filter::round_trip`] returns.
+/// it: what [`LabFilter::round_trip`] returns.
 pub fn serde_round_trip_into<T, F>(
     value: &T,
     wrap: impl FnOnce(T) -> F,
-) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>>
+) -> Option<anyhow::Result<(Box<dyn LabFilter>, usize)>>
 where
     T: serde::Serialize + serde::de::DeserializeOwned,
-    F: Filter,
+    F: LabFilter,
 {
     Some(serde_round_trip(value).map(|(decoded, len)| (Box::new(wrap(decoded)) as _, len)))
 }
@@ -174,8 +174,8 @@ pub fn xxh3(key: u64) -> u64 {
 
 /// A boxed filter is a filter: every method forwards, the loops included, so that a
 /// pass runs the inner filter's own loop (one dynamic call per pass, as for the box
-/// itself), and wrappers such as [`super::Named`] can hold a filter built by name.
-impl Filter for Box<dyn Filter> {
+/// itself), and wrappers such as [`super::Renamed`] can hold a filter built by name.
+impl LabFilter for Box<dyn LabFilter> {
     fn name(&self) -> String {
         (**self).name()
     }
@@ -224,13 +224,13 @@ impl Filter for Box<dyn Filter> {
     fn exact_fpr(&self) -> Option<f64> {
         (**self).exact_fpr()
     }
-    fn merge(&mut self, other: &dyn Filter) -> Option<anyhow::Result<()>> {
+    fn merge(&mut self, other: &dyn LabFilter) -> Option<anyhow::Result<()>> {
         (**self).merge(other)
     }
     fn insert_concurrently(&self, keys: &[u64], threads: usize) -> Option<()> {
         (**self).insert_concurrently(keys, threads)
     }
-    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn LabFilter>, usize)>> {
         (**self).round_trip()
     }
 }

@@ -1,15 +1,15 @@
-//! [`Named`]: a filter under another name, the control copy of a timing table's
+//! [`Renamed`]: a filter under another name, the control copy of a timing table's
 //! baseline.
 
-use super::filter::Filter;
+use super::lab_filter::LabFilter;
 use std::any::Any;
 
 /// A filter under another name: the control copy of a baseline (an identical second
 /// filter, timed as a contender of its own, whose ratio to the baseline is the noise
 /// floor of a timing table).
-pub struct Named<F>(pub &'static str, pub F);
+pub struct Renamed<F>(pub &'static str, pub F);
 
-impl<F: Filter> Filter for Named<F> {
+impl<F: LabFilter> LabFilter for Renamed<F> {
     fn name(&self) -> String {
         self.0.into()
     }
@@ -62,7 +62,7 @@ impl<F: Filter> Filter for Named<F> {
     fn remove(&mut self, key: u64) -> Option<bool> {
         self.1.remove(key)
     }
-    fn merge(&mut self, other: &dyn Filter) -> Option<anyhow::Result<()>> {
+    fn merge(&mut self, other: &dyn LabFilter) -> Option<anyhow::Result<()>> {
         let any: &dyn Any = other;
         match any.downcast_ref::<Self>() {
             Some(o) => self.1.merge(&o.1),
@@ -72,7 +72,7 @@ impl<F: Filter> Filter for Named<F> {
     fn insert_concurrently(&self, keys: &[u64], threads: usize) -> Option<()> {
         self.1.insert_concurrently(keys, threads)
     }
-    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn LabFilter>, usize)>> {
         self.1.round_trip()
     }
 }

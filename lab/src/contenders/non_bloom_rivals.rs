@@ -1,7 +1,8 @@
-//! The filter families beyond Bloom filters, behind the lab's one [`Filter`] interface:
-//! cuckoo filters (`cuckoofilter`, `scalable_cuckoo_filter`), a quotient filter
-//! (`qfilter`), xor and binary fuse filters (`xorf`: Xor8, Xor16, BinaryFuse8,
-//! BinaryFuse16), and another crate's counting Bloom filter (`fastbloom-rs`).
+//! The rivals that are not Bloom filters, and another crate's counting Bloom filter,
+//! behind the lab's one [`LabFilter`] interface: cuckoo filters (`cuckoofilter`,
+//! `scalable_cuckoo_filter`), a quotient filter (`qfilter`), xor and binary fuse
+//! filters (`xorf`: Xor8, Xor16, BinaryFuse8, BinaryFuse16), and `fastbloom-rs`'s
+//! counting Bloom filter.
 //!
 //! Every one gets the same keys. Those that take a hash take XXH3-64 of the key, as
 //! sbbf-rs-safe and fastbloom do; `cuckoofilter` and `scalable_cuckoo_filter` only
@@ -9,7 +10,7 @@
 //! sizing recipe in [`super::build`]: from `(n, p)` where it has one; the cuckoo filter
 //! and the xor filters have a fixed fingerprint and size from `n` alone.
 
-use super::filter::{Filter, same_kind, serde_round_trip_into, xxh3};
+use super::lab_filter::{LabFilter, same_kind, serde_round_trip_into, xxh3};
 use fastbloom_rs::{Deletable, Membership};
 
 /// `cuckoofilter`: 4 entries of 8-bit fingerprints per bucket, SipHash; its only recipe
@@ -18,7 +19,7 @@ use fastbloom_rs::{Deletable, Membership};
 /// refused inserts (a cuckoo filter fills to about 95%).
 pub struct Cuckoo(pub cuckoofilter::CuckooFilter<std::collections::hash_map::DefaultHasher>);
 
-impl Filter for Cuckoo {
+impl LabFilter for Cuckoo {
     fn name(&self) -> String {
         "cuckoofilter".into()
     }
@@ -37,7 +38,7 @@ impl Filter for Cuckoo {
     fn bytes(&self) -> usize {
         self.0.memory_usage()
     }
-    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn LabFilter>, usize)>> {
         let exported = self.0.export();
         let len = exported.values.len();
         Some(Ok((
@@ -50,7 +51,7 @@ impl Filter for Cuckoo {
 /// `scalable_cuckoo_filter`: cuckoo filters that grow, sized from `(n, p)`.
 pub struct ScalableCuckoo(pub scalable_cuckoo_filter::ScalableCuckooFilter<u64>);
 
-impl Filter for ScalableCuckoo {
+impl LabFilter for ScalableCuckoo {
     fn name(&self) -> String {
         "scalable-cuckoo-filter".into()
     }
@@ -66,7 +67,7 @@ impl Filter for ScalableCuckoo {
     fn bytes(&self) -> usize {
         (self.0.bits() / 8) as usize
     }
-    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn LabFilter>, usize)>> {
         serde_round_trip_into(&self.0, ScalableCuckoo)
     }
 }
@@ -79,7 +80,7 @@ impl Filter for ScalableCuckoo {
 /// (`linebloom-quotient`).
 pub struct Qfilter(pub qfilter::Filter);
 
-impl Filter for Qfilter {
+impl LabFilter for Qfilter {
     fn name(&self) -> String {
         "qfilter".into()
     }
@@ -98,14 +99,14 @@ impl Filter for Qfilter {
     fn bytes(&self) -> usize {
         self.0.memory_usage()
     }
-    fn merge(&mut self, other: &dyn Filter) -> Option<anyhow::Result<()>> {
+    fn merge(&mut self, other: &dyn LabFilter) -> Option<anyhow::Result<()>> {
         Some(same_kind(self, other).and_then(|o| {
             self.0
                 .merge(true, &o.0)
                 .map_err(|e| anyhow::anyhow!("qfilter merge: {e:?}"))
         }))
     }
-    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn LabFilter>, usize)>> {
         serde_round_trip_into(&self.0, Qfilter)
     }
 }
@@ -114,7 +115,7 @@ impl Filter for Qfilter {
 /// given the XXH3 hash's 8 bytes.
 pub struct FastbloomRsCounting(pub fastbloom_rs::CountingBloomFilter);
 
-impl Filter for FastbloomRsCounting {
+impl LabFilter for FastbloomRsCounting {
     fn name(&self) -> String {
         "fastbloom-rs-counting".into()
     }
@@ -139,7 +140,7 @@ impl Filter for FastbloomRsCounting {
     /// Through `get_u8_array` and `from_u64_array`. (The crate's `from_u8_array` reads
     /// the byte slice as `usize`s through a cast pointer, which is undefined behaviour
     /// for bytes that are not 8-aligned; the lab hands it aligned words instead.)
-    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn LabFilter>, usize)>> {
         use fastbloom_rs::Hashes;
         let bytes = self.0.get_u8_array();
         let words: Vec<u64> = bytes
@@ -169,7 +170,7 @@ impl Fuse8 {
             .map_err(|e| anyhow::anyhow!("BinaryFuse8: {e}"))
     }
 }
-impl Filter for Fuse8 {
+impl LabFilter for Fuse8 {
     fn name(&self) -> String {
         "xorf-binaryfuse8".into()
     }
@@ -186,7 +187,7 @@ impl Filter for Fuse8 {
     fn try_insert(&mut self, _key: u64) -> bool {
         false
     }
-    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn LabFilter>, usize)>> {
         serde_round_trip_into(&self.0, Fuse8)
     }
 }
@@ -220,7 +221,7 @@ impl<F: xorf::Filter<u64>> Xorf<F> {
     }
 }
 
-impl<F: xorf::Filter<u64> + serde::Serialize + serde::de::DeserializeOwned + 'static> Filter
+impl<F: xorf::Filter<u64> + serde::Serialize + serde::de::DeserializeOwned + 'static> LabFilter
     for Xorf<F>
 {
     fn name(&self) -> String {
@@ -238,7 +239,7 @@ impl<F: xorf::Filter<u64> + serde::Serialize + serde::de::DeserializeOwned + 'st
     fn bytes(&self) -> usize {
         self.bytes
     }
-    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn Filter>, usize)>> {
+    fn round_trip(&self) -> Option<anyhow::Result<(Box<dyn LabFilter>, usize)>> {
         serde_round_trip_into(&self.filter, |filter| Xorf {
             name: self.name,
             filter,
@@ -251,9 +252,9 @@ impl<F: xorf::Filter<u64> + serde::Serialize + serde::de::DeserializeOwned + 'st
 /// any (a cuckoo or quotient filter past its capacity at its sizing recipe).
 pub fn holding(
     name: &str,
-    mut f: Box<dyn Filter>,
+    mut f: Box<dyn LabFilter>,
     keys: &[u64],
-) -> anyhow::Result<Option<Box<dyn Filter>>> {
+) -> anyhow::Result<Option<Box<dyn LabFilter>>> {
     let refused = keys.iter().filter(|&&k| !f.try_insert(k)).count();
     anyhow::ensure!(
         refused == 0,
