@@ -24,7 +24,7 @@
 //! tags reach 91.8% of their slots at a million blocks, 16-bit tags 86.3%.
 //!
 //! The derivation of each table, and the tests that rebuild it (the longest by hand,
-//! for hours), are in `core/tests/quotient_capacity.rs`. The lab's `quotient_load`
+//! for hours), are in `core/tests/quotient_capacity/`. The lab's `quotient_load`
 //! experiment fills filters past their capacity until the first refusal, and reports
 //! where that happened against this bound.
 //!
@@ -66,7 +66,7 @@ pub const TAG_BITS: [u32; 2] = [8, 16];
 /// limit of two-choice insertion for `m · s_{SLOTS+1} ≤ FULL_CHANCE / 10`, by RK4 at
 /// steps of 0.005 keys per block (rebuilt by `the_load_table_solves_the_fluid_limit`).
 /// The module docs say how far each is known; the tests named here are in
-/// `core/tests/quotient_capacity.rs`.
+/// `core/tests/quotient_capacity/`.
 pub const MAX_LOAD: [[u16; 2]; 29] = [
     [9202, 8699],
     [9230, 8716],
@@ -113,7 +113,7 @@ pub const MAX_LOAD: [[u16; 2]; 29] = [
 /// `the_capacities_from_32_blocks_are_bounded`): so their chance is at most
 /// [`FULL_CHANCE`], and where both are known, at 4 to 10 blocks, that chain's
 /// capacity is 1 to 3 keys below the exact one. Two blocks share every key, so they
-/// fill every slot. The tests named here are in `core/tests/quotient_capacity.rs`.
+/// fill every slot. The tests named here are in `core/tests/quotient_capacity/`.
 pub const SMALL_CAPACITY: [[u16; 2]; 31] = [
     [96, 56],
     [173, 93],
