@@ -17,9 +17,9 @@ fn assert_walkable(blocks: usize, slots: u64, most: usize) {
     );
 }
 
-/// The chance that a filter of `blocks` blocks (even, below
-/// [`FIRST_BLOCK_FROM`], at most 20) of `slots` slots refuses one of its first `n` inserts, for `n` = 0, 1, …: the
-/// Markov chain of the blocks' loads under the scheme's choice of blocks and its
+/// The chance that a filter of `blocks` blocks (even, below [`FIRST_BLOCK_FROM`], at
+/// most 20) of `slots` slots refuses one of its first `n` inserts, for `n` = 0, 1, …:
+/// the Markov chain of the blocks' loads under the scheme's choice of blocks and its
 /// emptier-block rule.
 ///
 /// The scheme draws the first block uniformly and the second as `first + d`, `d`

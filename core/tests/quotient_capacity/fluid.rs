@@ -20,8 +20,8 @@
 //! and 131 072 blocks with 0.092 ± 0.004 (0.086 ± 0.004), where the limit says 0.1:
 //! the means sit within 14% of the limit, and even the mean plus two standard errors
 //! (0.134 at most) leaves a factor of seven to the promise
-//! (`the_fluid_rows_hold_where_splitting_reaches` in `splitting.rs`, run by hand). Past 131 072 blocks
-//! it is neither proved nor measured.
+//! (`the_fluid_rows_hold_where_splitting_reaches` in `splitting.rs`, run by hand).
+//! Past 131 072 blocks it is neither proved nor measured.
 
 use super::*;
 use crate::splitting::MEASURED_ROWS;

@@ -8,8 +8,8 @@
 //! | file | holds |
 //! |---|---|
 //! | `exchange.rs` | the [`Exchange`](exchange::Exchange) state machine and `drive!` |
-//! | `state.rs` | what a handle knows of its filter ([`Shared`](state::Shared)), and re-reading the meta |
-//! | `keys.rs` | the names of a filter's keys |
+//! | `state.rs` | what a handle knows of its filter ([`Shared`](state::Shared)), `Refresh` |
+//! | `keys.rs` | the names of a filter's keys, their removal, and the random tags in them |
 //! | `reply.rs` | reading replies, and the refusals that send a call back to the meta |
 //! | `durability.rs` | [`Durability`] and [`WhileBuilding`]: what a call waits for and answers |
 //! | `open.rs` | `open`, `create`, `store`, `open_or_create` |
