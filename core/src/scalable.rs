@@ -17,12 +17,13 @@
 //! set with [`ScalableOptions`]; at most [`MAX_LAYERS`] layers are built, which is also
 //! the most the decoder reads.
 //!
-//! The defaults were chosen by measurement (`benches/src/bin/scalable_sweep.rs`; the
-//! sweep is in `benches/README.md`): of growth 1.5–8 and tightening 0.5–0.95 at a 1%
-//! target, growth 2 with tightening 0.8 holds a set grown 100× in 21.8 bits per key at
-//! 0.70% measured, against 27.7 bits at 0.94% with RedisBloom's tightening of 0.5, and
-//! keeps the worst point from 2× to 100× at 24.7 bits. A larger tightening ratio loosens
-//! the large late layers, which hold most keys, at the cost of a tighter first layer.
+//! The defaults were chosen by measurement: `benches/src/bin/scalable_sweep.rs` tries
+//! growth 1.5–8 and tightening 0.5–0.95 at a 1% target, and of the pairs whose every
+//! measured rate stays within the target, growth 2 with tightening 0.8 takes the fewest
+//! bits per key for a set grown up to 100× (`benches/README.md`, "Scalable filter
+//! defaults", has the table).
+//! A larger tightening ratio loosens the large late layers, which hold most keys, at
+//! the cost of a tighter first layer.
 //!
 //! [`Full`]: ScalableError::Full
 
@@ -33,13 +34,9 @@ use crate::params::{Params, ParamsError};
 use crate::storage::Blocks;
 use alloc::vec::Vec;
 
-/// The default growth factor: each layer twice the previous one's capacity
-/// (`scalable_sweep`, see the module docs).
-pub const DEFAULT_GROWTH: f64 = 2.0;
+mod options;
 
-/// The default tightening ratio: each layer's rate 0.8 times the previous one's
-/// (`scalable_sweep`, see the module docs).
-pub const DEFAULT_TIGHTENING: f64 = 0.8;
+pub use options::{DEFAULT_GROWTH, DEFAULT_TIGHTENING, Mode, ScalableOptions};
 
 /// The most layers a scalable filter builds, and the most its decoder accepts.
 ///
@@ -48,15 +45,6 @@ pub const DEFAULT_TIGHTENING: f64 = 0.8;
 /// accepts up to this many. Growth 2 reaches the largest filter ([`crate::MAX_BYTES`])
 /// within about 40 layers; only growth factors near 1 come close to this limit.
 pub const MAX_LAYERS: usize = 1024;
-
-/// Whether the filter may add layers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Add a layer when the newest one is full.
-    Scaling,
-    /// Never grow: inserting a new key beyond the capacity returns [`ScalableError::Full`].
-    Fixed,
-}
 
 /// Why an insert into a scalable filter failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,123 +72,6 @@ impl core::fmt::Display for ScalableError {
 }
 
 impl core::error::Error for ScalableError {}
-
-/// The options of a [`ScalableBloomFilter`]: initial capacity and target rate, plus
-/// growth factor, tightening ratio and [`Mode`], whose defaults are 2, 0.8 (chosen by
-/// measurement: see the module docs) and [`Mode::Scaling`].
-///
-/// ```
-/// use linebloom::ScalableOptions;
-/// use linebloom::scalable::Mode;
-/// let o = ScalableOptions::new(1_000, 0.01).with_growth(4.0).with_mode(Mode::Fixed);
-/// assert_eq!((o.growth(), o.tightening(), o.mode()), (4.0, 0.8, Mode::Fixed));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ScalableOptions {
-    initial_capacity: u64,
-    fpr: f64,
-    growth: f64,
-    tightening: f64,
-    mode: Mode,
-}
-
-impl ScalableOptions {
-    /// A scaling filter for `initial_capacity` keys in its first layer and a compounded
-    /// rate of at most `fpr`, with growth 2 and tightening 0.8. Checked when the filter
-    /// is built ([`ScalableBloomFilter::with_hasher`]).
-    #[must_use]
-    pub fn new(initial_capacity: u64, fpr: f64) -> Self {
-        ScalableOptions {
-            initial_capacity,
-            fpr,
-            growth: DEFAULT_GROWTH,
-            tightening: DEFAULT_TIGHTENING,
-            mode: Mode::Scaling,
-        }
-    }
-
-    /// Each layer's capacity is this factor (≥ 1) times the previous one's.
-    #[must_use]
-    pub fn with_growth(self, growth: f64) -> Self {
-        ScalableOptions { growth, ..self }
-    }
-
-    /// Each layer's target rate is this ratio (in (0, 1)) times the previous one's.
-    #[must_use]
-    pub fn with_tightening(self, tightening: f64) -> Self {
-        ScalableOptions { tightening, ..self }
-    }
-
-    /// Grow, or refuse new keys past the first layer's capacity.
-    #[must_use]
-    pub fn with_mode(self, mode: Mode) -> Self {
-        ScalableOptions { mode, ..self }
-    }
-
-    /// The first layer's capacity.
-    #[must_use]
-    pub fn initial_capacity(&self) -> u64 {
-        self.initial_capacity
-    }
-
-    /// The target compounded rate.
-    #[must_use]
-    pub fn fpr(&self) -> f64 {
-        self.fpr
-    }
-
-    /// The growth factor.
-    #[must_use]
-    pub fn growth(&self) -> f64 {
-        self.growth
-    }
-
-    /// The tightening ratio.
-    #[must_use]
-    pub fn tightening(&self) -> f64 {
-        self.tightening
-    }
-
-    /// The mode.
-    #[must_use]
-    pub fn mode(&self) -> Mode {
-        self.mode
-    }
-
-    /// Capacity and target rate of layer `i` (from 0): `⌈n₀·gⁱ⌉` keys at
-    /// `p·(1 − r)·rⁱ`. A caller that must bound memory sizes a layer with
-    /// [`Params::for_fpr`] from these before an insert builds it.
-    ///
-    /// ```
-    /// use linebloom::ScalableOptions;
-    /// let o = ScalableOptions::new(1_000, 0.01).with_tightening(0.5);
-    /// assert_eq!(o.layer_shape(0), (1_000, 0.005));
-    /// assert_eq!(o.layer_shape(2), (4_000, 0.00125));
-    /// ```
-    #[must_use]
-    pub fn layer_shape(&self, i: usize) -> (u64, f64) {
-        let cap =
-            (self.initial_capacity as f64 * libm::pow(self.growth, i as f64)).min(u64::MAX as f64);
-        let p = self.fpr * (1.0 - self.tightening) * libm::pow(self.tightening, i as f64);
-        (libm::ceil(cap) as u64, p)
-    }
-
-    /// The checks of [`ScalableBloomFilter::with_hasher`] (the first layer is checked
-    /// by building it).
-    pub(crate) fn check(&self) -> Result<(), ParamsError> {
-        let (growth, tightening) = (self.growth, self.tightening);
-        if !(growth >= 1.0 && growth.is_finite() && tightening > 0.0 && tightening < 1.0) {
-            return Err(ParamsError::InvalidGrowth);
-        }
-        if !(self.fpr > 0.0 && self.fpr < 1.0) {
-            return Err(ParamsError::InvalidFpr);
-        }
-        if self.initial_capacity == 0 {
-            return Err(ParamsError::ZeroCapacity);
-        }
-        Ok(())
-    }
-}
 
 /// A Bloom filter that grows in layers (see the module docs).
 #[derive(Clone, Debug)]
@@ -420,7 +291,7 @@ impl<H: KeyHasher + Clone> ScalableBloomFilter<H> {
         }
         let newest_cap = *self.capacities.last().expect("at least one layer");
         if self.newest_len >= newest_cap {
-            match self.options.mode {
+            match self.options.mode() {
                 Mode::Fixed => return Err(ScalableError::Full(FilterFull)),
                 Mode::Scaling => self.add_layer()?,
             }

@@ -58,6 +58,7 @@
 //! |---|---|
 //! | `filter.rs` | [`VectorQuotientFilter`]: constructors, inserts, removes, lookups |
 //! | `monitoring.rs` | its length, load factor, rates and block loads |
+//! | `well_formed.rs` | the checks of storage and of a decoded payload |
 //!
 //! Where a key goes and how a block holds tags ([`location`], [`SCHEME`]) sit with the
 //! per-key algorithm and the kernels in [`crate::arch::quotient`] (`scheme.rs`); the
@@ -66,6 +67,7 @@
 
 mod filter;
 mod monitoring;
+mod well_formed;
 
 #[cfg(linebloom_placement_sweep)]
 #[doc(hidden)]
@@ -73,5 +75,5 @@ pub use crate::arch::quotient::scheme::placement_sweep;
 pub use crate::arch::quotient::scheme::{
     Location, SCHEME, SCHEME_ID, SCHEME_ID_EMPTIER_BLOCK, location,
 };
-pub(crate) use filter::check_payload;
 pub use filter::{Stored, VectorQuotientFilter};
+pub(crate) use well_formed::check_payload;
