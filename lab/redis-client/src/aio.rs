@@ -163,18 +163,20 @@ impl<C: AsyncFilterConnection + ?Sized> AsyncFilterConnection for &mut C {
 }
 
 /// Runs an exchange on an async connection.
-macro_rules! run_async {
-    ($con:expr, $exchange:expr) => {
-        crate::protocol::exchange::drive!(
-            $exchange,
-            |cmds| $con.run(cmds).await,
-            |d| tokio::time::sleep(d).await,
-            |f| {
-                drop(f);
-                Err(crate::front::no_source())
-            }
-        )
-    };
+async fn run_async<X, C>(con: &mut C, exchange: X) -> Result<X::Output, RedisFilterError>
+where
+    X: crate::protocol::exchange::Exchange + Send,
+    C: AsyncFilterConnection + ?Sized,
+{
+    crate::protocol::exchange::drive!(
+        exchange,
+        |cmds| con.run(cmds).await,
+        |d| tokio::time::sleep(d).await,
+        |f| {
+            drop(f);
+            Err(crate::front::no_source())
+        }
+    )
 }
 
 /// A handle on a filter held in Redis, for async code (feature `tokio`): cheap to
@@ -223,7 +225,7 @@ impl From<AsyncRedisFilter> for RedisFilter {
 
 impl AsyncRedisFilter {
     filter_accessors!();
-    filter_methods!(async; AsyncFilterConnection; run_async);
+    filter_methods!(async await; AsyncFilterConnection; run_async);
 
     /// [`RedisFilter::open_or_build`] for async code: `source` is awaited only by the
     /// call that builds the filter.

@@ -153,18 +153,20 @@ impl<C: FilterConnection + ?Sized> FilterConnection for Box<C> {
 }
 
 /// Runs an exchange on a sync connection.
-macro_rules! run_sync {
-    ($con:expr, $exchange:expr) => {
-        crate::protocol::exchange::drive!(
-            $exchange,
-            |cmds| $con.run(cmds),
-            |d| std::thread::sleep(d),
-            |f| {
-                drop(f);
-                Err(crate::front::no_source())
-            }
-        )
-    };
+fn run<X, C>(con: &mut C, exchange: X) -> Result<X::Output, RedisFilterError>
+where
+    X: crate::protocol::exchange::Exchange,
+    C: FilterConnection + ?Sized,
+{
+    crate::protocol::exchange::drive!(
+        exchange,
+        |cmds| con.run(cmds),
+        |d| std::thread::sleep(d),
+        |f| {
+            drop(f);
+            Err(crate::front::no_source())
+        }
+    )
 }
 
 /// A handle on a filter held in Redis, for sync code: cheap to clone, `Send` and
@@ -197,7 +199,7 @@ impl std::fmt::Debug for RedisFilter {
 
 impl RedisFilter {
     filter_accessors!();
-    filter_methods!(; FilterConnection; run_sync);
+    filter_methods!(; FilterConnection; run);
 
     /// A service's start-up that fills the filter from the source of truth: opens the
     /// filter under `prefix`, or, if there is none, creates one of shape `params` in the

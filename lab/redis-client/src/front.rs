@@ -1,8 +1,8 @@
 //! The operations both fronts offer, written once: [`filter_methods!`] expands them
 //! for the sync [`RedisFilter`](crate::RedisFilter) and the async
 //! [`AsyncRedisFilter`](crate::AsyncRedisFilter), each with its own connection trait
-//! and its own way of running an exchange (plain calls, or `.await`s). The handle's
-//! accessors, which do no I/O, are [`filter_accessors!`].
+//! and its own function that runs an exchange (`blocking::run`, or `aio::run_async`,
+//! awaited). The handle's accessors, which do no I/O, are [`filter_accessors!`].
 
 use crate::protocol::state::Shared;
 use linebloom::{BloomFilter, Key};
@@ -93,10 +93,11 @@ macro_rules! filter_accessors {
 }
 pub(crate) use filter_accessors;
 
-/// The operations of a handle. `$($async)?` makes them `async fn`; `$Conn` is the
-/// connection trait; `$run!(con, exchange)` runs an exchange to its result.
+/// The operations of a handle. `$($async $await)?` makes them `async fn`s that await
+/// the runner; `$Conn` is the connection trait; `$run(con, exchange)` is the front's
+/// function that runs an exchange to its result.
 macro_rules! filter_methods {
-    ($($async:ident)?; $Conn:ident; $run:ident) => {
+    ($($async:ident $await:ident)?; $Conn:ident; $run:ident) => {
         /// Opens the filter stored under `prefix`: reads its meta and checks that every
         /// shard of the live generation is there with exactly its shape's bytes. Also
         /// detects the module (the [`BatchPath`]($crate::BatchPath)) and reads the
@@ -114,7 +115,7 @@ macro_rules! filter_methods {
             con: &mut C,
             prefix: &str,
         ) -> Result<Self, $crate::RedisFilterError> {
-            let state = $run!(con, $crate::protocol::open::Open::new(prefix))?;
+            let state = $run(con, $crate::protocol::open::Open::new(prefix))$(.$await)??;
             Ok(Self::from_state(prefix, state, false))
         }
 
@@ -131,7 +132,7 @@ macro_rules! filter_methods {
         ) -> Result<Self, $crate::RedisFilterError> {
             use $crate::protocol::open::{Content, Create};
             let create = Create::new(prefix, Content::Empty(params), $crate::FilterOptions::default())?;
-            let state = $run!(con, create)?;
+            let state = $run(con, create)$(.$await)??;
             Ok(Self::from_state(prefix, state, true))
         }
 
@@ -155,7 +156,7 @@ macro_rules! filter_methods {
         ) -> Result<Self, $crate::RedisFilterError> {
             use $crate::protocol::open::{Content, Create};
             let create = Create::new(prefix, Content::Empty(params), options)?;
-            let state = $run!(con, create)?;
+            let state = $run(con, create)$(.$await)??;
             Ok(Self::from_state(prefix, state, true))
         }
 
@@ -175,7 +176,7 @@ macro_rules! filter_methods {
             options: $crate::FilterOptions,
         ) -> Result<Self, $crate::RedisFilterError> {
             let exchange = $crate::protocol::open::OpenOrCreate::new(prefix, params, options)?;
-            let (state, created) = $run!(con, exchange)?;
+            let (state, created) = $run(con, exchange)$(.$await)??;
             Ok(Self::from_state(prefix, state, created))
         }
 
@@ -203,7 +204,7 @@ macro_rules! filter_methods {
         ) -> Result<Self, $crate::RedisFilterError> {
             use $crate::protocol::open::{Content, Create};
             let create = Create::new(prefix, Content::Filter(filter), options)?;
-            let state = $run!(con, create)?;
+            let state = $run(con, create)$(.$await)??;
             Ok(Self::from_state(prefix, state, true))
         }
 
@@ -232,7 +233,7 @@ macro_rules! filter_methods {
             let attempt = $crate::protocol::batch::Insert::new(batch);
             let exchange = $crate::protocol::batch::Retrying::new(&self.shared, con.ordered(), attempt);
             let exchange = $crate::protocol::durability::Durable::new(exchange, self.shared.durability(), con.ordered());
-            Ok($run!(con, exchange)? > 0)
+            Ok($run(con, exchange)$(.$await)?? > 0)
         }
 
         /// Inserts a batch of keys: with the module one command per shard, without it
@@ -254,7 +255,7 @@ macro_rules! filter_methods {
             let attempt = $crate::protocol::batch::Insert::new(keys);
             let exchange = $crate::protocol::batch::Retrying::new(&self.shared, con.ordered(), attempt);
             let exchange = $crate::protocol::durability::Durable::new(exchange, self.shared.durability(), con.ordered());
-            $run!(con, exchange)
+            $run(con, exchange)$(.$await)?
         }
 
         /// Makes every later insert through this handle and its clones wait until
@@ -288,7 +289,7 @@ macro_rules! filter_methods {
             let batch = std::slice::from_ref(&key);
             let attempt = $crate::protocol::batch::Contains::new(batch);
             let exchange = $crate::protocol::batch::Retrying::new(&self.shared, con.ordered(), attempt);
-            Ok($run!(con, exchange)?[0])
+            Ok($run(con, exchange)$(.$await)??[0])
         }
 
         /// Tests a batch of keys in one round trip (with the module one command per
@@ -307,7 +308,7 @@ macro_rules! filter_methods {
             }
             let attempt = $crate::protocol::batch::Contains::new(keys);
             let exchange = $crate::protocol::batch::Retrying::new(&self.shared, con.ordered(), attempt);
-            $run!(con, exchange)
+            $run(con, exchange)$(.$await)?
         }
 
         /// The approximate count of distinct keys inserted, kept by the inserts (one
@@ -322,7 +323,7 @@ macro_rules! filter_methods {
             con: &mut C,
         ) -> Result<u64, $crate::RedisFilterError> {
             let exchange = $crate::protocol::batch::Retrying::new(&self.shared, con.ordered(), $crate::protocol::read::Count);
-            $run!(con, exchange)
+            $run(con, exchange)$(.$await)?
         }
 
         /// The filter's shape, generation, count, expected fill and rate at that
@@ -337,7 +338,7 @@ macro_rules! filter_methods {
             con: &mut C,
         ) -> Result<$crate::Info, $crate::RedisFilterError> {
             let exchange = $crate::protocol::batch::Retrying::new(&self.shared, con.ordered(), $crate::protocol::read::InfoRead);
-            $run!(con, exchange)
+            $run(con, exchange)$(.$await)?
         }
 
         /// The live generation's load read from its bits (one `BITCOUNT` per shard:
@@ -353,7 +354,7 @@ macro_rules! filter_methods {
             target: f64,
         ) -> Result<$crate::Capacity, $crate::RedisFilterError> {
             let exchange = $crate::protocol::batch::Retrying::new(&self.shared, con.ordered(), $crate::protocol::read::Measure { target });
-            $run!(con, exchange)
+            $run(con, exchange)$(.$await)?
         }
 
         /// Reads the live generation back into process memory: the same bits, shape
@@ -367,7 +368,7 @@ macro_rules! filter_methods {
             con: &mut C,
         ) -> Result<linebloom::BloomFilter, $crate::RedisFilterError> {
             let exchange = $crate::protocol::batch::Retrying::new(&self.shared, con.ordered(), $crate::protocol::read::Load::default());
-            $run!(con, exchange)
+            $run(con, exchange)$(.$await)?
         }
 
         /// Re-reads the meta: after [`SwitchUnconfirmed`]($crate::RedisFilterError::SwitchUnconfirmed),
@@ -382,7 +383,7 @@ macro_rules! filter_methods {
             &self,
             con: &mut C,
         ) -> Result<(), $crate::RedisFilterError> {
-            $run!(con, $crate::protocol::state::Refresh(&self.shared))
+            $run(con, $crate::protocol::state::Refresh(&self.shared))$(.$await)?
         }
 
         /// Cancels a rebuild in progress whose lease has run out (its process died),
@@ -401,7 +402,7 @@ macro_rules! filter_methods {
             con: &mut C,
             force: bool,
         ) -> Result<Option<$crate::Generation>, $crate::RedisFilterError> {
-            $run!(con, $crate::protocol::rebuild::CancelRebuild::new(&self.shared, force))
+            $run(con, $crate::protocol::rebuild::CancelRebuild::new(&self.shared, force))$(.$await)?
         }
 
         /// Deletes the filter: its meta first (only if it is still the one read here,
@@ -418,7 +419,7 @@ macro_rules! filter_methods {
             &self,
             con: &mut C,
         ) -> Result<bool, $crate::RedisFilterError> {
-            $run!(con, $crate::protocol::lifecycle::Delete::new(&self.shared))
+            $run(con, $crate::protocol::lifecycle::Delete::new(&self.shared))$(.$await)?
         }
 
         /// Gives the whole filter (meta, shards, counts) a time to live of `ttl`;
@@ -437,7 +438,7 @@ macro_rules! filter_methods {
                 return Err($crate::RedisFilterError::InvalidArgument("a TTL of less than a millisecond".into()));
             }
             let exchange = $crate::protocol::batch::Retrying::new(&self.shared, con.ordered(), $crate::protocol::lifecycle::Ttl(Some(ttl)));
-            $run!(con, exchange)
+            $run(con, exchange)$(.$await)?
         }
 
         /// Removes the filter's time to live.
@@ -450,7 +451,7 @@ macro_rules! filter_methods {
             con: &mut C,
         ) -> Result<(), $crate::RedisFilterError> {
             let exchange = $crate::protocol::batch::Retrying::new(&self.shared, con.ordered(), $crate::protocol::lifecycle::Ttl(None));
-            $run!(con, exchange)
+            $run(con, exchange)$(.$await)?
         }
 
         fn from_state(prefix: &str, state: $crate::protocol::state::State, created: bool) -> Self {
