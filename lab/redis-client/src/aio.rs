@@ -162,21 +162,14 @@ impl<C: AsyncFilterConnection + ?Sized> AsyncFilterConnection for &mut C {
     }
 }
 
-/// Runs an exchange on an async connection.
+/// Runs an exchange on an async connection, with no source to fill a filter from.
 async fn run_async<X, C>(con: &mut C, exchange: X) -> Result<X::Output, RedisFilterError>
 where
     X: crate::protocol::exchange::Exchange + Send,
     C: AsyncFilterConnection + ?Sized,
 {
-    crate::protocol::exchange::drive!(
-        exchange,
-        |cmds| con.run(cmds).await,
-        |d| tokio::time::sleep(d).await,
-        |f| {
-            drop(f);
-            Err(crate::front::no_source())
-        }
-    )
+    type NoSource = fn() -> std::future::Ready<Result<[u64; 0], std::convert::Infallible>>;
+    run_with_source(con, exchange, None::<NoSource>).await
 }
 
 /// A handle on a filter held in Redis, for async code (feature `tokio`): cheap to
@@ -251,7 +244,7 @@ impl AsyncRedisFilter {
         let (state, created) = run_with_source(
             con,
             crate::protocol::build::OpenOrBuild::new(prefix, params, options, build)?,
-            source,
+            Some(source),
         )
         .await?;
         Ok(Self::from_state(prefix, state, created))
@@ -280,27 +273,28 @@ impl AsyncRedisFilter {
         run_with_source(
             con,
             crate::protocol::rebuild::Rebuild::new(&self.shared, params, options),
-            source,
+            Some(source),
         )
         .await
     }
 }
 
-/// Runs an exchange that may await `source` (once) on an async connection.
-async fn run_with_source<X, C, F, I, E>(
+/// Runs an exchange on an async connection; a step that fills a filter awaits
+/// `source` (once), and fails without one.
+async fn run_with_source<X, C, S, F, I, E>(
     con: &mut C,
     exchange: X,
-    source: impl FnOnce() -> F + Send,
+    mut source: Option<S>,
 ) -> Result<X::Output, RedisFilterError>
 where
     X: crate::protocol::exchange::Exchange + Send,
     C: AsyncFilterConnection + ?Sized,
+    S: FnOnce() -> F + Send,
     F: Future<Output = Result<I, E>> + Send,
     I: IntoIterator + Send,
     I::Item: Key,
     E: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    let mut source = Some(source);
     crate::protocol::exchange::drive!(
         exchange,
         |cmds| con.run(cmds).await,

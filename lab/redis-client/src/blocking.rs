@@ -152,21 +152,14 @@ impl<C: FilterConnection + ?Sized> FilterConnection for Box<C> {
     }
 }
 
-/// Runs an exchange on a sync connection.
+/// Runs an exchange on a sync connection, with no source to fill a filter from.
 fn run<X, C>(con: &mut C, exchange: X) -> Result<X::Output, RedisFilterError>
 where
     X: crate::protocol::exchange::Exchange,
     C: FilterConnection + ?Sized,
 {
-    crate::protocol::exchange::drive!(
-        exchange,
-        |cmds| con.run(cmds),
-        |d| std::thread::sleep(d),
-        |f| {
-            drop(f);
-            Err(crate::front::no_source())
-        }
-    )
+    type NoSource = fn() -> Result<[u64; 0], std::convert::Infallible>;
+    run_with_source(con, exchange, None::<NoSource>)
 }
 
 /// A handle on a filter held in Redis, for sync code: cheap to clone, `Send` and
@@ -258,7 +251,7 @@ impl RedisFilter {
         let (state, created) = run_with_source(
             con,
             crate::protocol::build::OpenOrBuild::new(prefix, params, options, build)?,
-            source,
+            Some(source),
         )?;
         Ok(Self::from_state(prefix, state, created))
     }
@@ -295,25 +288,26 @@ impl RedisFilter {
         run_with_source(
             con,
             crate::protocol::rebuild::Rebuild::new(&self.shared, params, options),
-            source,
+            Some(source),
         )
     }
 }
 
-/// Runs an exchange that may read `source` (once) on a sync connection.
-fn run_with_source<X, C, I, E>(
+/// Runs an exchange on a sync connection; a step that fills a filter reads `source`
+/// (once), and fails without one.
+fn run_with_source<X, C, S, I, E>(
     con: &mut C,
     exchange: X,
-    source: impl FnOnce() -> Result<I, E>,
+    mut source: Option<S>,
 ) -> Result<X::Output, RedisFilterError>
 where
     X: crate::protocol::exchange::Exchange,
     C: FilterConnection + ?Sized,
+    S: FnOnce() -> Result<I, E>,
     I: IntoIterator,
     I::Item: Key,
     E: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    let mut source = Some(source);
     crate::protocol::exchange::drive!(
         exchange,
         |cmds| con.run(cmds),
