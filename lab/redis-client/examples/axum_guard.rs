@@ -225,11 +225,14 @@ async fn load(app: App, seconds: u64) -> Result<(), Error> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);
     let server = tokio::spawn(axum::serve(listener, router(app.clone())).into_future());
-    let added = Arc::new(AtomicU64::new(PRODUCTS));
+    // The next id to add, and the added ids whose POST was acknowledged: a client reads
+    // only those, since an id reserved but not yet acknowledged rightly answers 404.
+    let next = Arc::new(AtomicU64::new(PRODUCTS));
+    let added = Arc::new(Mutex::new(Vec::new()));
     let end = Instant::now() + Duration::from_secs(seconds);
     let clients: Vec<_> = (0..16u64)
         .map(|client| {
-            let (base, added) = (base.clone(), Arc::clone(&added));
+            let (base, next, added) = (base.clone(), Arc::clone(&next), Arc::clone(&added));
             tokio::task::spawn_blocking(move || -> Result<u64, Error> {
                 let agent = ureq::Agent::new_with_defaults();
                 let mut requests = 0u64;
@@ -242,14 +245,23 @@ async fn load(app: App, seconds: u64) -> Result<(), Error> {
                         Err(e) => Err(e),
                     };
                     if requests.is_multiple_of(20) {
-                        let id = added.fetch_add(1, Ordering::Relaxed);
+                        let id = next.fetch_add(1, Ordering::Relaxed);
                         let code =
                             status(agent.post(format!("{base}/products/{id}")).send_empty())?;
-                        assert_eq!(code, 201, "adding product {id}");
+                        if code != 201 {
+                            return Err(format!("adding product {id} answered {code}").into());
+                        }
+                        added.lock().expect("the added ids' lock").push(id);
                     }
-                    let known = added.load(Ordering::Relaxed);
                     let (id, exists) = if requests.is_multiple_of(2) {
-                        ((client * 7_919 + requests * 104_729) % known, true)
+                        let added = added.lock().expect("the added ids' lock");
+                        let pick =
+                            (client * 7_919 + requests * 104_729) % (PRODUCTS + added.len() as u64);
+                        let id = match pick.checked_sub(PRODUCTS) {
+                            Some(i) => added[i as usize],
+                            None => pick,
+                        };
+                        (id, true)
                     } else {
                         ((1 << 40) + client * 1_000_000 + requests, false)
                     };
