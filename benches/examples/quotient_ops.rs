@@ -40,7 +40,7 @@ fn main() -> anyhow::Result<()> {
     println!(
         "quotient kernel detected: {}; CPU: {}",
         linebloom::arch::quotient::detect().name,
-        linebloom_lab::support::meta::cpu_model()
+        linebloom_lab::support::provenance::cpu_model()
     );
     let sizes = [16u64 << 10, 256 << 10, 4 << 20, 64 << 20]
         .into_iter()

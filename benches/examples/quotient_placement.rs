@@ -93,7 +93,7 @@ mod sweep {
         println!(
             "quotient kernel: {}; CPU: {}",
             linebloom::arch::quotient::detect().name,
-            linebloom_lab::support::meta::cpu_model()
+            linebloom_lab::support::provenance::cpu_model()
         );
         for n in [10_000u64, 100_000, 1_000_000, 10_000_000] {
             if n <= max_n {

@@ -24,7 +24,7 @@ fn main() -> anyhow::Result<()> {
     println!(
         "quotient kernel detected: {}; CPU: {}",
         detected.name,
-        linebloom_lab::support::meta::cpu_model()
+        linebloom_lab::support::provenance::cpu_model()
     );
     // Metadata words are about half ones (tags) and half zeros (bucket ends).
     let words: Vec<u64> = (0..1u64 << 16).map(|i| keyed_member(11, i)).collect();

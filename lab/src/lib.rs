@@ -1,7 +1,7 @@
 //! # linebloom-lab
 //!
 //! The laboratory behind `lab`: experiments that measure linebloom and its rivals on
-//! the same keys, write `results/<experiment>/data.csv` and `meta.json`, draw
+//! the same keys, write `results/<experiment>/data.csv` and `provenance.json`, draw
 //! `plot.svg`/`plot.png` from the CSV alone, and assemble `results/REPORT.md`.
 //!
 //! The crate is grouped by role:

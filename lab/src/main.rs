@@ -76,7 +76,7 @@ struct RedisArgs {
 enum Command {
     /// List the experiments.
     List,
-    /// Run experiments: write data.csv, meta.json and the plots.
+    /// Run experiments: write data.csv, provenance.json and the plots.
     Run {
         /// Experiment names (see `lab list`).
         #[arg(required_unless_present = "all", conflicts_with = "all")]

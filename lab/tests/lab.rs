@@ -1,5 +1,5 @@
 //! The lab's own tests: every experiment at the test scale into a temporary folder, checking
-//! that each CSV parses back into its row type, that meta.json and both plots exist,
+//! that each CSV parses back into its row type, that provenance.json and both plots exist,
 //! that `lab plot` redraws from the CSV alone, that `lab report` writes REPORT.md with a
 //! section per experiment, and that bad input gives a clear error and a non-zero exit.
 
@@ -9,7 +9,7 @@ use linebloom_lab::drivers::registry::REGISTRY;
 use linebloom_lab::drivers::report;
 use linebloom_lab::experiments;
 use linebloom_lab::support::experiment::{self, Experiment};
-use linebloom_lab::support::{csvio, meta::Meta};
+use linebloom_lab::support::{csvio, provenance::Provenance};
 use std::path::Path;
 use std::process::Command;
 
@@ -69,14 +69,14 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
         }
         assert_eq!(
             outcome,
-            experiment::Outcome::Ran(Meta::read(&dir).unwrap().seconds)
+            experiment::Outcome::Ran(Provenance::read(&dir).unwrap().seconds)
         );
         // The capability matrix is a table, not a plot.
         if e.name != experiments::capabilities::NAME {
             assert_plots(&dir);
         }
-        let meta = Meta::read(&dir).expect("meta.json");
-        assert_eq!(meta.experiment, e.name);
+        let provenance = Provenance::read(&dir).expect("provenance.json");
+        assert_eq!(provenance.experiment, e.name);
         // One name for the contender column in every CSV.
         let header = std::fs::read_to_string(dir.join("data.csv")).unwrap();
         let header = header.lines().next().unwrap_or_default();
@@ -92,8 +92,12 @@ fn every_experiment_runs_at_tiny_scale_and_its_csv_parses() {
             "{}: {header}",
             e.name
         );
-        assert_eq!(meta.seed, 7);
-        assert!(!meta.cpu.is_empty() && !meta.kernel.is_empty() && !meta.commit.is_empty());
+        assert_eq!(provenance.seed, 7);
+        assert!(
+            !provenance.cpu.is_empty()
+                && !provenance.kernel.is_empty()
+                && !provenance.commit.is_empty()
+        );
         // The row type reads back every column it wrote, unchanged.
         let written = std::fs::read_to_string(dir.join("data.csv")).unwrap();
         assert_eq!(e.reserialise(tmp.path()).unwrap(), written, "{}", e.name);
@@ -507,7 +511,7 @@ fn the_does_not_lead_line_follows_its_table() {
         let dir = tmp.path().join(name);
         std::fs::create_dir_all(&dir).unwrap();
         write_csv(&dir.join("data.csv"));
-        Meta::new(&ctx, name, 1.0).write(&dir).unwrap();
+        Provenance::new(&ctx, name, 1.0).write(&dir).unwrap();
         registry::find(name).unwrap().summary(tmp.path()).unwrap()
     };
     let thread_row = |contender: &str, workload: &str, threads: usize, mops: f64| threads::Row {
@@ -588,7 +592,7 @@ fn the_does_not_lead_line_follows_its_table() {
     );
 }
 
-/// A summary names the kernel the run measured (its `meta.json`), not the kernel of the
+/// A summary names the kernel the run measured (its `provenance.json`), not the kernel of the
 /// machine that writes the report: results from an AVX-512 machine keep their column
 /// when REPORT.md is rebuilt elsewhere.
 #[test]
@@ -614,13 +618,13 @@ fn summaries_name_the_kernel_of_the_run() {
         &[row("linebloom-recorded", 3.0), row("sbbf-rs-safe", 5.0)],
     )
     .unwrap();
-    // No meta.json yet: a clear error, not another machine's kernel.
+    // No provenance.json yet: a clear error, not another machine's kernel.
     let registered = registry::find(throughput::NAME).unwrap();
     let err = registered.summary(tmp.path()).err().expect("no provenance");
     assert!(err.to_string().contains("lab run throughput"), "{err}");
-    let mut meta = Meta::new(&ctx, throughput::NAME, 1.0);
-    meta.kernel = "recorded".into();
-    meta.write(&dir).unwrap();
+    let mut provenance = Provenance::new(&ctx, throughput::NAME, 1.0);
+    provenance.kernel = "recorded".into();
+    provenance.write(&dir).unwrap();
     let s = registered.summary(tmp.path()).unwrap();
     assert!(s.table.contains("linebloom-recorded"), "{}", s.table);
     assert!(s.table.contains("| 3.0 |"), "{}", s.table);

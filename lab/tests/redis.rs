@@ -240,7 +240,7 @@ fn bad_keys_give_clear_errors() {
         RedisFilter::open(&mut con, "nothing-here"),
         Err(RedisFilterError::NotFound { .. })
     ));
-    // Wrong type where the metadata should be.
+    // Wrong type where the meta key should be.
     redis::cmd("LPUSH")
         .arg("w:meta")
         .arg("x")
@@ -294,7 +294,7 @@ fn bad_keys_give_clear_errors() {
         let exists: bool = redis::cmd("EXISTS").arg(&shard).query(&mut con).unwrap();
         assert!(!exists, "{path:?}: a write re-created the shard");
     }
-    // Bad metadata.
+    // A bad meta.
     redis::cmd("SET")
         .arg("b:meta")
         .arg("not a filter")
@@ -353,7 +353,7 @@ fn side_by_side_with_redisbloom() {
     // holds a user's keys, some of them named like the lab's keys of earlier versions.
     let mut con = connect(&server.url()).unwrap();
     let foreign = foreign_keys(&mut con);
-    // The registry's run: measure, data.csv, meta.json and the plots.
+    // The registry's run: measure, data.csv, provenance.json and the plots.
     let scenario = linebloom_lab::drivers::registry::find(penetration::NAME).unwrap();
     scenario.run(&ctx).unwrap();
     assert_untouched(&mut con, &foreign);

@@ -300,8 +300,8 @@ fn main() -> Result<()> {
         .context("set LINEBLOOM_REDISBLOOM_SO to RedisBloom's redisbloom.so")?;
     println!(
         "cpu: {}; commit {}",
-        linebloom_lab::support::meta::cpu_model(),
-        linebloom_lab::support::meta::commit()
+        linebloom_lab::support::provenance::cpu_model(),
+        linebloom_lab::support::provenance::commit()
     );
     for &n in &args.items {
         eprintln!("n = {n}: starting servers, filling bf and cf with {n} members each");

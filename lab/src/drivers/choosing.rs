@@ -71,7 +71,7 @@ fn static_set(ctx: &Ctx) -> Choice {
     let ours = space
         .iter()
         .find(|r| (r.target - TARGET).abs() < 1e-12 && r.contender == "linebloom");
-    // One open of the throughput run: its rows and the kernel its meta names.
+    // One open of the throughput run: its rows and the kernel its provenance names.
     let fastest = Run::open(&ctx.out, throughput::NAME).ok().and_then(|run| {
         let t: Vec<throughput::Row> = run.rows().ok()?;
         // The largest size where the other families ran too.
@@ -88,7 +88,7 @@ fn static_set(ctx: &Ctx) -> Choice {
             .clone();
         // The kernel a user gets: the one run-time detection picked on the machine
         // that ran the experiment.
-        let detected = format!("linebloom-{}", run.meta.kernel);
+        let detected = format!("linebloom-{}", run.provenance.kernel);
         let ours = at_size.iter().find(|r| r.contender == detected).cloned();
         Some((size, best, ours))
     });

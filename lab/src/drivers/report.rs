@@ -8,7 +8,7 @@
 use crate::Ctx;
 use crate::drivers::registry::REGISTRY;
 use crate::support::experiment::{Outcome, Summary};
-use crate::support::meta::Meta;
+use crate::support::provenance::Provenance;
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -73,11 +73,11 @@ pub fn report(ctx: &Ctx, rerun: bool) -> anyhow::Result<()> {
     };
     let mut md = String::new();
     writeln!(md, "# linebloom lab report\n")?;
-    // The environment from the first experiment that ran (each meta.json holds it).
+    // The environment from the first experiment that ran (each provenance.json holds it).
     let env = outcomes
         .iter()
         .filter(|(_, o)| ran(o).is_some())
-        .find_map(|(e, _)| Meta::read(&ctx.out.join(e.name)).ok());
+        .find_map(|(e, _)| Provenance::read(&ctx.out.join(e.name)).ok());
     match &env {
         Some(env) => {
             writeln!(
@@ -204,7 +204,7 @@ fn write_section(
     )?;
     writeln!(
         sections,
-        "Data: [`{name}/data.csv`]({name}/data.csv), provenance: [`{name}/meta.json`]({name}/meta.json).\n"
+        "Data: [`{name}/data.csv`]({name}/data.csv), provenance: [`{name}/provenance.json`]({name}/provenance.json).\n"
     )
 }
 

@@ -149,7 +149,7 @@ impl Experiment for Kernels {
             })
             .collect();
         // The kernel detection picked on the machine that ran the experiment.
-        let detected: &str = &run.meta.kernel;
+        let detected: &str = &run.provenance.kernel;
         let control = format!("{detected}-control");
         let miss = |kernel: &str| {
             rows.iter()

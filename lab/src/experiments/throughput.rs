@@ -370,7 +370,7 @@ impl Experiment for Throughput {
                 .find(|r| r.contender == c && r.workload == w && r.size_bytes == s)
                 .map(|r| r.median_ns)
         };
-        let ours = format!("linebloom-{}", run.meta.kernel);
+        let ours = format!("linebloom-{}", run.provenance.kernel);
         let mut table = Vec::new();
         let mut behind = Vec::new();
         for &s in &sizes {

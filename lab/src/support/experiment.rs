@@ -1,6 +1,6 @@
 //! The experiment machinery: the [`Experiment`] trait each experiment implements, the
 //! [`Run`] its plot and summary read, and [`Registered`], the type-erased entry that
-//! owns the CSV, `meta.json` and how a run ended ([`Outcome`]). It names no experiment:
+//! owns the CSV, `provenance.json` and how a run ended ([`Outcome`]). It names no experiment:
 //! `crate::drivers::registry` lists them.
 //!
 //! Each experiment implements [`Experiment`] for one unit type: `measure` returns typed
@@ -9,7 +9,7 @@
 
 use crate::Ctx;
 use crate::support::csvio;
-use crate::support::meta::Meta;
+use crate::support::provenance::Provenance;
 use serde::{Serialize, de::DeserializeOwned};
 use std::path::{Path, PathBuf};
 
@@ -62,7 +62,7 @@ pub struct Summary {
 
 /// One experiment: it measures rows, and draws its plot and writes its part of the
 /// report from those rows alone. The registry ([`Registered`]) owns everything around
-/// that: writing the rows to `data.csv`, the provenance to `meta.json`, and reading
+/// that: writing the rows to `data.csv`, the provenance to `provenance.json`, and reading
 /// both back for [`plot`](Experiment::plot) and [`summary`](Experiment::summary), so a
 /// plot or a table can only show what the CSV holds.
 pub trait Experiment {
@@ -85,8 +85,8 @@ pub trait Experiment {
 pub struct Run {
     /// `<out>/<experiment>/`.
     pub dir: PathBuf,
-    /// Its `meta.json`.
-    pub meta: Meta,
+    /// Its `provenance.json`.
+    pub provenance: Provenance,
 }
 
 impl Run {
@@ -95,7 +95,7 @@ impl Run {
     pub fn open(out: &Path, name: &str) -> anyhow::Result<Run> {
         let dir = out.join(name);
         let first = || format!("run `lab run {name} --out {}` first", out.display());
-        let meta = Meta::read(&dir).map_err(|e| anyhow::anyhow!("{e}: {}", first()))?;
+        let provenance = Provenance::read(&dir).map_err(|e| anyhow::anyhow!("{e}: {}", first()))?;
         if !dir.join("data.csv").exists() {
             anyhow::bail!(
                 "{} does not exist: {}",
@@ -103,7 +103,7 @@ impl Run {
                 first()
             );
         }
-        Ok(Run { dir, meta })
+        Ok(Run { dir, provenance })
     }
 
     /// The rows of this run's `data.csv`.
@@ -141,7 +141,7 @@ pub const fn entry<E: Experiment>() -> Registered {
 
 impl Registered {
     /// Runs the experiment end to end: empties its folder (so no file of an earlier
-    /// run is left beside this one's), measures, writes `data.csv` and `meta.json`, and
+    /// run is left beside this one's), measures, writes `data.csv` and `provenance.json`, and
     /// draws the plots from what was written. Returns the seconds it took; an
     /// experiment that cannot run here returns an error holding [`Unavailable`].
     pub fn run(&self, ctx: &Ctx) -> anyhow::Result<f64> {
@@ -157,7 +157,7 @@ impl Registered {
             Err(err) => anyhow::anyhow!("experiment {} failed: {err:#}", self.name),
         })?;
         let secs = t.elapsed().as_secs_f64();
-        Meta::new(ctx, self.name, secs).write(&ctx.dir(self.name)?)?;
+        Provenance::new(ctx, self.name, secs).write(&ctx.dir(self.name)?)?;
         self.plot(&ctx.out)
             .map_err(|err| anyhow::anyhow!("plotting {} failed: {err:#}", self.name))?;
         crate::support::progress::note(format!(
@@ -200,12 +200,12 @@ impl Registered {
     }
 
     /// How the last run of this experiment under `out` ended, from its folder: skipped
-    /// or failed where it recorded so, else ran (the seconds in its `meta.json`), else
+    /// or failed where it recorded so, else ran (the seconds in its `provenance.json`), else
     /// failed with "no results" when it has none.
     pub fn outcome(&self, out: &Path) -> Outcome {
         self.recorded(out)
             .unwrap_or_else(|| match Run::open(out, self.name) {
-                Ok(run) => Outcome::Ran(run.meta.seconds),
+                Ok(run) => Outcome::Ran(run.provenance.seconds),
                 Err(e) => Outcome::Failed(format!("no results: {e:#}")),
             })
     }
@@ -216,7 +216,7 @@ impl Registered {
         self.recorded(out)
             .unwrap_or_else(|| match Run::open(out, self.name) {
                 Ok(run) => match (self.plot)(&run) {
-                    Ok(()) => Outcome::Ran(run.meta.seconds),
+                    Ok(()) => Outcome::Ran(run.provenance.seconds),
                     Err(err) => Outcome::Failed(format!("plotting {} failed: {err:#}", self.name)),
                 },
                 Err(e) => Outcome::Failed(format!("no results: {e:#}")),
@@ -240,10 +240,10 @@ impl Registered {
 
     /// Draws the plots from the results under `out`; returns the run's provenance
     /// (read once, for the caller's use too).
-    pub fn plot(&self, out: &Path) -> anyhow::Result<Meta> {
+    pub fn plot(&self, out: &Path) -> anyhow::Result<Provenance> {
         let run = Run::open(out, self.name)?;
         (self.plot)(&run)?;
-        Ok(run.meta)
+        Ok(run.provenance)
     }
 
     /// The report material from the results under `out`.

@@ -6,10 +6,10 @@ pub mod csvio;
 #[cfg(feature = "experiments")]
 pub mod experiment;
 pub mod keys;
-pub mod meta;
 #[cfg(feature = "experiments")]
 pub mod plot;
 pub mod progress;
+pub mod provenance;
 #[cfg(feature = "redis")]
 pub mod redis;
 pub mod stats;

@@ -1,12 +1,12 @@
 //! The facts recorded with every result: seed, scale, git commit, CPU model and
-//! features, the kernel, the date; written as `results/<experiment>/meta.json`.
+//! features, the kernel, the date; written as `results/<experiment>/provenance.json`.
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// One experiment run's provenance.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Meta {
+pub struct Provenance {
     /// Experiment name.
     pub experiment: String,
     /// Run size.
@@ -97,10 +97,10 @@ pub fn cpu_features() -> Vec<String> {
     out
 }
 
-impl Meta {
+impl Provenance {
     /// The facts for a run of `experiment` under `ctx` that took `seconds`.
     pub fn new(ctx: &crate::Ctx, experiment: &str, seconds: f64) -> Self {
-        Meta {
+        Provenance {
             experiment: experiment.to_string(),
             scale: ctx.scale,
             seed: ctx.seed,
@@ -119,16 +119,16 @@ impl Meta {
         }
     }
 
-    /// Writes `meta.json` into `dir`.
+    /// Writes `provenance.json` into `dir`.
     pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
-        let path = dir.join("meta.json");
+        let path = dir.join("provenance.json");
         std::fs::write(&path, serde_json::to_string_pretty(self)?)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
     }
 
-    /// Reads `meta.json` from `dir`.
+    /// Reads `provenance.json` from `dir`.
     pub fn read(dir: &Path) -> anyhow::Result<Self> {
-        let path = dir.join("meta.json");
+        let path = dir.join("provenance.json");
         let text = std::fs::read_to_string(&path)
             .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
         Ok(serde_json::from_str(&text)?)
