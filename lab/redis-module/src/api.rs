@@ -1,6 +1,8 @@
-//! Safe wrappers over the few Redis module API calls the `BF.*` and `CF.*` commands and
-//! their data types make: a command's arguments and replies ([`Call`]), a key opened
-//! for it ([`Key`]), and the persistence callbacks' input and output ([`Io`]).
+//! Safe wrappers over the few Redis module API calls the commands (`BF.*`, `CF.*` and
+//! the guard's `LINEBLOOM.*`) and the data types make: a command's arguments and
+//! replies ([`Call`]), a key opened for it ([`Key`]: a value of our types, or a plain
+//! string read and written in place), and the persistence callbacks' input and output
+//! ([`Io`]).
 //!
 //! The calls go to the raw API table (`redis_module::raw`) directly, without the
 //! `redis-module` crate's `Context`: a command's arguments are read in place
@@ -121,6 +123,7 @@ impl<'a> Call<'a> {
         let ptr = unsafe { raw_fn!(RedisModule_OpenKey)(self.ctx, self.argv[i], mode as c_int) };
         Key {
             ptr,
+            write,
             open: &self.key_open,
         }
     }
@@ -242,6 +245,31 @@ impl<'a> Call<'a> {
         unsafe { raw_fn!(RedisModule_KeyAtPos)(self.ctx, i as c_int) };
     }
 
+    /// Declares argument `i` a key with its access `flags` (`REDISMODULE_CMD_KEY_*`),
+    /// in a keys request, so that an ACL that lets a user read a key but not write it
+    /// is applied as the command uses the key.
+    ///
+    /// # Panics
+    ///
+    /// If `i >= argc()`: Redis would read past the arguments.
+    pub fn key_at_with_flags(&self, i: usize, flags: u32) {
+        assert!(i < self.argc(), "argument {i} of {}", self.argc());
+        // SAFETY: this call's context, in a keys request; `i` indexes an argument
+        // (checked above).
+        unsafe { raw_fn!(RedisModule_KeyAtPosWithFlags)(self.ctx, i as c_int, flags as c_int) };
+    }
+
+    /// This call's context and argument `i` as Redis passed them, for the one API call
+    /// with a variadic C signature (`RedisModule_Replicate`, in `guard_commands`), which
+    /// takes argument strings as they are.
+    ///
+    /// # Panics
+    ///
+    /// If `i >= argc()`.
+    pub fn raw_arg(&self, i: usize) -> (*mut raw::RedisModuleCtx, *mut raw::RedisModuleString) {
+        (self.ctx, self.argv[i])
+    }
+
     /// Writes a line to the server's log at `level` (`"warning"`, `"notice"`, …).
     pub fn log(&self, level: &CStr, line: &str) {
         let line = CString::new(line.replace('\0', " ")).unwrap_or_default();
@@ -263,6 +291,17 @@ pub enum Held<'k, T> {
     Other,
 }
 
+/// What a key holds, by Redis's types, for the guard's commands over plain strings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyKind {
+    /// No such key.
+    Empty,
+    /// A string.
+    String,
+    /// Any other type.
+    Other,
+}
+
 /// Redis refused to store a value at a key (not opened for writing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NotStored;
@@ -271,10 +310,66 @@ pub struct NotStored;
 /// [`get`](Key::get) borrows it mutably: the value it hands out is never aliased.
 pub struct Key<'c> {
     ptr: *mut raw::RedisModuleKey,
+    write: bool,
     open: &'c std::cell::Cell<bool>,
 }
 
 impl Key<'_> {
+    /// Which of Redis's types the key holds.
+    pub fn kind(&self) -> KeyKind {
+        if self.ptr.is_null() {
+            return KeyKind::Empty;
+        }
+        // SAFETY: `ptr` is an open key of this call.
+        match unsafe { raw_fn!(RedisModule_KeyType)(self.ptr) } as isize {
+            raw::REDISMODULE_KEYTYPE_EMPTY => KeyKind::Empty,
+            raw::REDISMODULE_KEYTYPE_STRING => KeyKind::String,
+            _ => KeyKind::Other,
+        }
+    }
+
+    /// The bytes of the string the key holds, in place; `None` where it holds no
+    /// string.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        let (ptr, len) = self.string_dma(raw::REDISMODULE_READ)?;
+        // SAFETY: `len` bytes at `ptr`, valid until the key is closed or changed, which
+        // the borrow of `self` outlasts neither; read only.
+        Some(unsafe { std::slice::from_raw_parts(ptr, len) })
+    }
+
+    /// The bytes of the string the key holds, writable in place (its length fixed);
+    /// `None` where it holds no string.
+    ///
+    /// # Panics
+    ///
+    /// If the key was opened for reading only.
+    pub fn bytes_mut(&mut self) -> Option<&mut [u8]> {
+        assert!(self.write, "a key opened for reading");
+        let (ptr, len) = self.string_dma(raw::REDISMODULE_READ | raw::REDISMODULE_WRITE)?;
+        // SAFETY: the key was opened for writing, so Redis handed out a string of its
+        // own (unshared) for writing in place: `len` bytes at `ptr`, valid until the
+        // key is closed or changed; `&mut self` keeps the slice unaliased.
+        Some(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
+    }
+
+    /// `RedisModule_StringDMA` of the key's string in `mode`: its bytes' address (a
+    /// dangling, aligned one where it is empty) and length, or `None` where the key
+    /// holds no string.
+    fn string_dma(&self, mode: u32) -> Option<(*mut u8, usize)> {
+        if self.kind() != KeyKind::String {
+            return None;
+        }
+        let mut len = 0usize;
+        // SAFETY: an open key of this call that holds a string, and a mode this key was
+        // opened with (callers ask for writing only on a key opened for writing).
+        let ptr = unsafe { raw_fn!(RedisModule_StringDMA)(self.ptr, &mut len, mode as c_int) };
+        if ptr.is_null() || len == 0 {
+            Some((std::ptr::NonNull::<u8>::dangling().as_ptr(), 0))
+        } else {
+            Some((ptr.cast::<u8>(), len))
+        }
+    }
+
     /// What the key holds, with `ty`'s value borrowed where it is of that type.
     pub fn get<T>(&mut self, ty: &DataType<T>) -> Held<'_, T> {
         if self.ptr.is_null() {

@@ -59,9 +59,9 @@
 //! answers "absent" for a key it did not test.
 //!
 
+use crate::api::{Call, Key, KeyKind};
 use crate::batch;
 use linebloom_redis_wire::errors;
-use redis_module::{Context, KeyType, RedisError, RedisResult, RedisString, RedisValue};
 
 // Key-spec flags, as redismodule.h defines them (`REDISMODULE_CMD_KEY_*`).
 const KEY_RO: u32 = 1 << 0;
@@ -73,100 +73,97 @@ const READ: u32 = KEY_RO | KEY_ACCESS;
 /// Flags of a key the command updates in place (the shard, the count).
 const UPDATE: u32 = KEY_RW | KEY_UPDATE;
 
-/// The arguments as byte slices.
-fn bytes(argv: &[RedisString]) -> Vec<&[u8]> {
-    argv.iter().map(|a| a.as_slice()).collect()
+/// Redis's own reply to a key of another type.
+const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
+
+/// Why a command refused: Redis's wrong-arity error, or an error reply.
+enum Refusal {
+    Arity,
+    Error(String),
+}
+
+impl From<batch::BatchError> for Refusal {
+    fn from(e: batch::BatchError) -> Self {
+        Refusal::Error(e.to_string())
+    }
+}
+
+/// Replies `result`: `ok`'s reply, or the refusal.
+fn answer<T>(call: &Call, result: Result<T, Refusal>, ok: impl FnOnce(&Call, T)) {
+    match result {
+        Ok(value) => ok(call, value),
+        Err(Refusal::Arity) => call.wrong_arity(),
+        Err(Refusal::Error(message)) => call.error(&message),
+    }
+}
+
+/// The arguments as byte slices, the command name first.
+fn bytes<'a>(call: &Call<'a>) -> Vec<&'a [u8]> {
+    call.args_from(0).collect()
 }
 
 /// Answers Redis's key-position request (ACL checks, cluster routing): the shard at
 /// argument 1 with `shard_flags`, the count key (updated) and the guard's meta key
 /// (read only) where the options name them well-formed. A malformed call declares
 /// what it can; the command itself then refuses it.
-fn declare_keys(ctx: &Context, argv: &[RedisString], shard_flags: u32, writes: bool) {
-    let key_at = |pos: usize, flags: u32| {
-        debug_assert!(pos < argv.len());
-        // SAFETY: a copy of a `static mut` of the module API table, which
-        // `RedisModule_Init` writes once in `OnLoad`, before any command runs; after
-        // that it is only read, on Redis's main thread.
-        let with_flags = unsafe { redis_module::raw::RedisModule_KeyAtPosWithFlags };
-        match with_flags {
-            // SAFETY: `ctx.ctx` is the live context of this keys-position request,
-            // and `pos` indexes an argument of its argv (callers check the length:
-            // Redis reads `argv[pos]`).
-            Some(key_at_pos) => unsafe { key_at_pos(ctx.ctx, pos as i32, flags as i32) },
-            // A server before 7.0: the key with full access.
-            None => ctx.key_at_pos(pos as i32),
-        }
-    };
-    if argv.len() > batch::SHARD_ARG {
-        key_at(batch::SHARD_ARG, shard_flags);
+fn declare_keys(call: &Call, shard_flags: u32, writes: bool) {
+    if call.argc() > batch::SHARD_ARG {
+        call.key_at_with_flags(batch::SHARD_ARG, shard_flags);
     }
-    if let Ok(options) = batch::options(&bytes(argv), writes) {
+    if let Ok(options) = batch::options(&bytes(call), writes) {
         if let Some(count) = options.count {
-            key_at(count.position, UPDATE);
+            call.key_at_with_flags(count.position, UPDATE);
         }
         if let Some(guard) = options.guard {
-            key_at(guard.key.position, READ);
+            call.key_at_with_flags(guard.key.position, READ);
         }
     }
 }
 
 /// A command's checked arguments.
 struct Args<'a> {
-    shard: &'a RedisString,
     k: u32,
     blocks: u64,
     probes: &'a [u8],
-    /// The `COUNT` key, one of the arguments.
-    count: Option<&'a RedisString>,
+    /// The position of the `COUNT` key among the arguments.
+    count: Option<usize>,
 }
 
 /// The arguments: shard key, scheme, `k`, the shard's block count, probes, then the
 /// options; checks the meta guard where there is one (see [`batch::options`]).
-fn args<'a>(ctx: &Context, argv: &'a [RedisString], writes: bool) -> Result<Args<'a>, RedisError> {
-    let [_, shard, scheme, k, blocks, probes, ..] = argv else {
-        return Err(RedisError::WrongArity);
+fn args<'a>(call: &Call<'a>, writes: bool) -> Result<Args<'a>, Refusal> {
+    let argv = bytes(call);
+    let [_, _shard, scheme, k, blocks, probes, ..] = argv[..] else {
+        return Err(Refusal::Arity);
     };
-    let (k, blocks) =
-        batch::check_args(scheme.as_slice(), k.as_slice(), blocks.as_slice()).map_err(refusal)?;
-    let options = batch::options(&bytes(argv), writes).map_err(refusal)?;
+    let (k, blocks) = batch::check_args(scheme, k, blocks)?;
+    let options = batch::options(&argv, writes)?;
     if let Some(guard) = options.guard {
         // The meta key is one of the arguments: opened as it is, not copied.
-        let meta_key = &argv[guard.key.position];
-        let meta = ctx.open_key(meta_key);
-        let held = match meta.key_type() {
-            KeyType::String => meta.read()?,
-            _ => None,
-        };
-        if !batch::meta_matches(held, guard.value) {
-            return Err(RedisError::String(format!(
+        let meta = call.key(guard.key.position, false);
+        if !batch::meta_matches(meta.bytes(), guard.value) {
+            return Err(Refusal::Error(format!(
                 "{} {} (the filter's meta is no longer the one the client sent)",
                 errors::STALE,
-                meta_key.to_string_lossy()
+                String::from_utf8_lossy(guard.key.key)
             )));
         }
     }
     Ok(Args {
-        shard,
         k,
         blocks,
-        probes: probes.as_slice(),
-        count: options.count.map(|c| &argv[c.position]),
+        probes,
+        count: options.count.map(|c| c.position),
     })
 }
 
-/// Replicates one `EVAL` of [`batch::REPLICATE_BLOCKS`] on `shard` (and its count
-/// key, increased by `new`) with `blob` ([`batch::replication_blob`]). It calls
-/// `RedisModule_Replicate` with the arguments as they are, where the `redis-module`
-/// crate's `replicate` copies each into a string first (the script's body every
-/// time): measured with callgrind, that copy was most of a single-key insert's work.
-fn replicate_blocks(
-    ctx: &Context,
-    shard: &RedisString,
-    count: Option<&RedisString>,
-    blob: &[u8],
-    new: u64,
-) {
+/// Replicates one `EVAL` of [`batch::REPLICATE_BLOCKS`] on the shard (argument
+/// [`batch::SHARD_ARG`]) and its count key (argument `count`, increased by `new`) with
+/// `blob` ([`batch::replication_blob`]). It calls `RedisModule_Replicate` with the
+/// arguments as they are, where the `redis-module` crate's `replicate` copies each
+/// into a string first (the script's body every time): measured with callgrind, that
+/// copy was most of a single-key insert's work.
+fn replicate_blocks(call: &Call, count: Option<usize>, blob: &[u8], new: u64) {
     use std::os::raw::{c_char, c_longlong};
     // SAFETY: a copy of a `static mut` of the module API table, which
     // `RedisModule_Init` writes once in `OnLoad`, before any command runs; after that
@@ -174,25 +171,26 @@ fn replicate_blocks(
     let Some(replicate) = (unsafe { redis_module::raw::RedisModule_Replicate }) else {
         return;
     };
+    let (ctx, shard) = call.raw_arg(batch::SHARD_ARG);
     let (script, blob_ptr) = (
         batch::REPLICATE_BLOCKS.as_ptr(),
         blob.as_ptr() as *const c_char,
     );
     match count {
-        // SAFETY: `ctx.ctx` is this command's live context; the format's items match
+        // SAFETY: `ctx` is this command's live context; the format's items match
         // the arguments that follow, as `RedisModule_Replicate` reads them with
         // `va_arg`: `c` a NUL-terminated C string (a `CStr` constant), `l` a `long
         // long`, `s` a `RedisModuleString *` (the command's own arguments, alive for
         // the call), `b` a pointer and a `size_t` length (`blob`, alive for the call).
         Some(count) => unsafe {
             replicate(
-                ctx.ctx,
+                ctx,
                 c"EVAL".as_ptr(),
                 c"clssbl".as_ptr(),
                 script,
                 2 as c_longlong,
-                shard.inner,
-                count.inner,
+                shard,
+                call.raw_arg(count).1,
                 blob_ptr,
                 blob.len(),
                 new as c_longlong,
@@ -201,12 +199,12 @@ fn replicate_blocks(
         // SAFETY: as above, with the format `clsb`.
         None => unsafe {
             replicate(
-                ctx.ctx,
+                ctx,
                 c"EVAL".as_ptr(),
                 c"clsb".as_ptr(),
                 script,
                 1 as c_longlong,
-                shard.inner,
+                shard,
                 blob_ptr,
                 blob.len(),
             )
@@ -214,99 +212,108 @@ fn replicate_blocks(
     };
 }
 
-fn refusal(e: batch::BatchError) -> RedisError {
-    RedisError::String(e.to_string())
-}
-
-/// A refused batch on shard `key`. A shard of the wrong length names the key and the
-/// two sizes first, so that a client can report them: `LBLENGTH <key> <bytes held>
-/// <bytes needed> …`.
-fn refusal_on(key: &RedisString, e: batch::BatchError) -> RedisError {
+/// A refused batch on the shard. A shard of the wrong length names the key and the two
+/// sizes first, so that a client can report them: `LBLENGTH <key> <bytes held> <bytes
+/// needed> …`.
+fn refusal_on_shard(call: &Call, e: batch::BatchError) -> Refusal {
     match e {
-        batch::BatchError::Length { held, needed } => RedisError::String(format!(
+        batch::BatchError::Length { held, needed } => Refusal::Error(format!(
             "{} {} {held} {needed} (bytes held, bytes the filter's shape needs)",
             errors::LENGTH,
-            key.to_string_lossy(),
+            shard_name(call),
         )),
-        e => refusal(e),
+        e => e.into(),
     }
 }
 
-/// The error for a shard key that is absent or of another type.
-fn not_a_shard(key: &RedisString, kind: KeyType) -> RedisError {
-    if kind == KeyType::Empty {
-        RedisError::String(format!(
+fn shard_name(call: &Call) -> String {
+    String::from_utf8_lossy(call.arg(batch::SHARD_ARG)).into_owned()
+}
+
+/// The shard, opened: an error where it is absent or of another type.
+fn shard<'c>(call: &'c Call, write: bool) -> Result<Key<'c>, Refusal> {
+    let key = call.key(batch::SHARD_ARG, write);
+    match key.kind() {
+        KeyKind::String => Ok(key),
+        KeyKind::Empty => Err(Refusal::Error(format!(
             "{} {} (no such filter shard)",
             errors::MISSING,
-            key.to_string_lossy()
-        ))
-    } else {
-        RedisError::WrongType
+            shard_name(call)
+        ))),
+        KeyKind::Other => Err(Refusal::Error(WRONGTYPE.into())),
     }
 }
 
 /// `LINEBLOOM.MTEST <shard> <scheme> <k> <blocks> <probes> [META <meta key> <meta value>]`.
-pub(crate) fn mtest(ctx: &Context, argv: Vec<RedisString>) -> RedisResult {
-    if ctx.is_keys_position_request() {
-        declare_keys(ctx, &argv, READ, false);
-        return Ok(RedisValue::NoReply);
+pub fn mtest(call: &Call) {
+    if call.is_keys_request() {
+        declare_keys(call, READ, false);
+        return;
     }
-    let args = args(ctx, &argv, false)?;
-    let key = ctx.open_key(args.shard);
-    match key.key_type() {
-        KeyType::String => {}
-        kind => return Err(not_a_shard(args.shard, kind)),
-    }
-    let shard = key.read()?.unwrap_or_default();
-    let answers = batch::test_all(shard, args.k, args.blocks, args.probes)
-        .map_err(|e| refusal_on(args.shard, e))?;
-    Ok(RedisValue::StringBuffer(answers))
+    let tested = args(call, false).and_then(|args| {
+        let key = shard(call, false)?;
+        batch::test_all(
+            key.bytes().unwrap_or_default(),
+            args.k,
+            args.blocks,
+            args.probes,
+        )
+        .map_err(|e| refusal_on_shard(call, e))
+    });
+    answer(call, tested, |call, answers| call.bulk(&answers));
 }
 
 /// `LINEBLOOM.MADD <shard> <scheme> <k> <blocks> <probes> [COUNT <count key>] [META
 /// <meta key> <meta value>]`.
-pub(crate) fn madd(ctx: &Context, argv: Vec<RedisString>) -> RedisResult {
-    if ctx.is_keys_position_request() {
-        declare_keys(ctx, &argv, UPDATE, true);
-        return Ok(RedisValue::NoReply);
+pub fn madd(call: &Call) {
+    if call.is_keys_request() {
+        declare_keys(call, UPDATE, true);
+        return;
     }
-    let args = args(ctx, &argv, true)?;
-    // The count goes up only while its key exists (an expired filter's count key
-    // is not brought back), and must hold a count: checked before any bit is set.
+    let added = args(call, true).and_then(|args| add(call, &args));
+    answer(call, added, |call, new| call.integer(new as i64));
+}
+
+/// `MADD`'s work once its arguments are checked: the number of new keys.
+fn add(call: &Call, args: &Args) -> Result<u64, Refusal> {
+    // The count goes up only while its key exists (an expired filter's count key is
+    // not brought back), and must hold a count: checked before any bit is set. One
+    // key of a call is open at a time (the count key could name the shard), so it is
+    // opened again to add to it; nothing runs in between on Redis's one thread.
     let count = match args.count {
         None => None,
-        Some(name) => {
-            let key = ctx.open_key_writable(name);
-            match key.key_type() {
-                KeyType::Empty => None,
-                KeyType::String if key.as_string_dma()?.len() == batch::COUNT_BYTES => {
-                    Some((name, key))
+        Some(at) => {
+            let key = call.key(at, false);
+            match key.kind() {
+                KeyKind::Empty => None,
+                KeyKind::String if key.bytes().map(<[u8]>::len) == Some(batch::COUNT_BYTES) => {
+                    Some(at)
                 }
-                _ => return Err(refusal(batch::BatchError::Count)),
+                _ => return Err(batch::BatchError::Count.into()),
             }
         }
     };
-    let key = ctx.open_key_writable(args.shard);
-    match key.key_type() {
-        KeyType::String => {}
-        // Never create a shard: its length is fixed by the filter's shape.
-        kind => return Err(not_a_shard(args.shard, kind)),
-    }
-    let mut shard = key.as_string_dma()?;
-    let added = batch::set_all(&mut shard, args.k, args.blocks, args.probes)
-        .map_err(|e| refusal_on(args.shard, e))?;
-    if added.changed.is_empty() {
-        return Ok(RedisValue::Integer(0));
-    }
-    if let Some((_, count)) = &count {
-        batch::add_count(&mut count.as_string_dma()?, added.new).map_err(refusal)?;
+    let (added, blob) = {
+        // Never creates a shard: its length is fixed by the filter's shape.
+        let mut key = shard(call, true)?;
+        let shard = key.bytes_mut().unwrap_or_default();
+        let added = batch::set_all(shard, args.k, args.blocks, args.probes)
+            .map_err(|e| refusal_on_shard(call, e))?;
+        if added.changed.is_empty() {
+            return Ok(0);
+        }
+        let blob = batch::replication_blob(shard, &added.changed);
+        (added, blob)
+    };
+    if let Some(at) = count {
+        let mut key = call.key(at, true);
+        let held = key.bytes_mut().ok_or(batch::BatchError::Count)?;
+        batch::add_count(held, added.new)?;
     }
     // Replicas and the append-only file get one `EVAL` of a script any server runs,
     // with or without this module: the changed blocks' new bytes, then the count (a
     // command per block cost the master about a microsecond each: `benches`
     // `redis_batch`).
-    let blob = batch::replication_blob(&shard, &added.changed);
-    let count_key = count.as_ref().map(|(name, _)| *name);
-    replicate_blocks(ctx, args.shard, count_key, &blob, added.new);
-    Ok(RedisValue::Integer(added.new as i64))
+    replicate_blocks(call, count, &blob, added.new);
+    Ok(added.new)
 }

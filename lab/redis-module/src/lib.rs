@@ -34,11 +34,9 @@ pub mod cf;
 pub mod cf_commands;
 pub mod datatype;
 pub mod dump;
+pub mod guard_commands;
 pub mod lookup;
 pub mod memory;
-
-#[cfg(not(any(test, fuzzing)))]
-mod guard_commands;
 
 // The fuzz target's checks name this crate by its name, in the fuzz workspace and here.
 #[cfg(test)]
@@ -53,8 +51,9 @@ use api::Call;
 use redis_module::raw;
 use std::ffi::{CString, c_int};
 
-/// One `BF.*` or `CF.*` command: its name without the namespace, RedisBloom's flags for
-/// it, and its handler. Every command names one key, its first argument.
+/// One command: its name without the namespace, its flags (RedisBloom's, for the
+/// `BF.*` and `CF.*` commands), and its handler. Every command names a key as its
+/// first argument (the guard's name more through the keys request, `getkeys-api`).
 pub struct Command {
     /// `BF.ADD`, …
     pub name: &'static str,
@@ -67,8 +66,8 @@ pub struct Command {
 const WRITE: &str = "write deny-oom";
 const READ: &str = "readonly fast";
 
-/// Every `BF.*` and `CF.*` command, once.
-pub static COMMANDS: [Command; 25] = [
+/// Every command, once: RedisBloom's `BF.*` and `CF.*`, then the guard's.
+pub static COMMANDS: [Command; 27] = [
     Command {
         name: "BF.RESERVE",
         flags: WRITE,
@@ -194,6 +193,19 @@ pub static COMMANDS: [Command; 25] = [
         flags: WRITE,
         run: cf_commands::loadchunk,
     },
+    // getkeys-api: Redis asks the command for its keys, which include the count and
+    // the guard's meta key; the first argument, the shard, is also the static key
+    // spec, for older servers.
+    Command {
+        name: linebloom_redis_wire::MTEST,
+        flags: "readonly getkeys-api",
+        run: guard_commands::mtest,
+    },
+    Command {
+        name: linebloom_redis_wire::MADD,
+        flags: "write deny-oom getkeys-api",
+        run: guard_commands::madd,
+    },
 ];
 
 /// What Redis calls for command `I` of [`COMMANDS`] (unit tests and fuzzing register
@@ -222,7 +234,7 @@ type Entry = unsafe extern "C" fn(
 
 /// [`entry`] for each command, in [`COMMANDS`]' order.
 #[cfg_attr(any(test, fuzzing), allow(dead_code))]
-const ENTRIES: [Entry; 25] = [
+const ENTRIES: [Entry; 27] = [
     entry::<0>,
     entry::<1>,
     entry::<2>,
@@ -248,7 +260,12 @@ const ENTRIES: [Entry; 25] = [
     entry::<22>,
     entry::<23>,
     entry::<24>,
+    entry::<25>,
+    entry::<26>,
 ];
+
+/// What the guard's command names start with.
+const GUARD_PREFIX: &str = "LINEBLOOM.";
 
 /// The module's arguments.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -283,16 +300,17 @@ impl ModuleArgs {
         Ok(out)
     }
 
-    /// The registered name of `name` (`BF.ADD` → `ns.BF.ADD`).
+    /// The registered name of `name` (`BF.ADD` → `ns.BF.ADD`). The guard's commands
+    /// (`LINEBLOOM.*`), which no other module answers, keep their names.
     pub fn command_name(&self, name: &str) -> String {
         match &self.namespace {
-            Some(ns) => format!("{ns}.{name}"),
-            None => name.to_string(),
+            Some(ns) if !name.starts_with(GUARD_PREFIX) => format!("{ns}.{name}"),
+            _ => name.to_string(),
         }
     }
 }
 
-/// Registers the data types and the `BF.*` and `CF.*` commands.
+/// Registers the data types and every command of [`COMMANDS`].
 ///
 /// # Safety
 ///
@@ -370,23 +388,7 @@ mod entry_points {
         allocator: (redis_module::alloc::RedisAlloc, redis_module::alloc::RedisAlloc),
         data_types: [],
         init: init,
-        commands: [
-            // getkeys-api: Redis asks the command for its keys (`declare_keys`), which
-            // include the count and the guard's meta key; 1, 1, 1 is the shard, for
-            // older servers.
-            [
-                linebloom_redis_wire::MTEST,
-                super::guard_commands::mtest,
-                "readonly getkeys-api",
-                1, 1, 1, ""
-            ],
-            [
-                linebloom_redis_wire::MADD,
-                super::guard_commands::madd,
-                "write deny-oom getkeys-api",
-                1, 1, 1, ""
-            ],
-        ],
+        commands: [],
     }
 }
 
@@ -400,6 +402,10 @@ mod tests {
         let ns = ModuleArgs::parse(&["NAMESPACE".into(), "linebloom".into()]).unwrap();
         assert_eq!(ns.command_name("BF.ADD"), "linebloom.BF.ADD");
         assert_eq!(ModuleArgs::default().command_name("CF.DEL"), "CF.DEL");
+        assert_eq!(
+            ns.command_name(linebloom_redis_wire::MTEST),
+            "LINEBLOOM.MTEST"
+        );
         assert!(ModuleArgs::parse(&["NAMESPACE".into()]).is_err());
         assert!(ModuleArgs::parse(&["NAMESPACE".into(), "a b".into()]).is_err());
         assert!(ModuleArgs::parse(&["ERROR_RATE".into(), "0.1".into()]).is_err());
