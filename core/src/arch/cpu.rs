@@ -1,4 +1,4 @@
-//! Every CPU feature check the kernels of either family need (x86_64; aarch64 needs
+//! Every CPU feature check the kernels of either set need (x86_64; aarch64 needs
 //! none, NEON being baseline there). Each check tests exactly the features its
 //! kernel's `#[target_feature]` enables.
 //!

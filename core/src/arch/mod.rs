@@ -1,15 +1,16 @@
 //! Kernels: the code that works inside one 64-byte block, per instruction set, and the
-//! run-time choice between them, for both filter families.
+//! run-time choice between them, in two kernel sets: the Bloom filters' and the
+//! quotient filter's.
 //!
-//! Both families have the same layout: one folder per family, one file per instruction
+//! Both sets have the same layout: one folder per set, one file per instruction
 //! set inside it, the per-key algorithm written once over what each file supplies.
 //!
 //! | path | holds |
 //! |---|---|
 //! | `bloom/` | the Bloom filters' kernels: [`Kernel`] and its backends (module docs there) |
 //! | `quotient/` | the vector quotient filter's block layout, per-key algorithm and kernels ([`quotient`]) |
-//! | `registry.rs` | [`available`], [`detect`], [`by_name`] and [`compiled`], written once over a family's kernel list, and every kernel's name |
-//! | `cpu.rs` | every CPU feature check either family's kernels need |
+//! | `registry.rs` | [`available`], [`detect`], [`by_name`] and [`compiled`], written once over a set's kernel list, and every kernel's name |
+//! | `cpu.rs` | every CPU feature check either set's kernels need |
 //! | `prefetch.rs` | prefetch hints |
 //!
 //! A kernel can only be obtained from `available`, `by_name` or `detect`, which return

@@ -1,14 +1,15 @@
-//! Run-time selection, written once for both kernel families: the kernels this CPU
+//! Run-time selection, written once for both kernel sets (the Bloom filters' and the
+//! quotient filter's): the kernels this CPU
 //! runs, the best of them (detected once and cached), lookup by name, and the names
-//! compiled in, over a family's [`KernelSet`] (`bloom/mod.rs`, `quotient/mod.rs`
+//! compiled in, over a [`KernelSet`] (`bloom/mod.rs`, `quotient/mod.rs`
 //! list their kernels in one). Every kernel's name is written here, once ([`names`]);
 //! the CPU checks are in `cpu.rs`.
 
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-/// Every kernel's name, for both families: module, CSV column, plot legend. A Bloom
+/// Every kernel's name, for both kernel sets: module, CSV column, plot legend. A Bloom
 /// kernel and a quotient kernel of one name share the main instruction set, not
-/// necessarily every feature they need (the families' module docs list those).
+/// necessarily every feature they need (each set's module docs list those).
 pub(crate) mod names {
     /// The reference kernel, on every target.
     pub(crate) const SCALAR: &str = "scalar";
@@ -29,7 +30,7 @@ pub(crate) mod names {
     pub(crate) const NEON: &str = "neon";
 }
 
-/// A kernel of either family, by name.
+/// A kernel of either set, by name.
 pub(crate) trait Named {
     /// The kernel's name, one of [`names`].
     fn name(&self) -> &'static str;
@@ -44,7 +45,7 @@ pub(crate) fn always() -> bool {
     true
 }
 
-/// A family's kernels: every one compiled for this target, the reference kernel
+/// The kernels of one block layout (the Bloom filters', or the quotient filter's): every one compiled for this target, the reference kernel
 /// (scalar) first and the preferred one last, and the cache of the one detected.
 pub(crate) struct KernelSet<K: 'static> {
     compiled: &'static [Compiled<K>],
@@ -103,7 +104,7 @@ impl<K: Named> KernelSet<K> {
     }
 }
 
-/// Defines a family's public selection functions over its `static KERNELS` set:
+/// Defines a kernel set's public selection functions over its `static KERNELS` set:
 /// `available`, `detect`, `by_name` and `compiled`, with `$what` naming the kernels in
 /// their docs.
 macro_rules! selection {

@@ -1,5 +1,5 @@
 //! How every contender the lab names looks (filters, kernels, footprint builds, the
-//! penetration scenario's defences, reference series): its family, colour and marker,
+//! penetration scenario's defences, reference series): its structure, colour and marker,
 //! set here once, so a contender looks the same in every plot, and every table groups
 //! it the same way.
 //! The style sits below the plotting, which reads it (`crate::support::plot`).
@@ -100,15 +100,15 @@ mod tests {
         assert_eq!(names.len(), len);
     }
 
-    /// Every filter has a family, and the look of each family's members differs.
+    /// Every filter has a structure, and the looks of a structure's members differ.
     #[test]
-    fn filters_have_a_family_and_distinct_looks() {
+    fn filters_have_a_structure_and_distinct_looks() {
         let filters: Vec<&Look> = crate::contenders::CONTENDERS
             .iter()
             .map(|c| &c.look)
             .collect();
         for a in &filters {
-            assert!(!a.family.is_empty(), "{}", a.name);
+            assert!(!a.structure.is_empty(), "{}", a.name);
             for b in filters.iter().filter(|b| b.name != a.name) {
                 assert!(
                     a.colour != b.colour || a.marker != b.marker,

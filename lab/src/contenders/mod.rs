@@ -1,6 +1,6 @@
 //! The contenders: every filter the lab measures, behind one trait, [`LabFilter`], on `u64`
 //! keys, and the contender table, [`CONTENDERS`], the one place each is written: its
-//! name and look (family, colour, marker), its [`Facts`] and its recipe. Experiments
+//! name and look (structure, colour, marker), its [`Facts`] and its recipe. Experiments
 //! pick contenders by their facts ([`names_where`]); [`build`] and [`build_sized`] look
 //! one up by name. The table's order is the order of the report's tables.
 //!
@@ -83,7 +83,7 @@ pub type Recipe =
 
 /// One filter the lab builds.
 pub struct Contender {
-    /// Its name (in every CSV, legend and table), family, colour and marker.
+    /// Its name (in every CSV, legend and table), structure, colour and marker.
     pub look: Look,
     /// What it is and can do.
     pub facts: Facts,

@@ -192,7 +192,7 @@ impl LabFilter for Fuse8 {
     }
 }
 
-/// A static xor-family filter from `xorf`, built once from the XXH3 hashes of all keys.
+/// A static xor filter from `xorf`, built once from the XXH3 hashes of all keys.
 pub struct Xorf<F> {
     name: &'static str,
     filter: F,

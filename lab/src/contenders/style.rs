@@ -1,4 +1,4 @@
-//! How a contender looks in every plot and table: its [`Look`] (name, family, colour,
+//! How a contender looks in every plot and table: its [`Look`] (name, structure, colour,
 //! marker). The lists of looks are in `crate::contenders::looks` (and the filters' in
 //! `crate::contenders`, beside their recipes); this module names none of them.
 
@@ -20,24 +20,24 @@ pub enum Marker {
 pub struct Look {
     /// The name in every CSV, legend and table.
     pub name: &'static str,
-    /// The filter family, for the filters the lab builds (`""` for the rest).
-    pub family: &'static str,
+    /// The filter's structure (blocked Bloom, cuckoo, xor, …), for the filters the lab builds (`""` for the rest).
+    pub structure: &'static str,
     /// Its colour in every plot, as `(r, g, b)`.
     pub colour: (u8, u8, u8),
     /// Its marker in every plot.
     pub marker: Marker,
 }
 
-/// A [`Look`] from its name, family, colour as `(r, g, b)` and marker.
+/// A [`Look`] from its name, structure, colour as `(r, g, b)` and marker.
 pub const fn look(
     name: &'static str,
-    family: &'static str,
+    structure: &'static str,
     rgb: (u8, u8, u8),
     marker: Marker,
 ) -> Look {
     Look {
         name,
-        family,
+        structure,
         colour: rgb,
         marker,
     }

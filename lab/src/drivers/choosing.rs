@@ -1,7 +1,7 @@
 //! "Choosing a filter": the report's answer, per job, to which filter to use, computed
 //! from this run's CSVs (`space`, `throughput`, `churn`, `growth`, `capabilities`,
 //! `threads`, `footprint`), never typed in. For each job it names the measured best
-//! choice, whatever its family, and where linebloom stands; a job whose experiments did
+//! choice, whatever its structure, and where linebloom stands; a job whose experiments did
 //! not run says so.
 
 use crate::Ctx;
@@ -46,7 +46,7 @@ pub fn section(ctx: &Ctx) -> String {
         })
         .collect();
     format!(
-        "## Choosing a filter\n\nFor each job, the best choice this run measured, whatever its family, and where linebloom stands; every number comes from the named experiments' CSVs at a 1% target.\n\n{}\n",
+        "## Choosing a filter\n\nFor each job, the best choice this run measured, whatever its structure, and where linebloom stands; every number comes from the named experiments' CSVs at a 1% target.\n\n{}\n",
         crate::support::table::markdown_table(
             &["job", "measured best", "linebloom", "from"],
             &lines
@@ -74,8 +74,8 @@ fn static_set(ctx: &Ctx) -> Choice {
     // One open of the throughput run: its rows and the kernel its provenance names.
     let fastest = Run::open(&ctx.out, throughput::NAME).ok().and_then(|run| {
         let t: Vec<throughput::Row> = run.rows().ok()?;
-        // The largest size where the other families ran too.
-        let size = *throughput::family_sizes(&t).last()?;
+        // The largest size where the contenders of other structures ran too.
+        let size = *throughput::other_structure_sizes(&t).last()?;
         let at_size: Vec<throughput::Row> = t
             .into_iter()
             .filter(|r| {

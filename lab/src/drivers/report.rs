@@ -107,7 +107,20 @@ pub fn report(ctx: &Ctx, rerun: bool) -> anyhow::Result<()> {
     writeln!(md)?;
     for (e, outcome) in &outcomes {
         match outcome {
-            Outcome::Ran(secs) => writeln!(md, "- `{}`: {secs:.1} s", e.name)?,
+            Outcome::Ran(secs) => {
+                // An experiment run again on its own (`lab run NAME --out` the report's
+                // folder) says where and from what it ran, where that differs.
+                let apart = match (&env, Provenance::read(&ctx.out.join(e.name))) {
+                    (Some(env), Ok(own)) if own.cpu != env.cpu || own.commit != env.commit => {
+                        format!(
+                            " (run on its own: {}, commit `{}`, {})",
+                            own.cpu, own.commit, own.date
+                        )
+                    }
+                    _ => String::new(),
+                };
+                writeln!(md, "- `{}`: {secs:.1} s{apart}", e.name)?
+            }
             Outcome::Skipped(u) => writeln!(md, "- `{}`: skipped, {u}", e.name)?,
             Outcome::Failed(_) => writeln!(md, "- `{}`: **failed** (see its section)", e.name)?,
         }

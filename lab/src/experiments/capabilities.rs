@@ -78,8 +78,8 @@ impl Verdict {
 pub struct Row {
     /// Contender (a name of [`crate::contenders::CONTENDERS`]).
     pub contender: String,
-    /// Its family.
-    pub family: String,
+    /// Its structure (blocked Bloom, cuckoo, xor, …).
+    pub structure: String,
     /// The operation (one of [`OPERATIONS`]).
     pub operation: String,
     /// What the check found.
@@ -90,10 +90,10 @@ pub struct Row {
     pub keys: u64,
 }
 
-/// The family a contender belongs to.
-pub fn family(contender: &str) -> &'static str {
+/// The structure of a contender.
+pub fn structure(contender: &str) -> &'static str {
     crate::contenders::looks::find(contender)
-        .map(|s| s.family)
+        .map(|s| s.structure)
         .filter(|f| !f.is_empty())
         .unwrap_or("other")
 }
@@ -385,7 +385,7 @@ impl Experiment for Capabilities {
             for (operation, (verdict, detail)) in OPERATIONS.iter().zip(cells) {
                 rows.push(Row {
                     contender: contender.into(),
-                    family: family(contender).into(),
+                    structure: structure(contender).into(),
                     operation: (*operation).into(),
                     verdict,
                     detail,
@@ -405,12 +405,12 @@ impl Experiment for Capabilities {
 
     /// Report material from the CSV: the matrix, and the failed checks spelled out.
     fn summary(rows: &[Row], _run: &Run) -> anyhow::Result<Summary> {
-        let mut header = vec!["contender", "family"];
+        let mut header = vec!["contender", "structure"];
         header.extend(OPERATIONS);
         let table: Vec<Vec<String>> = contenders(rows)
             .into_iter()
             .map(|c| {
-                let mut line = vec![c.to_string(), family(c).to_string()];
+                let mut line = vec![c.to_string(), structure(c).to_string()];
                 line.extend(
                     OPERATIONS
                         .iter()

@@ -9,7 +9,7 @@
 //!   that no probe list is held in memory;
 //! * **structured integer keys** at 1%: sequential, strided by powers of two,
 //!   bit-reversed, equal halves, golden-ratio steps, and two sets built against
-//!   `IntFold`'s constants, with probes continuing each family past its members.
+//!   `IntFold`'s constants, with probes continuing each pattern past its members.
 //!
 //! Each row gives measured / predicted with the Wilson 99% interval of that ratio. The
 //! interval also holds the instance spread of one filter (about `1/√B` relative), so a
@@ -34,7 +34,7 @@ pub const TOLERANCE: f64 = 0.03;
 /// One CSV row.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
-    /// `random` or the structured family's name.
+    /// `random` or the key pattern's name.
     pub keys: String,
     /// Requested rate.
     pub target: f64,
@@ -60,8 +60,8 @@ pub struct Row {
     pub ratio_hi: f64,
 }
 
-/// The structured families: key number `i` of each.
-const FAMILIES: &[&str] = &[
+/// The structured key patterns: key number `i` of each.
+const PATTERNS: &[&str] = &[
     "sequential",
     "sequential from 2^40",
     "stride 2^20",
@@ -75,8 +75,8 @@ const FAMILIES: &[&str] = &[
     "rotr(K1 ^ i, 32) (IntFold constant)",
 ];
 
-fn family_key(family: &str, i: u64) -> u64 {
-    match family {
+fn pattern_key(pattern: &str, i: u64) -> u64 {
+    match pattern {
         "sequential" => i,
         "sequential from 2^40" => i + (1 << 40),
         "stride 2^20" => i << 20,
@@ -88,7 +88,7 @@ fn family_key(family: &str, i: u64) -> u64 {
         "golden-ratio steps" => i.wrapping_mul(0x9e37_79b9_7f4a_7c15),
         "K2 ^ i (IntFold constant)" => IntFold::K2 ^ i,
         "rotr(K1 ^ i, 32) (IntFold constant)" => (IntFold::K1 ^ i).rotate_right(32),
-        other => unreachable!("unknown family {other}"),
+        other => unreachable!("unknown key pattern {other}"),
     }
 }
 
@@ -123,14 +123,14 @@ impl Experiment for Formula {
 
     /// Measures: the rows the registry writes to `data.csv`.
     fn measure(ctx: &Ctx) -> anyhow::Result<Vec<Row>> {
-        let (n, probes, family_n, family_probes): (u64, u64, u64, u64) = ctx.scale.pick(
+        let (n, probes, pattern_n, pattern_probes): (u64, u64, u64, u64) = ctx.scale.pick(
             (100_000, 2_000_000, 1 << 16, 400_000),
             (1_000_000, 20_000_000, 1 << 18, 2_000_000),
             (1_000_000, 100_000_000, 1 << 20, 10_000_000),
             (10_000_000, 1_000_000_000, 1 << 24, 100_000_000),
         );
         let targets = [0.1, 0.01, 0.001, 0.0001];
-        let bar = crate::support::progress::bar(ctx, (targets.len() + FAMILIES.len()) as u64, NAME);
+        let bar = crate::support::progress::bar(ctx, (targets.len() + PATTERNS.len()) as u64, NAME);
         let mut rows = Vec::new();
         for target in targets {
             bar.set_message(format!("random keys, p = {target}"));
@@ -141,16 +141,16 @@ impl Experiment for Formula {
             rows.push(row("random", target, params, n, probes, fp));
             bar.inc(1);
         }
-        let params = Params::for_fpr(family_n, 0.01)?;
-        for family in FAMILIES {
-            bar.set_message(family.to_string());
+        let params = Params::for_fpr(pattern_n, 0.01)?;
+        for pattern in PATTERNS {
+            bar.set_message(pattern.to_string());
             let mut f = blocked(params, ctx.kernel);
-            let members: Vec<u64> = (0..family_n).map(|i| family_key(family, i)).collect();
+            let members: Vec<u64> = (0..pattern_n).map(|i| pattern_key(pattern, i)).collect();
             f.insert_batch(&members);
-            let fp = count_positives(&f, family_n..family_n + family_probes, |i| {
-                family_key(family, i)
+            let fp = count_positives(&f, pattern_n..pattern_n + pattern_probes, |i| {
+                pattern_key(pattern, i)
             });
-            rows.push(row(family, 0.01, params, family_n, family_probes, fp));
+            rows.push(row(pattern, 0.01, params, pattern_n, pattern_probes, fp));
             bar.inc(1);
         }
         bar.finish_and_clear();

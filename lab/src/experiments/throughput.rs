@@ -11,9 +11,9 @@
 //! at the Parquet spec's 10 bits per key, fastbloom by `with_false_pos`, and
 //! `split-block-256` (a 256-bit split-block filter on linebloom's hash) at linebloom's
 //! own exact rate for those keys, so the two probes compare at equal false positives.
-//! The other
-//! families (classic and counting Bloom filters, cuckoo, quotient, xor and binary fuse;
-//! [`families`]) likewise, up to the rivals' largest size; their inserts are not timed
+//! The filters
+//! of other structures (classic and counting Bloom filters, cuckoo, quotient, xor and binary fuse;
+//! [`other_structures`]) likewise, up to the rivals' largest size; their inserts are not timed
 //! where they refuse keys past their capacity (the insert workload adds keys past `n`)
 //! or cannot insert at all (the static xor filters). linebloom's filters are built as a
 //! user builds them (`BloomFilter::new`), whose storage maps filters of 2 MiB or more on
@@ -54,23 +54,23 @@ pub const NAME: &str = "throughput";
 /// The control copy's name: an identical second sbbf-rs-safe.
 const CONTROL: &str = "sbbf-rs-safe-control";
 
-/// The other filter families, built for the same keys at 1% by their own recipe: every
+/// The contenders of other structures, built for the same keys at 1% by their own recipe: every
 /// contender outside the blocked Bloom filters that neither grows nor is a concurrent
 /// twin.
-pub fn families() -> Vec<&'static str> {
+pub fn other_structures() -> Vec<&'static str> {
     contenders::names_where(|c| {
-        c.look.family != "blocked Bloom" && !c.facts.grows() && c.facts.stands_alone()
+        c.look.structure != "blocked Bloom" && !c.facts.grows() && c.facts.stands_alone()
     })
 }
 
-/// Families whose inserts are not timed: they refuse keys past their capacity (the
+/// Contenders whose inserts are not timed: they refuse keys past their capacity (the
 /// insert workload adds keys past `n`), or cannot insert after they are built. Those
 /// that delete have their inserts timed by `reinsert` instead.
 fn untimed_inserts() -> Vec<&'static str> {
     contenders::names_where(|c| c.facts.refuses_inserts())
 }
 
-/// Families that delete: each round deletes a quarter of their keys (`delete`) and
+/// Contenders that delete: each round deletes a quarter of their keys (`delete`) and
 /// inserts the same keys back (`reinsert`), so the load stays between 75% and 100%
 /// of `n`, where a full filter's inserts and deletes work hardest.
 pub fn deletes() -> Vec<&'static str> {
@@ -174,10 +174,10 @@ impl Experiment for Throughput {
             }
             if size <= rival_max {
                 let keys: Vec<u64> = (0..n).map(|i| member_key(ctx, i)).collect();
-                for family in families() {
-                    bar.set_message(format!("{} KiB: building {family}", size >> 10));
-                    let built = build(family, Sizing::Fpr(0.01), &keys, ctx.kernel)?;
-                    contenders.push(built.ok_or_else(|| anyhow::anyhow!("{family}: no recipe"))?);
+                for name in other_structures() {
+                    bar.set_message(format!("{} KiB: building {name}", size >> 10));
+                    let built = build(name, Sizing::Fpr(0.01), &keys, ctx.kernel)?;
+                    contenders.push(built.ok_or_else(|| anyhow::anyhow!("{name}: no recipe"))?);
                 }
                 bar.set_message(format!("{} KiB", size >> 10));
             }
@@ -399,14 +399,16 @@ impl Experiment for Throughput {
                     .map(|x| format!("±{:.0}%", x * 100.0))
                     .unwrap_or_else(|| "—".into()),
             ]);
-            let families = families().into_iter().map(|f| (f, get(f, "miss", s)));
+            let others = other_structures()
+                .into_iter()
+                .map(|f| (f, get(f, "miss", s)));
             for (name, theirs) in [
                 ("sbbf-rs-safe", sb),
                 ("split-block-256", split),
                 ("fastbloom", fb),
             ]
             .into_iter()
-            .chain(families)
+            .chain(others)
             {
                 // Slower only when the gap is larger than the control's.
                 if let (Some(a), Some(b)) = (o, theirs)
@@ -429,28 +431,29 @@ impl Experiment for Throughput {
                 names.push(&r.contender);
             }
         }
-        let family_sizes = family_sizes(rows);
+        let sizes = other_structure_sizes(rows);
         let mut header = vec!["contender (miss / hit ns)".to_string()];
-        header.extend(family_sizes.iter().map(|s| format!("{} KiB", s >> 10)));
-        let every: Vec<Vec<String>> = names
-            .iter()
-            .map(|c| {
-                let mut line = vec![c.to_string()];
-                line.extend(family_sizes.iter().map(|&s| {
-                    match (get(c, "miss", s), get(c, "hit", s)) {
-                        (Some(m), Some(h)) => format!("{m:.1} / {h:.1}"),
-                        _ => "—".into(),
-                    }
-                }));
-                line
-            })
-            .collect();
+        header.extend(sizes.iter().map(|s| format!("{} KiB", s >> 10)));
+        let every: Vec<Vec<String>> =
+            names
+                .iter()
+                .map(|c| {
+                    let mut line = vec![c.to_string()];
+                    line.extend(sizes.iter().map(|&s| {
+                        match (get(c, "miss", s), get(c, "hit", s)) {
+                            (Some(m), Some(h)) => format!("{m:.1} / {h:.1}"),
+                            _ => "—".into(),
+                        }
+                    }));
+                    line
+                })
+                .collect();
         let header: Vec<&str> = header.iter().map(String::as_str).collect();
         let every_table = markdown_table(&header, &every);
-        let deleting = deletion_table(rows, &family_sizes);
+        let deleting = deletion_table(rows, &sizes);
         Ok(Summary {
             table: format!(
-                "{}\nEvery contender, every family, at the sizes where all of them ran (median CPU ns per negative / positive lookup):\n\n{every_table}\nThe filters that delete, at 75–100% of the keys they were sized for (median CPU ns per delete / insert back, each round deleting a quarter of the keys and inserting them again; [`delete.svg`](throughput/delete.svg)), and the vector quotient filter's speed-up over qfilter and cuckoofilter (their time over its own: above 1 is faster):\n\n{deleting}",
+                "{}\nEvery contender, every structure, at the sizes where all of them ran (median CPU ns per negative / positive lookup):\n\n{every_table}\nThe filters that delete, at 75–100% of the keys they were sized for (median CPU ns per delete / insert back, each round deleting a quarter of the keys and inserting them again; [`delete.svg`](throughput/delete.svg)), and the vector quotient filter's speed-up over qfilter and cuckoofilter (their time over its own: above 1 is faster):\n\n{deleting}",
                 markdown_table(
                     &[
                         "size",
@@ -523,7 +526,7 @@ fn op_series(rows: &[Row], op: &str, dashed: &str) -> Vec<Series> {
         .collect()
 }
 
-/// The deleting families' delete and reinsert times per size, and linebloom-quotient's
+/// The deleting contenders' delete and reinsert times per size, and linebloom-quotient's
 /// speed-up over qfilter and cuckoofilter in every operation both measured.
 fn deletion_table(rows: &[Row], sizes: &[u64]) -> String {
     let get = |c: &str, w: &str, s: u64| {
@@ -577,12 +580,13 @@ fn deletion_table(rows: &[Row], sizes: &[u64]) -> String {
     markdown_table(&header, &lines)
 }
 
-/// The sizes, ascending, at which the other families ([`families`]) ran too.
-pub fn family_sizes(rows: &[Row]) -> Vec<u64> {
-    let families = families();
+/// The sizes, ascending, at which the contenders of other structures
+/// ([`other_structures`]) ran too.
+pub fn other_structure_sizes(rows: &[Row]) -> Vec<u64> {
+    let others = other_structures();
     let mut sizes: Vec<u64> = rows
         .iter()
-        .filter(|r| r.workload == "miss" && families.contains(&r.contender.as_str()))
+        .filter(|r| r.workload == "miss" && others.contains(&r.contender.as_str()))
         .map(|r| r.size_bytes)
         .collect();
     sizes.sort_unstable();

@@ -5,7 +5,7 @@
 
 use super::cache::{Cache, LocalCache, RedisCache};
 use super::db::Db;
-use super::guard::{CommandFilter, Family, Guard, InProcess, InRedis, NoGuard, RedisClassic};
+use super::guard::{CommandFilter, CommandSet, Guard, InProcess, InRedis, NoGuard, RedisClassic};
 use super::row::FPR;
 use super::scenario::Scenario;
 use crate::Ctx;
@@ -98,27 +98,20 @@ pub fn defences(
     let modules = bloom_modules(target.connect()?.commands());
     let mut by_commands = Vec::new();
     if modules.redisbloom {
-        by_commands.push((looks::REDISBLOOM, Family::Bf, String::new()));
+        by_commands.push((looks::REDISBLOOM, CommandSet::Bf, String::new()));
     }
     if let Some(prefix) = &modules.linebloom {
-        by_commands.push((looks::LINEBLOOM_MODULE_BF, Family::Bf, prefix.clone()));
+        by_commands.push((looks::LINEBLOOM_MODULE_BF, CommandSet::Bf, prefix.clone()));
     }
     if modules.redisbloom {
-        by_commands.push((looks::REDISBLOOM_CUCKOO, Family::Cf, String::new()));
+        by_commands.push((looks::REDISBLOOM_CUCKOO, CommandSet::Cf, String::new()));
     }
     if let Some(prefix) = &modules.linebloom {
-        by_commands.push((looks::LINEBLOOM_MODULE_CF, Family::Cf, prefix.clone()));
+        by_commands.push((looks::LINEBLOOM_MODULE_CF, CommandSet::Cf, prefix.clone()));
     }
-    for (name, family, prefix) in by_commands {
-        let guard = CommandFilter::load(
-            name,
-            family,
-            &prefix,
-            target.connect()?,
-            &ns.key(name),
-            n,
-            FPR,
-        )?;
+    for (name, set, prefix) in by_commands {
+        let guard =
+            CommandFilter::load(name, set, &prefix, target.connect()?, &ns.key(name), n, FPR)?;
         out.push(scenario(
             name,
             Box::new(guard),

@@ -251,9 +251,9 @@ impl Guard for InRedis {
     }
 }
 
-/// Which of RedisBloom's command families a [`CommandFilter`] speaks.
+/// Which of RedisBloom's two command sets a [`CommandFilter`] speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Family {
+pub enum CommandSet {
     /// `BF.*`: a Bloom filter, no deletes.
     Bf,
     /// `CF.*`: a cuckoo filter (RedisBloom) or a vector quotient filter (the linebloom
@@ -266,7 +266,7 @@ pub enum Family {
 /// `CF.EXISTS`/`CF.ADD`/`CF.DEL`, so products taken off sale leave the filter.
 pub struct CommandFilter {
     name: &'static str,
-    family: Family,
+    set: CommandSet,
     /// Command prefix: `""`, or `"linebloom."` beside RedisBloom.
     prefix: String,
     /// The filter's key.
@@ -284,7 +284,7 @@ impl CommandFilter {
     /// `CF.RESERVE key n`, each module's own sizing), then adds `0..n` in chunks.
     pub fn load(
         name: &'static str,
-        family: Family,
+        set: CommandSet,
         prefix: &str,
         mut con: Con,
         key: &str,
@@ -294,7 +294,7 @@ impl CommandFilter {
         redis::cmd("DEL").arg(key).query::<()>(con.commands())?;
         let mut this = CommandFilter {
             name,
-            family,
+            set,
             prefix: prefix.into(),
             key: key.into(),
             con,
@@ -302,16 +302,16 @@ impl CommandFilter {
             bytes: 0,
         };
         let mut reserve = this.cmd("RESERVE");
-        match family {
-            Family::Bf => reserve.arg(p).arg(n),
-            Family::Cf => reserve.arg(n),
+        match set {
+            CommandSet::Bf => reserve.arg(p).arg(n),
+            CommandSet::Cf => reserve.arg(n),
         };
         reserve.query::<()>(this.con.commands())?;
         let ids: Vec<u64> = (0..n).collect();
         for chunk in ids.chunks(10_000) {
-            let mut add = match family {
-                Family::Bf => this.cmd("MADD"),
-                Family::Cf => {
+            let mut add = match set {
+                CommandSet::Bf => this.cmd("MADD"),
+                CommandSet::Cf => {
                     let mut c = this.cmd("INSERT");
                     c.arg("ITEMS");
                     c
@@ -328,11 +328,11 @@ impl CommandFilter {
 
     /// `<prefix><BF|CF>.<what> <key>`.
     fn cmd(&self, what: &str) -> redis::Cmd {
-        let family = match self.family {
-            Family::Bf => "BF",
-            Family::Cf => "CF",
+        let name = match self.set {
+            CommandSet::Bf => "BF",
+            CommandSet::Cf => "CF",
         };
-        let mut c = redis::cmd(&format!("{}{family}.{what}", self.prefix));
+        let mut c = redis::cmd(&format!("{}{name}.{what}", self.prefix));
         c.arg(&self.key);
         c
     }
@@ -340,14 +340,14 @@ impl CommandFilter {
     /// One numeric field of `BF.INFO` (`CAPACITY`, `ITEMS`, …), or of `CF.INFO` by its
     /// name there.
     fn info(&mut self, field: &str) -> anyhow::Result<u64> {
-        match self.family {
-            Family::Bf => {
+        match self.set {
+            CommandSet::Bf => {
                 let v: Vec<u64> = self.cmd("INFO").arg(field).query(self.con.commands())?;
                 v.first()
                     .copied()
                     .ok_or_else(|| anyhow::anyhow!("BF.INFO {field} returned nothing"))
             }
-            Family::Cf => {
+            CommandSet::Cf => {
                 let v: Vec<redis::Value> = self.cmd("INFO").query(self.con.commands())?;
                 v.chunks(2)
                     .find(|p| {
@@ -372,9 +372,9 @@ impl Guard for CommandFilter {
         Ok(())
     }
     fn remove(&mut self, key: u64) -> anyhow::Result<bool> {
-        match self.family {
-            Family::Bf => Ok(false),
-            Family::Cf => Ok(self.cmd("DEL").arg(key).query::<i64>(self.con.commands())? == 1),
+        match self.set {
+            CommandSet::Bf => Ok(false),
+            CommandSet::Cf => Ok(self.cmd("DEL").arg(key).query::<i64>(self.con.commands())? == 1),
         }
     }
     fn bytes(&self) -> usize {
@@ -385,9 +385,9 @@ impl Guard for CommandFilter {
     /// ratio or estimated rate.
     fn capacity(&mut self, target: f64) -> Option<anyhow::Result<Capacity>> {
         let mut info = || -> anyhow::Result<Capacity> {
-            let (items, capacity) = match self.family {
-                Family::Bf => (self.info("ITEMS")?, self.info("CAPACITY")?),
-                Family::Cf => (
+            let (items, capacity) = match self.set {
+                CommandSet::Bf => (self.info("ITEMS")?, self.info("CAPACITY")?),
+                CommandSet::Cf => (
                     self.info("Number of items inserted")?,
                     self.reserved * self.info("Number of filters")?,
                 ),
