@@ -222,7 +222,8 @@ impl CfFilter {
             .rev()
             .any(|l| l.remove_hash(h).is_ok());
         if removed {
-            self.deletes += 1;
+            // Saturating: a loaded dump may hold any count.
+            self.deletes = self.deletes.saturating_add(1);
         }
         removed
     }
@@ -475,5 +476,19 @@ mod tests {
         let mut longer = body.clone();
         longer.push(0);
         assert!(CfFilter::from_body(&longer).is_err());
+    }
+
+    /// A dump may carry any delete count (they are not bounded by the items held); a
+    /// delete after it saturates (the fuzzer found the overflow).
+    #[test]
+    fn a_loaded_delete_count_saturates() {
+        let mut f = CfFilter::new(CfOptions::default()).unwrap();
+        f.add(b"item").unwrap();
+        let mut body = f.to_body();
+        body[4 * 8..5 * 8].copy_from_slice(&u64::MAX.to_le_bytes());
+        let mut f = CfFilter::from_body(&body).unwrap();
+        assert_eq!(f.deletes(), u64::MAX);
+        assert!(f.delete(b"item"));
+        assert_eq!(f.deletes(), u64::MAX);
     }
 }
