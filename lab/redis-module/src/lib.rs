@@ -52,8 +52,8 @@ use redis_module::raw;
 use std::ffi::{CString, c_int};
 
 /// One command: its name without the namespace, its flags (RedisBloom's, for the
-/// `BF.*` and `CF.*` commands), and its handler. Every command names a key as its
-/// first argument (the guard's name more through the keys request, `getkeys-api`).
+/// `BF.*` and `CF.*` commands), and its handler. Every command's first argument is a
+/// key; the guard's commands declare their others when Redis asks (`getkeys-api`).
 pub struct Command {
     /// `BF.ADD`, …
     pub name: &'static str,
