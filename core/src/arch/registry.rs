@@ -1,9 +1,8 @@
 //! Run-time selection, written once for both kernel sets (the Bloom filters' and the
-//! quotient filter's): the kernels this CPU
-//! runs, the best of them (detected once and cached), lookup by name, and the names
-//! compiled in, over a [`KernelSet`] (`bloom/mod.rs`, `quotient/mod.rs`
-//! list their kernels in one). Every kernel's name is written here, once ([`names`]);
-//! the CPU checks are in `cpu.rs`.
+//! quotient filter's): the kernels this CPU runs, the best of them (detected once and
+//! cached), lookup by name, and the names compiled in, over a [`KernelSet`]
+//! (`bloom/mod.rs`, `quotient/mod.rs` list their kernels in one). Every kernel's name is
+//! written here, once ([`names`]); the CPU checks are in `cpu.rs`.
 
 use core::sync::atomic::{AtomicPtr, Ordering};
 
@@ -45,8 +44,9 @@ pub(crate) fn always() -> bool {
     true
 }
 
-/// The kernels of one block layout (the Bloom filters', or the quotient filter's): every one compiled for this target, the reference kernel
-/// (scalar) first and the preferred one last, and the cache of the one detected.
+/// One kernel set (the Bloom filters', or the quotient filter's): every kernel compiled
+/// for this target, the reference kernel (scalar) first and the preferred one last, and
+/// the cache of the one detected.
 pub(crate) struct KernelSet<K: 'static> {
     compiled: &'static [Compiled<K>],
     active: AtomicPtr<K>,

@@ -20,7 +20,8 @@ pub enum Marker {
 pub struct Look {
     /// The name in every CSV, legend and table.
     pub name: &'static str,
-    /// The filter's structure (blocked Bloom, cuckoo, xor, …), for the filters the lab builds (`""` for the rest).
+    /// The filter's structure (blocked Bloom, cuckoo, xor, …), for the filters the lab
+    /// builds (`""` for the rest).
     pub structure: &'static str,
     /// Its colour in every plot, as `(r, g, b)`.
     pub colour: (u8, u8, u8),
