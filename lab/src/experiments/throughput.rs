@@ -365,11 +365,7 @@ impl Experiment for Throughput {
         let mut sizes: Vec<u64> = rows.iter().map(|r| r.size_bytes).collect();
         sizes.sort();
         sizes.dedup();
-        let get = |c: &str, w: &str, s: u64| {
-            rows.iter()
-                .find(|r| r.contender == c && r.workload == w && r.size_bytes == s)
-                .map(|r| r.median_ns)
-        };
+        let get = |c: &str, w: &str, s: u64| median(rows, c, w, s);
         let ours = format!("linebloom-{}", run.provenance.kernel);
         let mut table = Vec::new();
         let mut behind = Vec::new();
@@ -434,20 +430,10 @@ impl Experiment for Throughput {
         let sizes = other_structure_sizes(rows);
         let mut header = vec!["contender (miss / hit ns)".to_string()];
         header.extend(sizes.iter().map(|s| format!("{} KiB", s >> 10)));
-        let every: Vec<Vec<String>> =
-            names
-                .iter()
-                .map(|c| {
-                    let mut line = vec![c.to_string()];
-                    line.extend(sizes.iter().map(|&s| {
-                        match (get(c, "miss", s), get(c, "hit", s)) {
-                            (Some(m), Some(h)) => format!("{m:.1} / {h:.1}"),
-                            _ => "—".into(),
-                        }
-                    }));
-                    line
-                })
-                .collect();
+        let every: Vec<Vec<String>> = names
+            .iter()
+            .map(|c| pair_line(rows, c, &sizes, ("miss", "hit")))
+            .collect();
         let header: Vec<&str> = header.iter().map(String::as_str).collect();
         let every_table = markdown_table(&header, &every);
         let deleting = deletion_table(rows, &sizes);
@@ -526,28 +512,35 @@ fn op_series(rows: &[Row], op: &str, dashed: &str) -> Vec<Series> {
         .collect()
 }
 
+/// The median ns of `contender`'s `workload` at `size`, where it ran.
+fn median(rows: &[Row], contender: &str, workload: &str, size: u64) -> Option<f64> {
+    rows.iter()
+        .find(|r| r.contender == contender && r.workload == workload && r.size_bytes == size)
+        .map(|r| r.median_ns)
+}
+
+/// A table line: `contender`, then at each size its two workloads' medians as `a / b`
+/// (`—` where either is missing).
+fn pair_line(rows: &[Row], contender: &str, sizes: &[u64], (a, b): (&str, &str)) -> Vec<String> {
+    let mut line = vec![contender.to_string()];
+    line.extend(sizes.iter().map(|&s| {
+        match (median(rows, contender, a, s), median(rows, contender, b, s)) {
+            (Some(x), Some(y)) => format!("{x:.1} / {y:.1}"),
+            _ => "—".into(),
+        }
+    }));
+    line
+}
+
 /// The deleting contenders' delete and reinsert times per size, and linebloom-quotient's
 /// speed-up over qfilter and cuckoofilter in every operation both measured.
 fn deletion_table(rows: &[Row], sizes: &[u64]) -> String {
-    let get = |c: &str, w: &str, s: u64| {
-        rows.iter()
-            .find(|r| r.contender == c && r.workload == w && r.size_bytes == s)
-            .map(|r| r.median_ns)
-    };
+    let get = |c: &str, w: &str, s: u64| median(rows, c, w, s);
     let mut header = vec!["contender (delete / insert back ns)".to_string()];
     header.extend(sizes.iter().map(|s| format!("{} KiB", s >> 10)));
     let mut lines: Vec<Vec<String>> = deletes()
         .iter()
-        .map(|c| {
-            let mut line = vec![c.to_string()];
-            line.extend(sizes.iter().map(|&s| {
-                match (get(c, "delete", s), get(c, "reinsert", s)) {
-                    (Some(d), Some(i)) => format!("{d:.1} / {i:.1}"),
-                    _ => "—".into(),
-                }
-            }));
-            line
-        })
+        .map(|c| pair_line(rows, c, sizes, ("delete", "reinsert")))
         .collect();
     for rival in ["qfilter", "cuckoofilter"] {
         let mut line = vec![format!(
