@@ -20,12 +20,24 @@
 //!
 //! Each probe is its own cache miss: this filter has the lowest false-positive rate per
 //! bit and costs `k` misses per operation. The lab compares the blocked filter with it.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `classic.rs` | [`ClassicBloomFilter`]: constructors, inserts, lookups, `union` |
+//! | `classic/params.rs` | [`ClassicParams`]: its sizing, and the probe scheme above |
+//!
+//! Its format (kind 4) is written and read by `format/classic.rs`.
+
+mod params;
+
+pub use params::{ClassicParams, MAX_CLASSIC_K};
+pub(crate) use params::{PROBE_SCHEME, for_each_probe};
 
 use crate::block::Block;
 #[cfg(doc)]
 use crate::fpr;
 use crate::hasher::{IntFold, Key, KeyHasher};
-use crate::params::{ClassicParams, ParamsError, for_each_probe};
+use crate::params::ParamsError;
 
 /// The textbook Bloom filter over owned or borrowed blocks (see the module docs).
 #[derive(Clone)]
@@ -189,25 +201,20 @@ impl<S: AsRef<[Block]> + AsMut<[Block]>, H: KeyHasher> ClassicBloomFilter<S, H> 
     ///
     /// # Errors
     ///
-    /// [`IncompatibleError::ClassicParams`](crate::IncompatibleError::ClassicParams)
+    /// [`IncompatibleError::Params`](crate::IncompatibleError::Params)
     /// when the sizes or `k` differ, [`IncompatibleError::Hasher`](crate::IncompatibleError::Hasher)
     /// when the hashers do; `self` is unchanged.
     pub fn union<S2: AsRef<[Block]>>(
         &mut self,
         other: &ClassicBloomFilter<S2, H>,
-    ) -> Result<(), crate::IncompatibleError>
+    ) -> Result<(), crate::IncompatibleError<ClassicParams>>
     where
         H: PartialEq,
     {
-        if self.params != other.params {
-            return Err(crate::IncompatibleError::ClassicParams {
-                ours: self.params,
-                theirs: other.params,
-            });
-        }
-        if self.hasher != other.hasher {
-            return Err(crate::IncompatibleError::Hasher);
-        }
+        crate::IncompatibleError::check(
+            (self.params, &self.hasher),
+            (other.params, &other.hasher),
+        )?;
         for (a, b) in self.blocks.as_mut().iter_mut().zip(other.blocks.as_ref()) {
             for (x, y) in a.0.iter_mut().zip(b.0) {
                 *x |= y;

@@ -30,12 +30,19 @@
 //! A blocked filter loads some blocks more than average, so the bound here is looser; the
 //! test `counters_rarely_saturate` measures zero saturated counters at 1e5 keys sized for 1%.
 //!
+//! Its sizing, [`CountingParams`], is in `counting/params.rs`; its format (kind 2) is
+//! the Bloom filter's block codec, `format/blocks.rs`.
+//!
 //! [`to_bloom`]: CountingBloomFilter::to_bloom
+
+mod params;
+
+pub use params::CountingParams;
 
 use crate::block::Block;
 use crate::filter::RemoveError;
 use crate::hasher::{IntFold, Key, KeyHasher};
-use crate::params::{CountingParams, ParamsError};
+use crate::params::ParamsError;
 use crate::pattern::{block_index, for_each_position};
 
 /// Counters per word, and the saturation value.

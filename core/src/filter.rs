@@ -34,7 +34,7 @@
 //! ```
 
 use crate::hasher::{Key, KeyHasher};
-use crate::params::{ClassicParams, Params};
+use crate::params::Params;
 
 /// What every filter answers: membership and the monitoring numbers.
 ///
@@ -84,7 +84,7 @@ pub trait Filter {
 ///
 /// The vector quotient filter refuses a key when both of its blocks are full: the
 /// filter holds more than its [`capacity`](crate::QuotientParams::capacity) (below it
-/// this happens with a chance of about [`crate::params::FULL_CHANCE`] at most), or,
+/// this happens with a chance of about [`crate::quotient::FULL_CHANCE`] at most), or,
 /// rarely, a crowd of keys landed in the same two blocks. A scalable filter in
 /// `Mode::Fixed` refuses a new key once its one layer holds its capacity
 /// (`ScalableError::Full`). Either way: rebuild it larger, or remove keys.
@@ -222,35 +222,26 @@ impl core::fmt::Display for RemoveError {
 
 impl core::error::Error for RemoveError {}
 
-/// Why two filters cannot be combined.
+/// Why two filters cannot be combined. `P` is the kinds' shape type: [`Params`] for
+/// the blocked kinds, [`ClassicParams`](crate::ClassicParams) for the classic filter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum IncompatibleError {
-    /// Different block counts or `k`.
+pub enum IncompatibleError<P = Params> {
+    /// Different shapes: block counts or `k` (for the classic filter, bit counts or `k`).
     Params {
         /// This filter's parameters.
-        ours: Params,
+        ours: P,
         /// The other filter's parameters.
-        theirs: Params,
+        theirs: P,
     },
     /// Different hashers or seeds.
     Hasher,
-    /// Two classic filters of different sizes or `k`.
-    ClassicParams {
-        /// This filter's parameters.
-        ours: ClassicParams,
-        /// The other filter's parameters.
-        theirs: ClassicParams,
-    },
 }
 
-impl IncompatibleError {
-    /// `Ok` when two blocked filters can be combined: the same shape, then the same
-    /// hasher (the one check behind every blocked kind's `union`).
-    pub(crate) fn check<H: PartialEq>(
-        ours: (Params, &H),
-        theirs: (Params, &H),
-    ) -> Result<(), IncompatibleError> {
+impl<P: PartialEq> IncompatibleError<P> {
+    /// `Ok` when two filters can be combined: the same shape, then the same hasher (the
+    /// one check behind every kind's `union`).
+    pub(crate) fn check<H: PartialEq>(ours: (P, &H), theirs: (P, &H)) -> Result<(), Self> {
         if ours.0 != theirs.0 {
             return Err(IncompatibleError::Params {
                 ours: ours.0,
@@ -264,31 +255,18 @@ impl IncompatibleError {
     }
 }
 
-impl core::fmt::Display for IncompatibleError {
+impl<P: core::fmt::Display> core::fmt::Display for IncompatibleError<P> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            IncompatibleError::Params { ours, theirs } => write!(
-                f,
-                "filters differ in shape: {} blocks, k = {} vs {} blocks, k = {}",
-                ours.blocks(),
-                ours.k(),
-                theirs.blocks(),
-                theirs.k()
-            ),
+            IncompatibleError::Params { ours, theirs } => {
+                write!(f, "filters differ in shape: {ours} vs {theirs}")
+            }
             IncompatibleError::Hasher => f.write_str("filters use different hashers or seeds"),
-            IncompatibleError::ClassicParams { ours, theirs } => write!(
-                f,
-                "filters differ in shape: {} bits, k = {} vs {} bits, k = {}",
-                ours.bits(),
-                ours.k(),
-                theirs.bits(),
-                theirs.k()
-            ),
         }
     }
 }
 
-impl core::error::Error for IncompatibleError {}
+impl<P: core::fmt::Debug + core::fmt::Display> core::error::Error for IncompatibleError<P> {}
 
 /// The traits of a kind whose inherent methods carry the family's names: [`Filter`],
 /// forwarding to them; with `insert`, [`InsertFilter`] for a kind that never refuses a

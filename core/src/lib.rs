@@ -177,7 +177,7 @@ pub mod arch;
 mod atomic;
 pub mod block;
 mod bloom;
-mod classic;
+pub mod classic;
 mod counting;
 mod filter;
 pub mod fpr;
@@ -210,8 +210,8 @@ pub use atomic::{AtomicBlock, AtomicBloomFilter};
 #[doc(inline)]
 pub use block::Block;
 pub use bloom::BloomFilter;
-pub use classic::ClassicBloomFilter;
-pub use counting::CountingBloomFilter;
+pub use classic::{ClassicBloomFilter, ClassicParams};
+pub use counting::{CountingBloomFilter, CountingParams};
 pub use filter::{Filter, FilterFull, IncompatibleError, InsertFilter, RemoveError, RemoveFilter};
 #[doc(inline)]
 pub use format::{DecodeError, EncodeError};
@@ -221,9 +221,9 @@ pub use hasher::AHash;
 #[doc(inline)]
 pub use hasher::{Hashed, IntFold, Key, KeyHasher, StableHasher, Xxh3};
 #[doc(inline)]
-pub use params::{ClassicParams, CountingParams, MAX_BYTES, Params, ParamsError, QuotientParams};
+pub use params::{MAX_BYTES, Params, ParamsError};
 #[doc(inline)]
-pub use quotient::{Stored, VectorQuotientFilter};
+pub use quotient::{QuotientParams, Stored, VectorQuotientFilter};
 #[cfg(feature = "alloc")]
 #[doc(inline)]
 pub use scalable::{ScalableBloomFilter, ScalableError, ScalableOptions};

@@ -16,7 +16,8 @@ use super::{
 };
 use crate::block::Block;
 use crate::hasher::StableHasher;
-use crate::params::{Params, ParamsError, QuotientParams};
+use crate::params::{Params, ParamsError};
+use crate::quotient::QuotientParams;
 use crate::{BloomFilter, CountingBloomFilter, VectorQuotientFilter};
 
 /// What the block-array codec needs of a filter kind.

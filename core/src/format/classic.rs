@@ -32,7 +32,7 @@ impl<S: AsRef<[Block]>, H: StableHasher> ClassicBloomFilter<S, H> {
             k: p.k(),
             blocks: p.blocks() as u64,
             seed: self.hasher().seed(),
-            extra: [p.bits(), crate::params::PROBE_SCHEME, 0, 0],
+            extra: [p.bits(), crate::classic::PROBE_SCHEME, 0, 0],
         };
         seal(out, &fields, p.blocks() * Block::BYTES, |payload| {
             write_blocks(payload, self.as_blocks())
@@ -86,7 +86,7 @@ fn open_classic<H: StableHasher>(
     bytes: &[u8],
 ) -> Result<(Fields, ClassicParams, &[u8]), DecodeError> {
     let (fields, payload) = open(bytes, KIND_CLASSIC, H::ID, |f, _| {
-        if f.extra[1] != crate::params::PROBE_SCHEME {
+        if f.extra[1] != crate::classic::PROBE_SCHEME {
             return Err(DecodeError::UnsupportedProbeScheme(f.extra[1]));
         }
         if f.extra[2..] != [0; 2] {

@@ -135,7 +135,7 @@ impl core::fmt::Display for DecodeError {
                 f,
                 "classic filter with probe scheme {id}, which this build does not read \
                  (it reads scheme {}): rebuild the filter",
-                crate::params::PROBE_SCHEME
+                crate::classic::PROBE_SCHEME
             ),
             DecodeError::UnsupportedQuotientScheme(id) => write!(
                 f,

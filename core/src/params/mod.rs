@@ -1,8 +1,11 @@
 //! Sizing: `(capacity, target rate)`, `(capacity, bits per key)` or raw `(blocks, k)`
 //! to a checked shape. Each kind has its own shape type, so that one kind's shape
 //! cannot be handed to another: [`Params`] (the Bloom, atomic and static filters,
-//! here), [`CountingParams`] (`counting.rs`), [`ClassicParams`] (`classic.rs`) and
-//! [`QuotientParams`] (`quotient.rs`).
+//! here), and in each other kind's folder [`CountingParams`](crate::CountingParams)
+//! (`counting/params.rs`), [`ClassicParams`](crate::ClassicParams)
+//! (`classic/params.rs`) and [`QuotientParams`](crate::QuotientParams)
+//! (`quotient/params.rs`). What they share lives here: [`ParamsError`], the size
+//! limits and the search for the smallest shape that meets a target.
 //!
 //! Block counts are `u64` going in and `usize` coming out: a constructor takes the
 //! count asked for as `u64`, so that a shape too large for this target's memory is
@@ -18,17 +21,10 @@
 //! blocked filter: at 1% the blocked filter needs about 0.5 more bits per key than the
 //! classic formula says.
 
-mod classic;
-mod counting;
 mod error;
-mod quotient;
 mod search;
 
-pub use classic::{ClassicParams, MAX_CLASSIC_K};
-pub(crate) use classic::{PROBE_SCHEME, for_each_probe};
-pub use counting::CountingParams;
 pub use error::ParamsError;
-pub use quotient::{FULL_CHANCE, MAX_LOAD, QuotientParams, SMALL_CAPACITY, TAG_BITS};
 use search::min_blocks;
 pub(crate) use search::{check_shape, largest_meeting, sizing_goal};
 
@@ -335,5 +331,13 @@ impl Params {
         let bits = self.bits();
         let clear = bits.saturating_sub(ones) as f64 / bits as f64;
         fpr::estimated_keys(clear, self.k, bits as f64)
+    }
+}
+
+/// `"1563 blocks, k = 8"`: the shape, as [`IncompatibleError`](crate::IncompatibleError)
+/// names it.
+impl core::fmt::Display for Params {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{} blocks, k = {}", self.blocks(), self.k())
     }
 }

@@ -3,12 +3,13 @@
 //! [`crate::arch::quotient::scheme`], the sizing in [`QuotientParams`], the kernels in
 //! [`crate::arch::quotient`].
 
+use super::QuotientParams;
 use super::well_formed::checked_len;
 use crate::arch::quotient::{Insertion, QuotientKernel, QuotientProbe};
 use crate::block::Block;
 use crate::filter::{FilterFull, RemoveError};
 use crate::hasher::{IntFold, Key, KeyHasher};
-use crate::params::{ParamsError, QuotientParams};
+use crate::params::ParamsError;
 
 /// Keys [`VectorQuotientFilter::contains_batch`] hashes at a time, onto the stack, before
 /// the kernel looks them up. The kernel's prefetch ring starts again with every chunk;

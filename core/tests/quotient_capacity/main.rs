@@ -1,8 +1,8 @@
-//! How the vector quotient filter's capacity tables (`linebloom::params::SMALL_CAPACITY`
+//! How the vector quotient filter's capacity tables (`linebloom::quotient::SMALL_CAPACITY`
 //! and `MAX_LOAD`) were derived, as tests that rebuild them: the cheap rows in every
 //! optimised x86_64 run, the rest by hand (each `#[ignore]` says how long it takes and
 //! its doc comment how to run it). The tables and a short note live in
-//! `core/src/params/quotient.rs`; this is the research apparatus behind them.
+//! `core/src/quotient/params.rs`; this is the research apparatus behind them.
 //!
 //! An insert fails only when both of the key's blocks are full. In filters of 64 blocks
 //! or more a key goes to its first block while that holds fewer than `T` tags (36 of 48
@@ -23,7 +23,7 @@
 
 #![cfg(feature = "alloc")]
 
-use linebloom::params::{FULL_CHANCE, MAX_LOAD, SMALL_CAPACITY};
+use linebloom::quotient::{FULL_CHANCE, MAX_LOAD, SMALL_CAPACITY};
 use linebloom::{QuotientParams, VectorQuotientFilter};
 
 mod chain;

@@ -145,7 +145,7 @@ pub const CONTENDERS: &[Contender] = &[
                 Sizing::Fpr(p) => ClassicParams::for_fpr(n, p)?,
                 Sizing::BitsPerKey(b) => {
                     let k = ((b * std::f64::consts::LN_2).round() as u32)
-                        .clamp(1, linebloom::params::MAX_CLASSIC_K);
+                        .clamp(1, linebloom::classic::MAX_CLASSIC_K);
                     ClassicParams::new(bits(b, n), k)?
                 }
             };

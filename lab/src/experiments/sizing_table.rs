@@ -72,7 +72,7 @@ pub fn shape(recipe: &str, n: u64, p: f64) -> anyhow::Result<(u64, u32, f64)> {
     let classic = |bits: f64, k: f64| {
         let (bits, k) = (
             bits.max(1.0) as u64,
-            (k as u32).clamp(1, linebloom::params::MAX_CLASSIC_K),
+            (k as u32).clamp(1, linebloom::classic::MAX_CLASSIC_K),
         );
         (bits, k, fpr::classic_approx(bits as f64, k, n as f64))
     };

@@ -40,9 +40,8 @@
 //! a little below the bound; the filter's `estimated_fpr` computes it from each block's
 //! own load.
 
-use super::search::{largest_meeting, sizing_goal};
-use super::{MAX_BLOCKS, MAX_BYTES, ParamsError};
 use crate::block::Block;
+use crate::params::{MAX_BLOCKS, MAX_BYTES, ParamsError, largest_meeting, sizing_goal};
 
 /// The chance, at most, that a filter sized by [`QuotientParams::for_capacity`] or
 /// [`QuotientParams::for_fpr`] refuses one of its first `capacity` inserts: exact for 2

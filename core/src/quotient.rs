@@ -9,7 +9,7 @@
 //! of its 80 (or 36) buckets ends. A key hashes to two blocks, a bucket and a tag, and
 //! goes into its first block until that holds 36 of its 48 tags (18 of 28), then into
 //! the emptier of the two (in filters under 64 blocks, always into the emptier), so the
-//! blocks fill evenly, to the loads of [`MAX_LOAD`](crate::params::MAX_LOAD), before
+//! blocks fill evenly, to the loads of [`MAX_LOAD`], before
 //! an insert may fail. A lookup finds the bucket's run with two selects on the metadata
 //! and compares the tag with the whole block in one vector compare, in the first block
 //! and, unless that found it, the second.
@@ -36,7 +36,7 @@
 //!   never makes a key that is still held answer `false`.
 //! * **A full filter refuses, and changes nothing** ([`FilterFull`](crate::FilterFull)): no key is dropped
 //!   or evicted. Up to its [`capacity`](crate::QuotientParams::capacity) the chance of
-//!   that is at most [`FULL_CHANCE`](crate::params::FULL_CHANCE) (1e-9): exactly for 2 to 10
+//!   that is at most [`FULL_CHANCE`] (1e-9): exactly for 2 to 10
 //!   blocks, proved for 12 to 62, measured for 64 to 8192, and estimated with a margin
 //!   above (`QuotientParams` says how far each is known).
 //! * **The rate**: at most [`fpr_bound`](crate::QuotientParams::fpr_bound) for every
@@ -56,17 +56,19 @@
 //!
 //! | file | holds |
 //! |---|---|
-//! | `filter.rs` | [`VectorQuotientFilter`]: constructors, inserts, removes, lookups |
-//! | `monitoring.rs` | its length, load factor, rates and block loads |
-//! | `well_formed.rs` | the checks of storage and of a decoded payload |
+//! | `quotient/filter.rs` | [`VectorQuotientFilter`]: constructors, inserts, removes, lookups |
+//! | `quotient/monitoring.rs` | its length, load factor, rates and block loads |
+//! | `quotient/params.rs` | [`QuotientParams`]: its sizing, capacity tables and rate bounds |
+//! | `quotient/well_formed.rs` | the checks of storage and of a decoded payload |
 //!
 //! Where a key goes and how a block holds tags ([`location`], [`SCHEME`]) sit with the
-//! per-key algorithm and the kernels in [`crate::arch::quotient`] (`scheme.rs`); the
-//! sizing is `QuotientParams` (`params/quotient.rs`), and the format kind 5 is written
-//! and read by `format/blocks.rs`, as the Bloom filter's blocks are.
+//! per-key algorithm and the kernels in [`crate::arch::quotient`] (`scheme.rs`), and
+//! the format kind 5 is written and read by `format/blocks.rs`, as the Bloom filter's
+//! blocks are.
 
 mod filter;
 mod monitoring;
+mod params;
 mod well_formed;
 
 #[cfg(linebloom_placement_sweep)]
@@ -76,4 +78,5 @@ pub use crate::arch::quotient::scheme::{
     Location, SCHEME, SCHEME_ID, SCHEME_ID_EMPTIER_BLOCK, location,
 };
 pub use filter::{Stored, VectorQuotientFilter};
+pub use params::{FULL_CHANCE, MAX_LOAD, QuotientParams, SMALL_CAPACITY, TAG_BITS};
 pub(crate) use well_formed::check_payload;

@@ -3,8 +3,8 @@
 //! counters, not 512 bits). A type of its own, so that a Bloom filter's [`Params`],
 //! which would hold a quarter of the positions the rate needs, cannot size one.
 
-use super::{Params, ParamsError, largest_meeting};
 use crate::fpr;
+use crate::params::{Params, ParamsError, largest_meeting};
 
 /// Shape of a [`crate::CountingBloomFilter`]: 64-byte blocks of 128 four-bit counters,
 /// and `k` counters per key.

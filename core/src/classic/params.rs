@@ -2,9 +2,9 @@
 //! its probe scheme (scheme 1 of the format: one mixed 64-bit value per probe; the
 //! filter's docs say why).
 
-use super::{MAX_BYTES, ParamsError};
 use crate::block::Block;
 use crate::fpr;
+use crate::params::{MAX_BYTES, ParamsError};
 use crate::pattern::fmix64;
 
 /// Largest `k` of the classic filter.
@@ -32,7 +32,7 @@ impl ClassicParams {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(bits: u64, k: u32) -> Result<Self, ParamsError> {
-        super::check_shape(k, MAX_CLASSIC_K, bits.div_ceil(8))?;
+        crate::params::check_shape(k, MAX_CLASSIC_K, bits.div_ceil(8))?;
         Ok(ClassicParams { bits, k })
     }
 
@@ -63,7 +63,7 @@ impl ClassicParams {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn for_fpr(capacity: u64, fpr: f64) -> Result<Self, ParamsError> {
-        let goal = super::sizing_goal(capacity, fpr)?;
+        let goal = crate::params::sizing_goal(capacity, fpr)?;
         let ln2 = core::f64::consts::LN_2;
         let max_bits = MAX_BYTES.saturating_mul(8);
         let shape = |m: u64| {
@@ -153,7 +153,7 @@ impl ClassicParams {
     /// ```
     #[must_use]
     pub fn capacity_at(&self, fpr: f64) -> u64 {
-        super::largest_meeting(|n| self.expected_fpr(n) <= fpr)
+        crate::params::largest_meeting(|n| self.expected_fpr(n) <= fpr)
     }
 
     /// Estimated number of distinct keys in a classic filter of this shape with `ones`
@@ -181,6 +181,14 @@ impl ClassicParams {
     pub fn expected_fpr(&self, n: u64) -> f64 {
         let ideal = fpr::classic_exact(self.bits, self.k, n);
         ideal + (1.0 - ideal) * fpr::hash_floor(n)
+    }
+}
+
+/// `"95851 bits, k = 7"`: the shape, as [`IncompatibleError`](crate::IncompatibleError)
+/// names it.
+impl core::fmt::Display for ClassicParams {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{} bits, k = {}", self.bits(), self.k())
     }
 }
 
