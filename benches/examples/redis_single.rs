@@ -1,7 +1,7 @@
 //! Single-key calls to a filter held in Redis, one round trip each: linebloom's
 //! `RedisFilter::contains` and `insert` through the module (one guarded
-//! `LINEBLOOM.MTEST`/`MADD`) and without it (one guarded script call, for lookups and
-//! for inserts), against RedisBloom's
+//! `LINEBLOOM.MTEST`/`MADD`) and without it (lookups: `STRLEN`, `GETRANGE` and a `GET`
+//! of the meta, pipelined; inserts: one guarded script call), against RedisBloom's
 //! `BF.EXISTS`/`BF.ADD`, an
 //! identical second RedisBloom filter (the control), and a plain `GET`/`SET` of a short
 //! string (what one round trip costs, the floor under every single-key call).

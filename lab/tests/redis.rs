@@ -345,7 +345,7 @@ fn side_by_side_with_redisbloom() {
     // keys in the same shape give the same bits, so the same answers.
     let paths: Vec<_> = rows.iter().filter(|r| r.sizing == "equal memory").collect();
     let batches: Vec<&str> = paths.iter().map(|r| r.batches.as_str()).collect();
-    assert_eq!(batches, ["linebloom module", "plain Redis"]);
+    assert_eq!(batches, ["linebloom module", "pipelined commands"]);
     assert_eq!(paths[0].fpr, paths[1].fpr);
     assert!(rows.iter().any(|r| r.sizing == "reserve 1% (control)"));
 

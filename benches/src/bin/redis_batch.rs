@@ -4,10 +4,11 @@
 //!
 //! * with the `linebloom-redis` module: `contains_many` and `insert_many` (one
 //!   `LINEBLOOM.MTEST` or `MADD` per shard);
-//! * without it, as a managed Redis allows: the client's path (one script call per
-//!   shard that checks the shard, then replies each key's block for lookups or sets
-//!   the bits for inserts), and, for lookups, the alternative the client does not
-//!   take, a `GETRANGE` per key, pipelined (`pipelined_contains` below).
+//! * without it, as a managed Redis allows: the client's path (lookups: a `STRLEN` per
+//!   shard and a `GETRANGE` per key, then the meta, pipelined; inserts: one script call
+//!   per shard that checks the shard and sets the bits), and, for lookups, the
+//!   alternative the client does not take, one script call per shard that reads each
+//!   key's block and tests its bits inside Redis (`TEST` below).
 //!
 //! ```text
 //! redis-server --port 6400 --save "" --loadmodule target/release/liblinebloom_redis.so NAMESPACE linebloom \
@@ -36,14 +37,42 @@ const BATCH: u64 = 1_000;
 const CAPACITY: u64 = 2_000_000;
 const LOADED: u64 = 1_000_000;
 
-/// The alternative lookup without the module: per shard the batch touches, `STRLEN`
-/// (the shard must hold exactly its bytes), then a `GETRANGE` of each key's block,
-/// and the meta last, all pipelined; each block is tested against the key's pattern in
-/// the client. One command per key, where the client's path sends one script call per
-/// shard.
-fn pipelined_contains(
+/// The alternative lookup without the module: per shard, one script call that reads
+/// each key's block with `GETRANGE` and tests its bits with Lua's `bit` library.
+/// `KEYS[1]` the shard, `KEYS[2]` the meta; `ARGV[1]` the meta expected, `ARGV[2]`
+/// `k`, then per key the block's byte offset and `k` pairs (byte within the block,
+/// 1-based; mask). Replies one byte per key, `1` or `0`.
+const TEST: &str = r#"
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then
+    return redis.error_reply('LBSTALE the meta changed')
+end
+local k = tonumber(ARGV[2])
+local out = {}
+local band, byte = bit.band, string.byte
+for i = 3, #ARGV, 2 * k + 1 do
+    local at = tonumber(ARGV[i])
+    local line = redis.call('GETRANGE', KEYS[1], at, at + 63)
+    if #line ~= 64 then
+        return redis.error_reply('LBLENGTH ' .. KEYS[1])
+    end
+    local present = '1'
+    for j = i + 1, i + 2 * k, 2 do
+        if band(byte(line, tonumber(ARGV[j])), tonumber(ARGV[j + 1])) == 0 then
+            present = '0'
+            break
+        end
+    end
+    out[#out + 1] = present
+end
+return table.concat(out)
+"#;
+
+/// The `TEST` script's answers for one batch, one call per shard of the filter's live
+/// generation.
+fn scripted_contains(
     con: &mut redis::Connection,
     filter: &RedisFilter,
+    script: &redis::Script,
     meta: &str,
     keys: &[u64],
 ) -> redis::RedisResult<Vec<bool>> {
@@ -60,30 +89,41 @@ fn pipelined_contains(
     }
     let mut pipe = redis::pipe();
     for (&shard, members) in &by_shard {
-        let key = g.shard_key(filter.prefix(), shard);
-        pipe.cmd("STRLEN").arg(&key);
+        let mut call = redis::cmd("EVALSHA");
+        call.arg(script.get_hash())
+            .arg(2)
+            .arg(g.shard_key(filter.prefix(), shard))
+            .arg(format!("{}:meta", filter.prefix()))
+            .arg(meta)
+            .arg(k);
         for &i in members {
-            let at = probes[i].0 * 64;
-            pipe.cmd("GETRANGE").arg(&key).arg(at).arg(at + 63);
+            let (block, mask) = &probes[i];
+            call.arg(block * 64);
+            let mut pairs = 0;
+            for (w, word) in mask.0.iter().enumerate() {
+                let mut bits = *word;
+                while bits != 0 {
+                    let bit = bits.trailing_zeros() as usize;
+                    call.arg(w * 8 + bit / 8 + 1).arg(1u8 << (bit % 8));
+                    bits &= bits - 1;
+                    pairs += 1;
+                }
+            }
+            // Fewer set bits than k (k > 8 may repeat a bit): pad with a bit of the
+            // same byte, which is set too.
+            for _ in pairs..k {
+                let first = mask.0.iter().position(|&w| w != 0).unwrap_or(0);
+                let bit = mask.0[first].trailing_zeros() as usize;
+                call.arg(first * 8 + bit / 8 + 1).arg(1u8 << (bit % 8));
+            }
         }
+        pipe.add_command(call);
     }
-    pipe.cmd("GET").arg(format!("{}:meta", filter.prefix()));
-    let mut replies: Vec<redis::Value> = pipe.query(con)?;
-    let held: String = redis::from_redis_value(replies.pop().expect("the meta's reply"))?;
-    assert_eq!(held, meta, "the meta changed under the benchmark");
-    let mut replies = replies.into_iter();
+    let replies: Vec<Vec<u8>> = pipe.query(con)?;
     let mut answers = vec![false; keys.len()];
-    for (&shard, members) in &by_shard {
-        let len: u64 = redis::from_redis_value(replies.next().expect("a STRLEN reply"))?;
-        assert_eq!(
-            len,
-            g.shard_len(shard) * 64,
-            "shard {shard} has the wrong length"
-        );
-        for &i in members {
-            let line: Vec<u8> = redis::from_redis_value(replies.next().expect("a block"))?;
-            let line: &[u8; 64] = line.as_slice().try_into().expect("a 64-byte block");
-            answers[i] = linebloom::Block::from_le_bytes(line).contains_mask(&probes[i].1);
+    for ((_, members), reply) in by_shard.iter().zip(replies) {
+        for (&i, b) in members.iter().zip(reply) {
+            answers[i] = b == b'1';
         }
     }
     Ok(answers)
@@ -183,14 +223,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if !module {
         return Err("the server has no linebloom module: load it (see the module docs)".into());
     }
-    // The pipelined candidate reads the plain path's filter.
+    // The script candidate reads the plain path's filter.
     let plain = RedisFilter::open(&mut con, &ns.key("linebloom, no module: the client's path"))?;
+    plain.set_batch_path(BatchPath::Commands);
     let meta: String = redis::cmd("GET")
         .arg(format!("{}:meta", plain.prefix()))
         .query(&mut con)?;
+    let script = redis::Script::new(TEST);
+    script.prepare_invoke().load(&mut con)?;
     contenders.push(Contender {
-        name: "linebloom, no module: a GETRANGE per key",
-        contains: Box::new(move |con, keys| pipelined_contains(con, &plain, &meta, keys)),
+        name: "linebloom, no module: a script per shard",
+        contains: Box::new(move |con, keys| scripted_contains(con, &plain, &script, &meta, keys)),
         insert: None,
     });
 

@@ -77,8 +77,8 @@
 //!   ([`FilterOptions::ttl`], [`expire`](RedisFilter::expire)); and
 //!   [`delete`](RedisFilter::delete).
 //! * **Batches in one round trip**: with the `linebloom-redis` module one command per
-//!   shard (a single key is one command); without it one script call per shard, for
-//!   lookups and for inserts ([`BatchPath`]).
+//!   shard (a single key is one command); without it one script call per shard for
+//!   inserts and a pipelined `GETRANGE` per key for lookups ([`BatchPath`]).
 //! * **A Redis Cluster**: shards spread over the slots; a lost node is an error for its
 //!   keys, never "absent".
 //!

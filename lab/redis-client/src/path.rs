@@ -5,9 +5,9 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BatchPath {
-    /// Plain Redis, as managed services allow: one script call per shard that checks
-    /// the shard, then replies the keys' blocks (lookups) or sets their bits (inserts),
-    /// pipelined.
+    /// Plain Redis, as managed services allow: lookups as one `GETRANGE` per key (and a
+    /// `STRLEN` per shard), inserts as one script call per shard that checks the shard
+    /// and sets the bits, pipelined.
     Commands,
     /// The `linebloom-redis` module (`lab/redis-module`): one `LINEBLOOM.MTEST` or
     /// `LINEBLOOM.MADD` per shard, carrying every key of the batch in that shard.
@@ -19,7 +19,7 @@ impl BatchPath {
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
-            BatchPath::Commands => "plain Redis",
+            BatchPath::Commands => "pipelined commands",
             BatchPath::Module => "linebloom module",
         }
     }

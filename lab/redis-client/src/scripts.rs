@@ -1,8 +1,7 @@
 //! The Lua scripts of the protocol (`PROTOCOL.md`): the compare-and-set steps of the
-//! meta (a rebuild's start, switch and cancel, a build's take-over, `delete`), and the
-//! lookups and writes of a server without the module, which check the shard first, so
-//! that no write re-creates a missing shard and no lookup reads one. Each touches keys
-//! of one cluster slot only.
+//! meta (a rebuild's start, switch and cancel, a build's take-over, `delete`), and the writes of a server
+//! without the module, which check the shard before they set a bit, so that no write
+//! re-creates a missing shard. Each touches keys of one cluster slot only.
 //!
 //! A script is sent as `EVALSHA`; where the server does not know it yet (`NOSCRIPT`),
 //! the command is sent again as `EVAL` ([`with_bodies`]), which also loads it.
@@ -37,12 +36,11 @@ impl Script {
 }
 
 /// The scripts, for [`with_bodies`].
-const ALL: [&Script; 7] = [
+const ALL: [&Script; 6] = [
     &SWAP_META,
     &BEGIN_REBUILD,
     &SWAP_AFTER_LEASE,
     &DELETE_META,
-    &LOOKUP,
     &INSERT,
     &FILL_SHARD,
 ];
@@ -201,28 +199,6 @@ end
 "#
     };
 }
-
-/// A batch's lookups in one shard, without the module. `KEYS[1]` the shard, and on one
-/// server `KEYS[2]` the meta (the guard); `ARGV[1]` the shard's length in bytes,
-/// `ARGV[2]` the meta expected (with the guard), then each key's block as a byte
-/// offset. After the checks, replies the keys' blocks, 64 bytes each, in order, and the
-/// client tests each key's bits: one call per shard, where a `GETRANGE` per key cost
-/// the server a command each.
-pub(crate) static LOOKUP: Script = Script::new(concat!(
-    shard_checks!(),
-    r#"
-local first = 2
-if #KEYS == 2 then first = 3 end
-local refused = refuse(#KEYS == 2 and 2 or nil)
-if refused then return refused end
-local lines = {}
-for i = first, #ARGV do
-    local at = tonumber(ARGV[i])
-    lines[#lines + 1] = redis.call('GETRANGE', KEYS[1], at, at + 63)
-end
-return table.concat(lines)
-"#
-));
 
 /// A batch's inserts into one shard, without the module. `KEYS[1]` the shard,
 /// `KEYS[2]` its count key, and on one server `KEYS[3]` the meta (the guard);

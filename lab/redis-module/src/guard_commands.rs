@@ -3,8 +3,8 @@
 //! (`lab/redis-client`; the protocol is its `PROTOCOL.md`), tested or set in one
 //! command per shard. The batch logic is [`crate::batch`]; this file is its Redis glue.
 //!
-//! Without the module a batch of `n` keys costs the server a script that touches every
-//! key's block, a Lua call per key; RedisBloom answers the same batch with one
+//! Without the module a batch of `n` keys costs the server `n` `GETRANGE` commands or
+//! a script that touches every key's block; RedisBloom answers the same batch with one
 //! `BF.MEXISTS`. With it, a batch is one command per shard:
 //!
 //! * `LINEBLOOM.MTEST <shard> <scheme> <k> <blocks> <probes>` replies a bulk string of

@@ -8,9 +8,9 @@
 use super::durability::WhileBuilding;
 use super::exchange::{Exchange, Flow, Input, Reply, replies};
 use super::keys::Keys;
-use super::reply::{Refusal, bytes, first_refusal};
+use super::reply::{Refusal, bytes, first_refusal, integer};
 use super::state::{Shared, State, get_meta, meta_bytes};
-use crate::scripts::{INSERT, LOOKUP};
+use crate::scripts::INSERT;
 use crate::{BatchPath, MAX_RETRIES, RedisFilterError};
 use linebloom::pattern::{for_each_position, pattern};
 use linebloom::{Block, Key};
@@ -259,7 +259,7 @@ impl<K: Key> Attempt for Contains<'_, K> {
     type Output = Vec<bool>;
 
     fn guarded(&self, state: &State) -> bool {
-        state.meta.building.is_none()
+        state.path == BatchPath::Module && state.meta.building.is_none()
     }
 
     fn commands(
@@ -291,21 +291,17 @@ impl<K: Key> Attempt for Contains<'_, K> {
                     cmds.push(cmd);
                 }
                 BatchPath::Commands => {
-                    // One checked script call per shard, replying each key's block.
-                    let shard = run[0].0;
-                    let mut cmd = if guarded {
-                        let mut cmd = LOOKUP.call(&[&live.shards[shard], &shared.meta_key]);
-                        cmd.arg(&live.bytes_arg[shard]).arg(&state.text);
-                        cmd
-                    } else {
-                        let mut cmd = LOOKUP.call(&[&live.shards[shard]]);
-                        cmd.arg(&live.bytes_arg[shard]);
-                        cmd
-                    };
+                    // The shard's exact length, then each key's block.
+                    let shard = &live.shards[run[0].0];
+                    let mut strlen = redis::cmd("STRLEN");
+                    strlen.arg(shard);
+                    cmds.push(strlen);
                     for &(_, _, hash) in run {
-                        cmd.arg(live.place(hash).1 * 64);
+                        let at = live.place(hash).1 * 64;
+                        let mut getrange = redis::cmd("GETRANGE");
+                        getrange.arg(shard).arg(at).arg(at + 63);
+                        cmds.push(getrange);
                     }
-                    cmds.push(cmd);
                 }
             }
         }
@@ -332,7 +328,7 @@ impl<K: Key> Attempt for Contains<'_, K> {
                 .ok_or_else(|| RedisFilterError::Reply("fewer replies than commands".into()))
         };
         for run in shard_runs(&self.placed) {
-            let key = &live.shards[run[0].0];
+            let (shard, key) = (run[0].0, &live.shards[run[0].0]);
             let on_key = |e| crate::error::on_key(e, key);
             match state.path {
                 BatchPath::Module => {
@@ -348,18 +344,19 @@ impl<K: Key> Attempt for Contains<'_, K> {
                     }
                 }
                 BatchPath::Commands => {
-                    let lines = bytes(next()?.map_err(on_key))?.unwrap_or_default();
-                    if lines.len() != run.len() * 64 {
-                        return Err(RedisFilterError::Reply(format!(
-                            "the lookup script on {key} answered {} bytes for {} keys",
-                            lines.len(),
-                            run.len()
-                        )));
-                    }
-                    let k = live.generation.params.k();
-                    for (&(_, i, hash), line) in run.iter().zip(lines.chunks_exact(64)) {
-                        let line: &[u8; 64] = line.try_into().expect("64-byte chunks");
-                        answers[i] = Block::from_le_bytes(line).contains_mask(&pattern(hash, k));
+                    let held = integer(next()?.map_err(on_key))?;
+                    check_length(key, held, live.generation.shard_len(shard as u64))?;
+                    for &(_, i, hash) in run {
+                        let line = bytes(next()?.map_err(on_key))?.unwrap_or_default();
+                        let line: &[u8; 64] = line.as_slice().try_into().map_err(|_| {
+                            RedisFilterError::ShardLength {
+                                key: key.clone(),
+                                held: line.len() as u64,
+                                needed: 64,
+                            }
+                        })?;
+                        answers[i] = Block::from_le_bytes(line)
+                            .contains_mask(&pattern(hash, live.generation.params.k()));
                     }
                 }
             }

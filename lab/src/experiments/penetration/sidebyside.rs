@@ -13,8 +13,8 @@
 //!
 //! Where the server has the linebloom module (`lab/redis-module`), the linebloom filters
 //! send batches through it (one `LINEBLOOM.MTEST`/`LINEBLOOM.MADD` per shard), and the
-//! equal-memory filter runs a second time without it (one lookup script and one insert
-//! script call per shard), so the table shows what the module buys. The
+//! equal-memory filter runs a second time without it (pipelined `GETRANGE` lookups,
+//! one insert script per shard), so the table shows what the module buys. The
 //! `batches` column says which.
 //!
 //! Method: every contender is loaded with its `n` keys in batches of 1000. Then, in
@@ -57,7 +57,7 @@ pub struct SideBySide {
     #[serde(default)]
     pub sizing: String,
     /// How batches reached the server: `BF.MADD/BF.MEXISTS`, or a linebloom
-    /// [`BatchPath`] name (`linebloom module`, `plain Redis`).
+    /// [`BatchPath`] name (`linebloom module`, `pipelined commands`).
     #[serde(default)]
     pub batches: String,
     /// Filter bytes in Redis.
