@@ -142,7 +142,9 @@
 //! * [`fpr`]: theoretical false-positive rates (classic and blocked);
 //! * [`Params`], [`CountingParams`], [`ClassicParams`], [`QuotientParams`]: each kind's
 //!   shape, sized from a target rate, bits per key (tag width), or raw;
-//! * [`quotient`]: the vector quotient filter, its promises and its scheme;
+//! * [`quotient`]: the vector quotient filter, its promises, its scheme and its
+//!   capacity tables;
+//! * [`classic`]: the classic filter and its probe scheme;
 //! * [`hasher`]: portable keys ([`Key`]) and hashers ([`IntFold`], the default; [`Xxh3`]; the optional `AHash`);
 //! * [`format`]: the binary format and its errors;
 //! * [`arch`]: the probing kernels and run-time selection.
