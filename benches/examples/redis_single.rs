@@ -2,9 +2,10 @@
 //! `RedisFilter::contains` and `insert` through the module (one guarded
 //! `LINEBLOOM.MTEST`/`MADD`) and without it (lookups: `STRLEN`, `GETRANGE` and a `GET`
 //! of the meta, pipelined; inserts: one guarded script call), against RedisBloom's
-//! `BF.EXISTS`/`BF.ADD`, an
-//! identical second RedisBloom filter (the control), and a plain `GET`/`SET` of a short
-//! string (what one round trip costs, the floor under every single-key call).
+//! `BF.EXISTS`/`BF.ADD`, an identical second RedisBloom filter (the control), the same
+//! two commands on the module's own `BF` type (what a guard held in that type could
+//! gain on a single call), and a plain `GET`/`SET` of a short string (what one round
+//! trip costs, the floor under every single-key call).
 //!
 //! ```text
 //! redis-server --port 6400 --save "" --loadmodule target/release/liblinebloom_redis.so NAMESPACE linebloom \
@@ -26,6 +27,8 @@ use linebloom_redis_client::{BatchPath, RedisFilter};
 use std::time::Instant;
 
 const KEYS: u64 = 100_000;
+/// The linebloom module's command names, loaded beside RedisBloom (`NAMESPACE linebloom`).
+const MODULE_PREFIX: &str = "linebloom.";
 const CALLS: u64 = 2_000;
 
 /// One single-key call on a connection: a query's answer, or an insert's ().
@@ -51,13 +54,16 @@ fn to_redis(e: linebloom_redis_client::RedisFilterError) -> redis::RedisError {
     redis::RedisError::from((redis::ErrorKind::Client, "linebloom", e.to_string()))
 }
 
-fn redisbloom<'a>(name: &'static str, key: String) -> Contender<'a> {
+/// `BF.EXISTS`/`BF.ADD` on `key`, each command name after `prefix` (`""` for
+/// RedisBloom, `"linebloom."` for the linebloom module loaded with `NAMESPACE linebloom`).
+fn bf_commands<'a>(name: &'static str, prefix: &str, key: String) -> Contender<'a> {
+    let (exists, add) = (format!("{prefix}BF.EXISTS"), format!("{prefix}BF.ADD"));
     let again = key.clone();
     Contender {
         name,
-        query: Box::new(move |con, k| redis::cmd("BF.EXISTS").arg(&key).arg(k).query(con)),
+        query: Box::new(move |con, k| redis::cmd(&exists).arg(&key).arg(k).query(con)),
         insert: Box::new(move |con, k| {
-            redis::cmd("BF.ADD")
+            redis::cmd(&add)
                 .arg(&again)
                 .arg(k)
                 .query::<i64>(con)
@@ -85,20 +91,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) & !1)
         .collect();
     let mut contenders = Vec::new();
-    for (name, key) in [("redisbloom", "bf"), ("redisbloom-control", "bf-control")] {
+    for (name, prefix, key) in [
+        ("redisbloom", "", "bf"),
+        ("redisbloom-control", "", "bf-control"),
+        ("linebloom module, its BF type", MODULE_PREFIX, "linebl-bf"),
+    ] {
         let key = ns.key(key);
-        redis::cmd("BF.RESERVE")
+        redis::cmd(&format!("{prefix}BF.RESERVE"))
             .arg(&key)
             .arg(0.01)
             .arg(KEYS)
             .query::<()>(&mut con)?;
         for chunk in members.chunks(1000) {
-            redis::cmd("BF.MADD")
+            redis::cmd(&format!("{prefix}BF.MADD"))
                 .arg(&key)
                 .arg(chunk)
                 .query::<Vec<i64>>(&mut con)?;
         }
-        contenders.push(redisbloom(name, key));
+        contenders.push(bf_commands(name, prefix, key));
     }
     for (name, path) in [
         ("linebloom module", BatchPath::Module),
