@@ -9,12 +9,12 @@
 //!   (SSE2, NEON on aarch64, wasm `simd128`) and on every table target. Elsewhere `wide`
 //!   falls back to arrays and the kernel would be the scalar one under another name.
 //! * `linebloom_inline_k8`: the `k = 8` probe of the AVX2 and AVX-512 kernels runs as
-//!   inline `asm!` in the caller's code (`src/arch/bloom/inline_k8.rs`): x86_64 builds
+//!   inline `asm!` in the caller's code (`src/arch/x86_64/inline_k8.rs`): x86_64 builds
 //!   that have SSE registers and do not enable AVX themselves (those call the kernel
 //!   they compile in), outside Miri (which cannot run inline assembly).
 //! * `linebloom_compiled_in`: the build enables a kernel's features itself (AVX2 and up
 //!   on x86_64, as `-C target-cpu=native` may; NEON on aarch64), so that kernel's block
-//!   operations inline into the caller's code (`src/arch/bloom/dispatch.rs`), outside Miri.
+//!   operations inline into the caller's code (`src/arch/dispatch.rs`), outside Miri.
 //! * `linebloom_huge_pages`: `Blocks::zeroed` maps large filters itself and advises
 //!   transparent huge pages (`src/huge_pages.rs`): Linux with the `std` feature, outside
 //!   Miri (which cannot run `mmap`).

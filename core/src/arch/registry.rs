@@ -1,37 +1,87 @@
 //! Run-time selection, written once for both kernel sets (the Bloom filters' and the
 //! quotient filter's): the kernels this CPU runs, the best of them (detected once and
 //! cached), lookup by name, and the names compiled in, over a [`KernelSet`]
-//! (`bloom/mod.rs`, `quotient/mod.rs` list their kernels in one). Every kernel's name is
-//! written here, once ([`names`]); the CPU checks are in `cpu.rs`.
+//! (`arch/mod.rs` and `arch/quotient.rs` list their kernels in one); and the
+//! [`Backend`] every kernel names, with the kernel's name, written here once. The CPU
+//! checks are in `cpu.rs`.
 
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-/// Every kernel's name, for both kernel sets: module, CSV column, plot legend. A Bloom
-/// kernel and a quotient kernel of one name share the main instruction set, not
-/// necessarily every feature they need (each set's module docs list those).
-pub(crate) mod names {
-    /// The reference kernel, on every target.
-    pub(crate) const SCALAR: &str = "scalar";
-    /// `wide`'s vectors, where `wide` has them.
+/// An instruction set's backend, for both kernel sets: which file's code a kernel runs.
+/// The batch operations and, where the build fixes the kernels, every probe match on
+/// it (`arch::dispatch`); its name is every kernel's name (module, CSV column, plot
+/// legend). A Bloom kernel and a quotient kernel of one backend share its file and its
+/// main instruction set, not necessarily every feature they need (each set's module
+/// docs list those).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(miri, allow(dead_code))] // the SIMD kernels are never selected under Miri
+pub(crate) enum Backend {
+    /// The reference, on every target (`scalar.rs`).
+    Scalar,
+    /// `wide`'s vectors, where `wide` has them (`portable.rs`).
     #[cfg(linebloom_portable)]
-    pub(crate) const PORTABLE: &str = "portable";
-    /// x86_64 AVX2.
+    Portable,
+    /// x86_64 AVX2 (`x86_64/avx2.rs`).
     #[cfg(target_arch = "x86_64")]
-    pub(crate) const AVX2: &str = "avx2";
-    /// x86_64 AVX2 with BMI2's `pdep` (quotient filter only).
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    pub(crate) const AVX2_BMI2: &str = "avx2-bmi2";
-    /// x86_64 AVX-512.
+    Avx2,
+    /// x86_64 AVX2 with BMI2's `pdep`, quotient filter only (`x86_64/avx2_bmi2.rs`).
     #[cfg(target_arch = "x86_64")]
-    pub(crate) const AVX512: &str = "avx512";
-    /// aarch64 NEON.
+    Avx2Bmi2,
+    /// x86_64 AVX-512 (`x86_64/avx512.rs`).
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+    /// aarch64 NEON (`aarch64/neon.rs`).
     #[cfg(target_arch = "aarch64")]
-    pub(crate) const NEON: &str = "neon";
+    Neon,
+}
+
+impl Backend {
+    /// The kernel's name: module, CSV column and plot legend.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            Backend::Scalar => "scalar",
+            #[cfg(linebloom_portable)]
+            Backend::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2Bmi2 => "avx2-bmi2",
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => "avx512",
+            #[cfg(target_arch = "aarch64")]
+            Backend::Neon => "neon",
+        }
+    }
+
+    /// The Bloom backend whose features the build itself enables (as
+    /// `-C target-cpu=native` may; NEON on aarch64), so that every CPU the binary runs on
+    /// has them and its block operations inline into the caller
+    /// (`linebloom_compiled_in`; `arch::dispatch` names its block operations); `None`
+    /// elsewhere.
+    #[cfg(all(
+        linebloom_compiled_in,
+        target_arch = "x86_64",
+        target_feature = "avx512f"
+    ))]
+    pub(crate) const COMPILED_IN: Option<Backend> = Some(Backend::Avx512);
+    /// As above: AVX2.
+    #[cfg(all(
+        linebloom_compiled_in,
+        target_arch = "x86_64",
+        not(target_feature = "avx512f")
+    ))]
+    pub(crate) const COMPILED_IN: Option<Backend> = Some(Backend::Avx2);
+    /// As above: NEON.
+    #[cfg(all(linebloom_compiled_in, target_arch = "aarch64"))]
+    pub(crate) const COMPILED_IN: Option<Backend> = Some(Backend::Neon);
+    /// As above: none. (Only a kernel table asks: without one, nothing is compiled in.)
+    #[cfg(all(linebloom_table, not(linebloom_compiled_in)))]
+    pub(crate) const COMPILED_IN: Option<Backend> = None;
 }
 
 /// A kernel of either set, by name.
 pub(crate) trait Named {
-    /// The kernel's name, one of [`names`].
+    /// The kernel's name, its [`Backend`]'s.
     fn name(&self) -> &'static str;
 }
 

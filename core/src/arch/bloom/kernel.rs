@@ -1,12 +1,9 @@
-//! The kernel handle and what it is made of: [`Kernel`], its single-key [`Probe`]
-//! entries, the [`Backend`] tag, the [`BlockOps`] trait each backend implements, and
-//! the two batch tuning constants.
+//! The Bloom kernel handle and what it is made of: [`Kernel`], its single-key [`Probe`]
+//! entries, the [`BlockOps`] trait each instruction set implements, and the two batch
+//! tuning constants.
 
-use crate::arch::registry::names;
+use crate::arch::registry::Backend;
 use crate::block::Block;
-
-#[cfg(doc)]
-use super::{available, contains_keys, detect};
 
 /// How many keys ahead the batch operations hash and prefetch (a power of two: the
 /// length of the batch pipeline's ring, see `generic::pipelined`). Measured with
@@ -27,13 +24,14 @@ pub const SMALL_BATCH_BLOCKS: usize = if cfg!(miri) { 2 } else { (128 << 10) / 6
 /// A kernel: function pointers for one instruction set, plus its name.
 ///
 /// The functions are `unsafe` because SIMD kernels may only run on a CPU that has their
-/// features; a `Kernel` obtained from [`detect`] or [`available`] always does.
+/// features; a `Kernel` obtained from [`detect`](crate::arch::detect) or
+/// [`available`](crate::arch::available) always does.
 pub struct Kernel {
     /// Short name used everywhere: module, CSV column, plot legend (`scalar`, `portable`,
     /// `avx2`, `avx512`, `neon`).
     pub name: &'static str,
-    /// Which backend: the batch operations match on it (see [`contains_keys`]), and so
-    /// do the single-key probes where the build fixes the kernel set.
+    /// Which backend: the batch operations match on it (`arch::dispatch`), and so do the
+    /// single-key probes where the build fixes the kernel set.
     pub(crate) backend: Backend,
     #[cfg(linebloom_table)]
     /// Single-key probes: `[any k, k = 8, k = 16]` (see [`Kernel::probe`]).
@@ -84,48 +82,6 @@ pub(crate) struct Probe {
 #[derive(Clone, Copy)]
 pub(crate) struct Probe;
 
-/// The backend of a kernel (see [`Kernel`]'s `backend`). The batch operations match on
-/// it to enter the backend's generic entry points, which hash the keys inside the
-/// backend's `#[target_feature]` code (see [`contains_keys`]). Without a table the
-/// single-key probes match on it too, so a build with one kernel has no branch and links
-/// no entry point it does not call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(miri, allow(dead_code))] // the x86 kernels are never selected under Miri
-pub(crate) enum Backend {
-    /// [`super::scalar::Scalar`].
-    Scalar,
-    /// [`super::portable::Portable`].
-    #[cfg(linebloom_portable)]
-    Portable,
-    /// [`avx2`](super::avx2).
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-    /// [`avx512`](super::avx512).
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-    /// [`neon`](super::neon).
-    #[cfg(target_arch = "aarch64")]
-    Neon,
-}
-
-impl Backend {
-    /// The kernel's name: module, CSV column and plot legend (written once, in
-    /// `registry::names`).
-    pub(crate) const fn name(self) -> &'static str {
-        match self {
-            Backend::Scalar => names::SCALAR,
-            #[cfg(linebloom_portable)]
-            Backend::Portable => names::PORTABLE,
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => names::AVX2,
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 => names::AVX512,
-            #[cfg(target_arch = "aarch64")]
-            Backend::Neon => names::NEON,
-        }
-    }
-}
-
 impl Kernel {
     /// The single-key entry points for `k`.
     #[cfg(linebloom_table)]
@@ -135,7 +91,7 @@ impl Kernel {
             16 => self.probes[2],
             _ => self.probes[0],
         };
-        probe.compiled_in = super::dispatch::is_compiled_in(self);
+        probe.compiled_in = Backend::COMPILED_IN == Some(self.backend);
         probe
     }
 
@@ -146,17 +102,18 @@ impl Kernel {
     }
 }
 
-/// A backend's block operations, inlined into its `#[target_feature]` entry points.
+/// What an instruction set supplies to the Bloom kernels: its block operations,
+/// inlined into its `#[target_feature]` entry points.
 pub(crate) trait BlockOps {
-    /// Is every bit of `h`'s pattern set in `block`? (The block operation behind
-    /// [`super::dispatch::contains`].)
+    /// Is every bit of `h`'s pattern set in `block`? (The block operation behind a
+    /// filter's `contains`.)
     ///
     /// # Safety
     ///
     /// Only on a CPU with the backend's features; `k ≤ MAX_K`.
     unsafe fn contains(block: &Block, h: u64, k: u32) -> bool;
-    /// Sets `h`'s pattern in `block`; true if any bit was clear. (Behind
-    /// [`super::dispatch::insert`].)
+    /// Sets `h`'s pattern in `block`; true if any bit was clear. (Behind a filter's
+    /// `insert`.)
     ///
     /// # Safety
     ///

@@ -1,5 +1,8 @@
-//! The Bloom filters' kernels: the code that tests and sets a key's bits inside one
-//! block, one file per instruction set, and their list for run-time selection.
+//! The Bloom filters' kernel set, apart from what each instruction set supplies: the
+//! kernel handle, and the probe and the batch pipeline written once over any
+//! instruction set's block operations. Each instruction set's [`BlockOps`] (and for the
+//! SIMD ones, its [`generic::Lanes`]) is in that instruction set's file, beside its
+//! quotient kernel; the list of kernels and their selection is in `arch/mod.rs`.
 //!
 //! | kernel | where | selected |
 //! |---|---|---|
@@ -11,72 +14,11 @@
 //!
 //! | file | holds |
 //! |---|---|
-//! | `kernel.rs` | [`Kernel`], its probes, the backend tag, `BlockOps` |
-//! | `macros.rs` | the macros that write each backend's entry points from its `BlockOps` |
-//! | `dispatch.rs` | single-key, batch and merge dispatch |
+//! | `kernel.rs` | [`Kernel`], its probes, `BlockOps` |
 //! | `generic.rs` | the probe over any vector of `u64` lanes, and the batch pipeline |
-//! | `scalar.rs`, `portable.rs`, `avx2.rs`, `avx512.rs`, `neon.rs` | one backend each |
-//! | `inline_k8.rs` | the `k = 8` probe of `avx2` and `avx512` as inline `asm!` |
 
-mod dispatch;
-mod generic;
-// Needs SSE registers for its operands (absent on soft-float targets such as
-// x86_64-unknown-none) and a build without AVX (see its module docs).
-#[cfg(linebloom_inline_k8)]
-mod inline_k8;
+pub(crate) mod generic;
 mod kernel;
-mod macros;
 
-#[cfg(linebloom_portable)]
-mod portable;
-mod scalar;
-
-// Under Miri the x86 kernels are compiled but never selected (Miri runs no SIMD
-// intrinsics it cannot interpret): their entry points are unused there.
-#[cfg(target_arch = "x86_64")]
-#[cfg_attr(miri, allow(dead_code))]
-mod avx2;
-#[cfg(target_arch = "x86_64")]
-#[cfg_attr(miri, allow(dead_code))]
-mod avx512;
-
-#[cfg(target_arch = "aarch64")]
-mod neon;
-
-pub(crate) use dispatch::{add, contains, contains_keys, insert, insert_keys, merge};
-pub(crate) use kernel::{Backend, BlockOps, PREFETCH_DISTANCE, Probe};
+pub(crate) use kernel::{BlockOps, PREFETCH_DISTANCE, Probe};
 pub use kernel::{Kernel, SMALL_BATCH_BLOCKS};
-#[cfg(not(linebloom_table))]
-pub(crate) use macros::with_backend;
-pub(crate) use macros::{kernel_table, keyed_entries, on_backend};
-
-#[cfg(all(target_arch = "x86_64", not(miri)))]
-use super::cpu;
-use super::registry::{Compiled, KernelSet, Named, always, selection};
-
-/// Every Bloom kernel compiled for this target, scalar first and the preferred last.
-static KERNELS: KernelSet<Kernel> = KernelSet::new(&[
-    Compiled(&scalar::KERNEL, always),
-    #[cfg(linebloom_portable)]
-    Compiled(&portable::KERNEL, always),
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    Compiled(&avx2::KERNEL, cpu::bloom_avx2),
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    Compiled(&avx512::KERNEL, cpu::bloom_avx512),
-    #[cfg(all(target_arch = "aarch64", not(miri)))]
-    Compiled(&neon::KERNEL, always),
-]);
-
-impl Named for Kernel {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-}
-
-selection!(Kernel, "kernel");
-
-/// Name of the kernel [`detect`] picks on this CPU; the lab records it with every result.
-#[must_use]
-pub fn active_kernel() -> &'static str {
-    detect().name
-}

@@ -1,7 +1,7 @@
 //! The vector quotient filter's scheme: where a key goes (two blocks, a bucket, a tag)
 //! and how a 64-byte block holds its tags. Specified here and in `core/FORMAT.md`
-//! (kind 5), pinned by `tests/golden.rs`, and implemented once for every kernel
-//! (`arch::quotient`), which only supplies the byte compares and the select.
+//! (kind 5), pinned by `tests/golden.rs`, and implemented once for every kernel, each
+//! of which only supplies the byte compares and the select (`TagOps`).
 //!
 //! # A block
 //!

@@ -71,7 +71,7 @@ static IN_BYTE: [[u8; 8]; 256] = {
 /// # Safety
 ///
 /// Only on a CPU with BMI1 and BMI2.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 #[must_use]
 pub(crate) unsafe fn pdep(word: u64, rank: u32) -> u32 {
@@ -86,7 +86,7 @@ pub(crate) unsafe fn pdep(word: u64, rank: u32) -> u32 {
 /// # Safety
 ///
 /// Only on a CPU with BMI2.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 #[must_use]
 pub(crate) unsafe fn pdep_bit(word: u64, rank: u32) -> u64 {
@@ -97,13 +97,13 @@ pub(crate) unsafe fn pdep_bit(word: u64, rank: u32) -> u64 {
 
 /// The select and the one-bit deposit of a backend with BMI2, written once for the
 /// `avx2-bmi2` and `avx512` kernels: expands to those items of its `impl TagOps`.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[cfg(target_arch = "x86_64")]
 macro_rules! pdep_tag_ops {
     () => {
         #[inline(always)]
         unsafe fn select(word: u64, rank: u32) -> u32 {
             // SAFETY: BMI1 and BMI2 per the TagOps contract.
-            unsafe { $crate::arch::quotient::select::pdep(word, rank) }
+            unsafe { $crate::arch::tags::select::pdep(word, rank) }
         }
 
         const FAST_DEPOSIT: bool = true;
@@ -111,11 +111,11 @@ macro_rules! pdep_tag_ops {
         #[inline(always)]
         unsafe fn deposit(word: u64, rank: u32) -> u64 {
             // SAFETY: BMI2 per the TagOps contract.
-            unsafe { $crate::arch::quotient::select::pdep_bit(word, rank) }
+            unsafe { $crate::arch::tags::select::pdep_bit(word, rank) }
         }
     };
 }
-#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[cfg(target_arch = "x86_64")]
 pub(crate) use pdep_tag_ops;
 
 #[cfg(test)]

@@ -1,14 +1,54 @@
-//! The scalar quotient kernel: the reference every other kernel must match, and the
-//! kernel of targets without SIMD. The compare is SWAR on the block's words (a lane
+//! The scalar kernel of both sets: plain `u64` code, always compiled, the reference
+//! every other kernel must match bit for bit, and the kernel of targets without SIMD
+//! (Cortex-M, RISC-V).
+//!
+//! **Bloom filters** (`BlockOps`):
+//!
+//! ```text
+//! contains(block, h, k):  for each (w, pos) of the key: if block[w] bit pos is 0, return false
+//!                         return true
+//! insert(block, h, k):    fresh = false
+//!                         for each (w, pos): fresh |= block[w] bit pos is 0; set it
+//!                         return fresh
+//! ```
+//!
+//! The positions come from [`crate::pattern::all_positions`], where the scheme is
+//! specified, one word at a time: no 64-byte mask is built, so on a 32-bit
+//! microcontroller the probe lives in registers (the `footprint` experiment reports its
+//! stack), and a query stops at the first clear bit. Batches use the shared hashing and
+//! prefetching pipeline; prefetch is a plain hint, so even this kernel benefits.
+//!
+//! **The quotient filter** (`TagOps`): the compare is SWAR on the block's words (a lane
 //! equal to the tag is a zero lane of `word ^ broadcast(tag)`, found exactly with the
 //! carry-free zero test), read from the words, so it is the same on every endianness;
 //! the select is [`broadword`].
 
-use super::TagOps;
-use super::quotient_kernel;
-use super::select::broadword;
-use crate::arch::registry::names;
+use super::bloom::BlockOps;
+use super::table::kernel_tables;
+use super::tags::TagOps;
+use super::tags::select::broadword;
 use crate::block::Block;
+use crate::pattern::{all_positions, for_each_position};
+
+/// The scalar operations, for both kernel sets.
+pub(crate) struct Scalar;
+
+impl BlockOps for Scalar {
+    #[inline(always)]
+    unsafe fn contains(block: &Block, h: u64, k: u32) -> bool {
+        all_positions(h, k, |word, field| block.0[word] >> field & 1 == 1)
+    }
+
+    #[inline(always)]
+    unsafe fn insert(block: &mut Block, h: u64, k: u32) -> bool {
+        let mut fresh = false;
+        for_each_position(h, k, |word, field| {
+            fresh |= block.0[word] >> field & 1 == 0;
+            block.0[word] |= 1 << field;
+        });
+        fresh
+    }
+}
 
 /// The lanes of `word` that are zero, as each lane's top bit (`high` holds the top bit
 /// of every lane). Exact: no carry crosses a lane, so no lane is reported by mistake.
@@ -17,9 +57,6 @@ fn zero_lanes(word: u64, high: u64) -> u64 {
     let low7 = !high;
     !(((word & low7).wrapping_add(low7)) | word | low7)
 }
-
-/// The scalar operations.
-pub(crate) struct Scalar;
 
 impl TagOps for Scalar {
     #[inline(always)]
@@ -55,7 +92,11 @@ impl TagOps for Scalar {
     }
 }
 
-quotient_kernel!(names::SCALAR, Scalar);
+kernel_tables! {
+    backend: Scalar,
+    bloom: Scalar, inline_k8: none;
+    quotient: Scalar;
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,14 +1,14 @@
-//! The AVX2 + BMI2 quotient kernel: the `avx2` kernel's tag compare with the `avx512`
-//! kernel's select (`pdep`, then `tzcnt`). Chosen only where `pdep` is fast: every
-//! Intel CPU with BMI2, and AMD from Zen 3 (family 19h); before that AMD runs `pdep` in
-//! microcode (see the module docs of `arch::quotient`).
+//! The AVX2 + BMI2 kernel, of the quotient filter only: the `avx2` kernel's tag compare
+//! with the `avx512` kernel's select (`pdep`, then `tzcnt`). Chosen only where `pdep` is
+//! fast: every Intel CPU with BMI2, and AMD from Zen 3 (family 19h); before that AMD
+//! runs `pdep` in microcode (see the module docs of `arch::tags`). The Bloom filters
+//! have no use for `pdep`, so they have no kernel here.
 
-use super::TagOps;
 use super::avx2::Avx2;
-use super::quotient_kernel;
-use super::scheme::Width;
-use super::select::pdep_tag_ops;
-use crate::arch::registry::names;
+use crate::arch::table::kernel_tables;
+use crate::arch::tags::TagOps;
+use crate::arch::tags::scheme::Width;
+use crate::arch::tags::select::pdep_tag_ops;
 use crate::block::Block;
 
 /// The AVX2 compare and the BMI2 select.
@@ -42,8 +42,7 @@ impl TagOps for Avx2Bmi2 {
     }
 }
 
-quotient_kernel!(
-    names::AVX2_BMI2,
-    Avx2Bmi2,
-    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-);
+kernel_tables! {
+    backend: Avx2Bmi2,
+    quotient: Avx2Bmi2, #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")];
+}
