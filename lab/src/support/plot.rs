@@ -8,6 +8,7 @@ use anyhow::Context;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{SegmentedCoord, ValueFormatter};
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 use std::sync::Once;
 
@@ -750,14 +751,16 @@ where
             let mut chart = builder
                 .build_cartesian_2d(x, 0.0..top)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
-            fill_bars(&mut chart, y_label, bars, 0.0, |v| v + top * 0.02)?;
+            fill_bars(&mut chart, &plot_area, y_label, bars, 0.0, |v| {
+                v + top * 0.02
+            })?;
         }
         BarScale::Log => {
             let (lo, hi) = range(values, true);
             let mut chart = builder
                 .build_cartesian_2d(x, (lo..hi * 1.5).log_scale())
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
-            fill_bars(&mut chart, y_label, bars, lo, |v| v * 1.08)?;
+            fill_bars(&mut chart, &plot_area, y_label, bars, lo, |v| v * 1.08)?;
         }
     }
     // Colour keys in order of first appearance: one legend entry each.
@@ -787,14 +790,29 @@ where
     Ok(())
 }
 
-/// The mesh, the bars from `floor` and each bar's value at `label_at(value)`, on a
-/// chart of either y scale.
+/// The runs of bars that share a label (bars grouped by case), as `start..end` bar
+/// indices in order.
+fn groups(bars: &[(String, String, f64)]) -> Vec<(usize, usize)> {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for (i, bar) in bars.iter().enumerate() {
+        match runs.last_mut() {
+            Some(run) if bars[run.0].0 == bar.0 => run.1 = i + 1,
+            _ => runs.push((i, i + 1)),
+        }
+    }
+    runs
+}
+
+/// The mesh, the bars from `floor`, each bar's value at `label_at(value)` and each
+/// group's label centred below it (drawn on `area`, the chart's whole area), on a chart
+/// of either y scale.
 fn fill_bars<DB, Y>(
     chart: &mut ChartContext<
         '_,
         DB,
         Cartesian2d<SegmentedCoord<plotters::coord::types::RangedCoordusize>, Y>,
     >,
+    area: &DrawingArea<DB, Shift>,
     y_label: &str,
     bars: &[(String, String, f64)],
     floor: f64,
@@ -805,31 +823,32 @@ where
     DB::ErrorType: 'static,
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    // A label is drawn once per run of equal labels (bars grouped by case).
-    let labels: Vec<String> = bars
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            if i > 0 && bars[i - 1].0 == b.0 {
-                String::new()
-            } else {
-                b.0.clone()
-            }
-        })
-        .collect();
+    // The bars' labels are drawn below, once per group, centred under it.
     chart
         .configure_mesh()
         .y_desc(y_label)
         .x_labels(bars.len())
-        .x_label_formatter(&|v| match v {
-            SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
-            _ => String::new(),
-        })
+        .x_label_formatter(&|_| String::new())
         .y_label_formatter(&|v| human(*v))
         .label_style(("sans-serif", 15))
         .axis_desc_style(("sans-serif", 18))
         .draw()
         .map_err(|e| anyhow::anyhow!("{e}"))?;
+    for (start, end) in groups(bars) {
+        let (left, bottom) = chart.backend_coord(&(SegmentValue::Exact(start), floor));
+        let (right, _) = chart.backend_coord(&(SegmentValue::Exact(end), floor));
+        let (x0, y0) = area.get_base_pixel();
+        let style = ("sans-serif", 15)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Top));
+        area.draw(&Text::new(
+            bars[start].0.clone(),
+            ((left + right) / 2 - x0, bottom + 10 - y0),
+            style,
+        ))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     // Bars with a value (a missing number draws nothing, and says so in its table).
     let drawn = || bars.iter().enumerate().filter(|(_, b)| b.2.is_finite());
     chart
@@ -854,7 +873,10 @@ where
                     format!("{:.1}", b.2)
                 },
                 (SegmentValue::CenterOf(i), label_at(b.2)),
-                ("sans-serif", 13),
+                ("sans-serif", 13)
+                    .into_font()
+                    .color(&BLACK)
+                    .pos(Pos::new(HPos::Center, VPos::Bottom)),
             )
         }))
         .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -905,6 +927,15 @@ pub fn bar_chart_scaled(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn bar_groups_are_runs_of_one_label() {
+        use super::groups;
+        let bar = |label: &str| (label.to_string(), "key".to_string(), 1.0);
+        let bars = [bar("a"), bar("a"), bar("b"), bar("a")];
+        assert_eq!(groups(&bars), [(0, 2), (2, 3), (3, 4)]);
+        assert!(groups(&[]).is_empty());
+    }
+
     #[test]
     fn markers_are_fixed_and_neighbours_differ() {
         use super::marker;
