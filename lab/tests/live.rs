@@ -4,7 +4,9 @@
 //! The browser test needs Debian's `chromium` and `chromium-driver`; where they are
 //! missing it says so and skips, unless `LINEBLOOM_REQUIRE_BROWSER=1` (set by
 //! `.ci/run`). It saves a screenshot to `$LINEBLOOM_LIVE_SCREENSHOT` if set, else to
-//! the test's temporary folder.
+//! the test's temporary folder. Where a Redis server with both modules can start, the
+//! page also runs the Redis defences (RedisBloom's and the module's `BF.*` and `CF.*`),
+//! so that the screenshot shows them; elsewhere it runs the in-process ones alone.
 
 use linebloom_lab::drivers::live::engine::Controls;
 use linebloom_lab::drivers::live::{self, Options, Running};
@@ -310,7 +312,13 @@ fn the_page_works_in_a_real_browser() {
         );
         return;
     };
-    let running = start(20_000, 1500);
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), Modules::BOTH, false);
+    let running = live::start(
+        &ctx(server.as_ref().map(Server::url)),
+        &options(0, 20_000, 1500, 0.0),
+    )
+    .expect("start the live view");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()

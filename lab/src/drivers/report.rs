@@ -178,7 +178,8 @@ pub fn report(ctx: &Ctx, rerun: bool) -> anyhow::Result<()> {
 
 `lab live` runs the penetration scenario with every defence at once on \
              the same traffic, in a browser page with controls. This screenshot was taken by the \
-             browser test (headless Chromium) after it set the attack share to 90% and added \
+             browser test (headless Chromium, with a Redis server running RedisBloom and the \
+             module where one could start) after it set the attack share to 90% and added \
              20,000 ids, which put the in-process filter over its target rate (the alarm); \
              reproduce with `LINEBLOOM_LIVE_SCREENSHOT=$PWD/results/live/page.png cargo test \
              --release -p linebloom-lab --test live the_page_works`.\n\n![the live view](live/page.png)\n"
