@@ -74,7 +74,8 @@ unsafe impl Lanes for uint64x2_t {
     }
 }
 
-/// The NEON operations.
+/// The quotient filter's NEON operations (`TagOps`); the Bloom filters' are
+/// `Simd<uint64x2_t, 4>` over the `Lanes` above.
 pub(crate) struct Neon;
 
 /// Each byte lane's bit weight within its half of a 16-byte vector.

@@ -80,7 +80,8 @@ unsafe impl Lanes for __m256i {
     }
 }
 
-/// The AVX2 operations.
+/// The quotient filter's AVX2 operations (`TagOps`); the Bloom filters' are
+/// `Simd<__m256i, 2>` over the `Lanes` above.
 pub(crate) struct Avx2;
 
 /// The block's two 32-byte halves.

@@ -85,7 +85,8 @@ unsafe impl Lanes for __m512i {
     }
 }
 
-/// The AVX-512 operations.
+/// The quotient filter's AVX-512 operations (`TagOps`); the Bloom filters' are
+/// `Simd<__m512i, 1>` over the `Lanes` above.
 pub(crate) struct Avx512;
 
 impl TagOps for Avx512 {
