@@ -6,9 +6,15 @@
 //!   `LINEBLOOM.MTEST` or `MADD` per shard);
 //! * without it, as a managed Redis allows: the client's path (lookups: a `STRLEN` per
 //!   shard and a `GETRANGE` per key, then the meta, pipelined; inserts: one script call
-//!   per shard that checks the shard and sets the bits), and, for lookups, the
-//!   alternative the client does not take, one script call per shard that reads each
-//!   key's block and tests its bits inside Redis (`TEST` below).
+//!   per shard that checks the shard and sets the bits);
+//! * without it, the alternatives the client does not take, to show what limits it:
+//!   for lookups, one script call per shard that reads each key's block and tests its
+//!   bits inside Redis (`TEST` below), and one `BITFIELD_RO` per shard with a `GET u1`
+//!   per bit; for inserts, one `BITFIELD` per shard with a `SET u1` per bit sent as it
+//!   is, and the batch's bits in a shard-long scratch key ORed in by `BITOP`. The
+//!   `BITFIELD` and scratch ones skip the checks the client makes (the shard's length,
+//!   the meta), so they bound from above what a plain-Redis path could reach; each
+//!   insert alternative writes a filter of its own, which must then hold every key.
 //!
 //! ```text
 //! redis-server --port 6400 --save "" --loadmodule target/release/liblinebloom_redis.so NAMESPACE linebloom \
@@ -24,8 +30,8 @@
 //! rounds and the median of the per-round ratios of RedisBloom's time to each
 //! contender's. Every linebloom contender's answers must agree with each other.
 
-use linebloom::Params;
-use linebloom::pattern::{location, pattern};
+use linebloom::pattern::location;
+use linebloom::{Block, Params};
 use linebloom_lab::support::redis::namespace::Namespace;
 use linebloom_lab::support::stats::summary;
 use linebloom_lab::support::timing::round_order;
@@ -67,6 +73,42 @@ end
 return table.concat(out)
 "#;
 
+/// A batch's keys placed in a filter's live generation, by shard: each key's index in
+/// the batch, its block within the shard and its bits there.
+type ByShard = std::collections::BTreeMap<u64, Vec<(usize, u64, Block)>>;
+
+fn by_shard(filter: &RedisFilter, keys: &[u64]) -> ByShard {
+    let g = filter.generation();
+    let hasher = linebloom::IntFold::with_seed(g.seed);
+    let mut by_shard = ByShard::new();
+    for (i, key) in keys.iter().enumerate() {
+        let hash = linebloom::Key::hash_key(key, &hasher);
+        let at = location(hash, g.params.blocks(), g.params.k());
+        let block = at.block as u64;
+        by_shard.entry(block / g.shard_blocks).or_default().push((
+            i,
+            block % g.shard_blocks,
+            at.mask,
+        ));
+    }
+    by_shard
+}
+
+/// Each set bit of a key's block (0..512, little-endian payload order).
+fn bits(mask: &Block) -> impl Iterator<Item = u64> + '_ {
+    mask.0.iter().enumerate().flat_map(|(w, &word)| {
+        (0..64)
+            .filter(move |b| word >> b & 1 == 1)
+            .map(move |b| w as u64 * 64 + b)
+    })
+}
+
+/// The Redis bit offset (`BITFIELD` numbers each byte's bits from the top) of bit `bit`
+/// of block `block`, for a shard stored as its little-endian payload.
+fn redis_offset(block: u64, bit: u64) -> u64 {
+    512 * block + (bit ^ 7)
+}
+
 /// The `TEST` script's answers for one batch, one call per shard of the filter's live
 /// generation.
 fn scripted_contains(
@@ -77,16 +119,8 @@ fn scripted_contains(
     keys: &[u64],
 ) -> redis::RedisResult<Vec<bool>> {
     let g = filter.generation();
-    let hasher = linebloom::IntFold::with_seed(g.seed);
     let k = g.params.k();
-    let mut by_shard: std::collections::BTreeMap<u64, Vec<usize>> = Default::default();
-    let mut probes = Vec::with_capacity(keys.len());
-    for (i, key) in keys.iter().enumerate() {
-        let hash = linebloom::Key::hash_key(key, &hasher);
-        let block = location(hash, g.params.blocks(), k).block as u64;
-        by_shard.entry(block / g.shard_blocks).or_default().push(i);
-        probes.push((block % g.shard_blocks, pattern(hash, k)));
-    }
+    let by_shard = by_shard(filter, keys);
     let mut pipe = redis::pipe();
     for (&shard, members) in &by_shard {
         let mut call = redis::cmd("EVALSHA");
@@ -96,25 +130,18 @@ fn scripted_contains(
             .arg(format!("{}:meta", filter.prefix()))
             .arg(meta)
             .arg(k);
-        for &i in members {
-            let (block, mask) = &probes[i];
+        for (_, block, mask) in members {
             call.arg(block * 64);
             let mut pairs = 0;
-            for (w, word) in mask.0.iter().enumerate() {
-                let mut bits = *word;
-                while bits != 0 {
-                    let bit = bits.trailing_zeros() as usize;
-                    call.arg(w * 8 + bit / 8 + 1).arg(1u8 << (bit % 8));
-                    bits &= bits - 1;
-                    pairs += 1;
-                }
+            for bit in bits(mask) {
+                call.arg(bit / 8 + 1).arg(1u8 << (bit % 8));
+                pairs += 1;
             }
-            // Fewer set bits than k (k > 8 may repeat a bit): pad with a bit of the
-            // same byte, which is set too.
+            // Fewer set bits than k (k > 8 may repeat a bit): pad with a bit that is
+            // set too.
+            let first = bits(mask).next().unwrap_or(0);
             for _ in pairs..k {
-                let first = mask.0.iter().position(|&w| w != 0).unwrap_or(0);
-                let bit = mask.0[first].trailing_zeros() as usize;
-                call.arg(first * 8 + bit / 8 + 1).arg(1u8 << (bit % 8));
+                call.arg(first / 8 + 1).arg(1u8 << (first % 8));
             }
         }
         pipe.add_command(call);
@@ -122,21 +149,140 @@ fn scripted_contains(
     let replies: Vec<Vec<u8>> = pipe.query(con)?;
     let mut answers = vec![false; keys.len()];
     for ((_, members), reply) in by_shard.iter().zip(replies) {
-        for (&i, b) in members.iter().zip(reply) {
+        for (&(i, _, _), b) in members.iter().zip(reply) {
             answers[i] = b == b'1';
         }
     }
     Ok(answers)
 }
 
+/// Lookups as one `BITFIELD_RO` per shard, a `GET u1` per bit, without the checks the
+/// client's path makes (the shard's length, the meta): the fewest commands plain Redis
+/// allows, at three arguments a bit.
+fn bitfield_contains(
+    con: &mut redis::Connection,
+    filter: &RedisFilter,
+    keys: &[u64],
+) -> redis::RedisResult<Vec<bool>> {
+    let g = filter.generation();
+    let by_shard = by_shard(filter, keys);
+    let mut pipe = redis::pipe();
+    for (&shard, members) in &by_shard {
+        let mut call = redis::cmd("BITFIELD_RO");
+        call.arg(g.shard_key(filter.prefix(), shard));
+        for (_, block, mask) in members {
+            for bit in bits(mask) {
+                call.arg("GET").arg("u1").arg(redis_offset(*block, bit));
+            }
+        }
+        pipe.add_command(call);
+    }
+    let replies: Vec<Vec<u8>> = pipe.query(con)?;
+    let mut answers = vec![false; keys.len()];
+    for ((_, members), reply) in by_shard.iter().zip(replies) {
+        let mut reply = reply.into_iter();
+        for (i, _, mask) in members {
+            answers[*i] = bits(mask).fold(true, |all, _| reply.next() == Some(1) && all);
+        }
+    }
+    Ok(answers)
+}
+
+/// Inserts as one `BITFIELD` per shard, a `SET u1` per bit, sent as they are: the
+/// client's path without its script, and without the checks the script makes (a plain
+/// `BITFIELD` re-creates an evicted shard), at four arguments a bit.
+fn bitfield_insert(
+    con: &mut redis::Connection,
+    filter: &RedisFilter,
+    keys: &[u64],
+) -> redis::RedisResult<()> {
+    let g = filter.generation();
+    let mut pipe = redis::pipe();
+    for (shard, members) in by_shard(filter, keys) {
+        let mut call = redis::cmd("BITFIELD");
+        call.arg(g.shard_key(filter.prefix(), shard));
+        for (_, block, mask) in &members {
+            for bit in bits(mask) {
+                call.arg("SET")
+                    .arg("u1")
+                    .arg(redis_offset(*block, bit))
+                    .arg(1);
+            }
+        }
+        pipe.add_command(call).ignore();
+    }
+    pipe.query(con)
+}
+
+/// ORs a scratch key (`KEYS[2]`) into a shard (`KEYS[1]`), keeping the shard's TTL, and
+/// removes the scratch key.
+const OR_SCRATCH: &str = r#"
+local ttl = redis.call('PTTL', KEYS[1])
+redis.call('BITOP', 'OR', KEYS[1], KEYS[1], KEYS[2])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+redis.call('UNLINK', KEYS[2])
+return 1
+"#;
+
+/// Inserts with no command per key: per shard, the batch's bits in a shard-long string
+/// sent with `SET`, then ORed in by [`OR_SCRATCH`]. Its cost grows with the shard's
+/// bytes, not with the keys.
+fn scratch_insert(
+    con: &mut redis::Connection,
+    filter: &RedisFilter,
+    script: &redis::Script,
+    keys: &[u64],
+) -> redis::RedisResult<()> {
+    let g = filter.generation();
+    let mut pipe = redis::pipe();
+    for (shard, members) in by_shard(filter, keys) {
+        let key = g.shard_key(filter.prefix(), shard);
+        let scratch = format!("{key}:or");
+        let mut bytes = vec![0u8; g.shard_len(shard) as usize * 64];
+        for (_, block, mask) in &members {
+            for bit in bits(mask) {
+                bytes[(block * 64 + bit / 8) as usize] |= 1 << (bit % 8);
+            }
+        }
+        pipe.cmd("SET")
+            .arg(&scratch)
+            .arg(bytes)
+            .arg("PX")
+            .arg(60_000)
+            .ignore();
+        pipe.cmd("EVALSHA")
+            .arg(script.get_hash())
+            .arg(2)
+            .arg(&key)
+            .arg(&scratch)
+            .ignore();
+    }
+    pipe.query(con)
+}
+
 /// A batch call on a connection: lookups' answers, or an insert's ().
 type Batch<'a, T> = Box<dyn FnMut(&mut redis::Connection, &[u64]) -> redis::RedisResult<T> + 'a>;
 
-/// One contender: a name, and its batch lookup and batch insert.
+/// One contender: a name, and its batch lookup, batch insert, or both.
 struct Contender<'a> {
     name: &'static str,
-    contains: Batch<'a, Vec<bool>>,
+    contains: Option<Batch<'a, Vec<bool>>>,
     insert: Option<Batch<'a, ()>>,
+    /// For a contender that only inserts: its filter, which must then answer "present"
+    /// for every key it inserted (checked untimed, through the client's lookups).
+    filled: Option<RedisFilter>,
+    /// The commands it sends, for lookups and for inserts, as `INFO commandstats` names
+    /// them: the server's time for them is its profile.
+    sends: [&'static [&'static str]; 2],
+}
+
+/// The commands the client's batches send, per path: lookups, inserts.
+fn client_sends(path: BatchPath) -> [&'static [&'static str]; 2] {
+    if path == BatchPath::Module {
+        [&["linebloom.mtest"], &["linebloom.madd"]]
+    } else {
+        [&["strlen", "getrange", "get"], &["evalsha", "eval"]]
+    }
 }
 
 fn to_redis(e: linebloom_redis_client::RedisFilterError) -> redis::RedisError {
@@ -145,12 +291,17 @@ fn to_redis(e: linebloom_redis_client::RedisFilterError) -> redis::RedisError {
 
 fn linebloom_contender<'a>(name: &'static str, filter: RedisFilter) -> Contender<'a> {
     let second = filter.clone();
+    let sends = client_sends(filter.batch_path());
     Contender {
         name,
-        contains: Box::new(move |con, keys| filter.contains_many(con, keys).map_err(to_redis)),
+        contains: Some(Box::new(move |con, keys| {
+            filter.contains_many(con, keys).map_err(to_redis)
+        })),
         insert: Some(Box::new(move |con, keys| {
             second.insert_many(con, keys).map(drop).map_err(to_redis)
         })),
+        filled: None,
+        sends,
     }
 }
 
@@ -158,9 +309,9 @@ fn redisbloom<'a>(name: &'static str, key: String) -> Contender<'a> {
     let again = key.clone();
     Contender {
         name,
-        contains: Box::new(move |con, keys| {
+        contains: Some(Box::new(move |con, keys| {
             redis::cmd("BF.MEXISTS").arg(&key).arg(keys).query(con)
-        }),
+        })),
         insert: Some(Box::new(move |con, keys| {
             redis::cmd("BF.MADD")
                 .arg(&again)
@@ -168,6 +319,8 @@ fn redisbloom<'a>(name: &'static str, key: String) -> Contender<'a> {
                 .query::<Vec<bool>>(con)
                 .map(drop)
         })),
+        filled: None,
+        sends: [&["bf.mexists"], &["bf.madd"]],
     }
 }
 
@@ -223,7 +376,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if !module {
         return Err("the server has no linebloom module: load it (see the module docs)".into());
     }
-    // The script candidate reads the plain path's filter.
+    // The lookup alternatives read the plain path's filter.
     let plain = RedisFilter::open(&mut con, &ns.key("linebloom, no module: the client's path"))?;
     plain.set_batch_path(BatchPath::Commands);
     let meta: String = redis::cmd("GET")
@@ -231,11 +384,56 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .query(&mut con)?;
     let script = redis::Script::new(TEST);
     script.prepare_invoke().load(&mut con)?;
+    let plain_again = plain.clone();
     contenders.push(Contender {
         name: "linebloom, no module: a script per shard",
-        contains: Box::new(move |con, keys| scripted_contains(con, &plain, &script, &meta, keys)),
+        contains: Some(Box::new(move |con, keys| {
+            scripted_contains(con, &plain, &script, &meta, keys)
+        })),
         insert: None,
+        filled: None,
+        sends: [&["evalsha"], &[]],
     });
+    contenders.push(Contender {
+        name: "linebloom, no module: a BITFIELD_RO per shard, unchecked",
+        contains: Some(Box::new(move |con, keys| {
+            bitfield_contains(con, &plain_again, keys)
+        })),
+        insert: None,
+        filled: None,
+        sends: [&["bitfield_ro"], &[]],
+    });
+    // The insert alternatives, each on a filter of its own, loaded as the others.
+    let or_scratch = redis::Script::new(OR_SCRATCH);
+    or_scratch.prepare_invoke().load(&mut con)?;
+    for name in [
+        "linebloom, no module: a BITFIELD per shard, unchecked",
+        "linebloom, no module: a shard-long scratch key ORed in, unchecked",
+    ] {
+        let filter = RedisFilter::create(&mut con, &ns.key(name), params)?;
+        for chunk in loaded.chunks(10_000) {
+            filter.insert_many(&mut con, chunk)?;
+        }
+        let (writer, script) = (filter.clone(), or_scratch.clone());
+        let (insert, sends): (Batch<()>, &'static [&'static str]) = if name.contains("BITFIELD") {
+            (
+                Box::new(move |con, keys| bitfield_insert(con, &writer, keys)),
+                &["bitfield"],
+            )
+        } else {
+            (
+                Box::new(move |con, keys| scratch_insert(con, &writer, &script, keys)),
+                &["set", "evalsha"],
+            )
+        };
+        contenders.push(Contender {
+            name,
+            contains: None,
+            insert: Some(insert),
+            filled: Some(filter),
+            sends: [&[], sends],
+        });
+    }
 
     let n = contenders.len();
     // seconds[op][contender]: wall seconds per key, one per round.
@@ -249,11 +447,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // Every contender's lookups, then every contender's inserts, so the linebloom
         // filters hold the same keys when they are read.
         for i in round_order(round, n) {
-            let c = &mut contenders[i];
+            let Some(contains) = &mut contenders[i].contains else {
+                continue;
+            };
             let start = Instant::now();
             let mut got = Vec::with_capacity(queries.len());
             for batch in queries.chunks(BATCH as usize) {
-                got.extend((c.contains)(&mut con, batch)?);
+                got.extend(contains(&mut con, batch)?);
             }
             seconds[0][i].push(start.elapsed().as_secs_f64() / queries.len() as f64);
             answers[i] = Some(got);
@@ -267,9 +467,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 seconds[1][i].push(start.elapsed().as_secs_f64() / fresh.len() as f64);
             }
         }
-        // The linebloom contenders (2..) answer alike.
+        // The linebloom contenders that look up (2..) answer alike, and those that only
+        // insert hold every key they inserted.
+        for c in &contenders {
+            if let Some(filter) = &c.filled {
+                let held = filter.contains_many(&mut con, &fresh)?;
+                let lost = held.iter().filter(|&&h| !h).count();
+                assert_eq!(lost, 0, "{} lost {lost} of {} keys", c.name, fresh.len());
+            }
+        }
         for i in 3..n {
-            let (a, b) = (answers[i].as_ref().unwrap(), answers[2].as_ref().unwrap());
+            let (Some(a), Some(b)) = (answers[i].as_ref(), answers[2].as_ref()) else {
+                continue;
+            };
             let differ = a.iter().zip(b).filter(|(x, y)| x != y).count();
             assert_eq!(
                 differ,
@@ -308,6 +518,83 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         println!();
     }
+    profile(&mut con, &mut contenders, &queries)?;
     ns.clear()?;
     Ok(())
+}
+
+/// Batches per contender and operation in the profile pass.
+const PROFILE_BATCHES: u64 = 20;
+
+/// The server's side of each contender, untimed by the client: for each operation, a
+/// batch, `CONFIG RESETSTAT`, [`PROFILE_BATCHES`] batches, then `INFO commandstats`,
+/// summed over the commands it sends (a script's time includes the commands it calls).
+fn profile(
+    con: &mut redis::Connection,
+    contenders: &mut [Contender],
+    queries: &[u64],
+) -> redis::RedisResult<()> {
+    println!(
+        "Server side ({PROFILE_BATCHES} batches each after one more, `INFO commandstats` \
+         after `CONFIG RESETSTAT`):\n"
+    );
+    println!("| | operation | commands per batch | server µs per batch |");
+    println!("|---|---|---:|---:|");
+    // One batch more than profiled: the first warms the server's caches, then the
+    // counters are reset.
+    let batches = PROFILE_BATCHES as usize + 1;
+    let fresh: Vec<u64> = (0..batches as u64 * BATCH).map(|i| (1 << 41) + i).collect();
+    for c in contenders.iter_mut() {
+        for (op, name) in ["lookups", "inserts"].iter().enumerate() {
+            let (keys, mut run): (&[u64], Batch<()>) = match (op, &mut c.contains, &mut c.insert) {
+                (0, Some(contains), _) => {
+                    (queries, Box::new(|con, keys| contains(con, keys).map(drop)))
+                }
+                (1, _, Some(insert)) => (&fresh, Box::new(|con, keys| insert(con, keys))),
+                _ => continue,
+            };
+            for (b, batch) in keys.chunks(BATCH as usize).take(batches).enumerate() {
+                run(con, batch)?;
+                if b == 0 {
+                    redis::cmd("CONFIG").arg("RESETSTAT").query::<()>(con)?;
+                }
+            }
+            drop(run);
+            let stats: String = redis::cmd("INFO").arg("commandstats").query(con)?;
+            let (calls, usec) = command_totals(&stats, c.sends[op]);
+            let per = PROFILE_BATCHES as f64;
+            println!(
+                "| {} | {name} | {:.0} | {:.0} |",
+                c.name,
+                calls as f64 / per,
+                usec as f64 / per
+            );
+        }
+    }
+    println!();
+    Ok(())
+}
+
+/// Calls and microseconds of the named commands in an `INFO commandstats` reply.
+fn command_totals(stats: &str, names: &[&str]) -> (u64, u64) {
+    let (mut calls, mut usec) = (0, 0);
+    for line in stats.lines() {
+        let Some((name, fields)) = line
+            .strip_prefix("cmdstat_")
+            .and_then(|l| l.split_once(':'))
+        else {
+            continue;
+        };
+        if !names.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+            continue;
+        }
+        for field in fields.split(',') {
+            match field.split_once('=') {
+                Some(("calls", n)) => calls += n.parse::<u64>().unwrap_or(0),
+                Some(("usec", n)) => usec += n.parse::<u64>().unwrap_or(0),
+                _ => {}
+            }
+        }
+    }
+    (calls, usec)
 }
