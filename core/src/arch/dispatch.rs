@@ -12,6 +12,8 @@
 
 #[cfg(any(linebloom_compiled_in, not(linebloom_table)))]
 use super::bloom::BlockOps;
+#[cfg(linebloom_compiled_in)]
+use super::bloom::compiled_in;
 use super::bloom::{Kernel, Probe};
 use super::registry::Backend;
 use super::scalar::Scalar;
@@ -350,34 +352,4 @@ pub(crate) fn count(blocks: &[Block], hash: u64, tag_bits: u32) -> u32 {
         // SAFETY: as above.
         unsafe { tags::generic::count::<Sixteen, Scalar>(blocks, hash) }
     }
-}
-
-/// The best Bloom kernel whose features the build itself enables, so that every CPU
-/// this binary runs on has them ([`Backend::COMPILED_IN`]): its block operations, which
-/// then inline into code compiled without `#[target_feature]`.
-#[cfg(linebloom_compiled_in)]
-mod compiled_in {
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
-    pub(super) type Ops = crate::arch::bloom::generic::Simd<core::arch::x86_64::__m512i, 1>;
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
-    const _: () = assert!(matches!(
-        super::Backend::COMPILED_IN,
-        Some(super::Backend::Avx512)
-    ));
-
-    #[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]
-    pub(super) type Ops = crate::arch::bloom::generic::Simd<core::arch::x86_64::__m256i, 2>;
-    #[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]
-    const _: () = assert!(matches!(
-        super::Backend::COMPILED_IN,
-        Some(super::Backend::Avx2)
-    ));
-
-    #[cfg(target_arch = "aarch64")]
-    pub(super) type Ops = crate::arch::bloom::generic::Simd<core::arch::aarch64::uint64x2_t, 4>;
-    #[cfg(target_arch = "aarch64")]
-    const _: () = assert!(matches!(
-        super::Backend::COMPILED_IN,
-        Some(super::Backend::Neon)
-    ));
 }

@@ -52,31 +52,6 @@ impl Backend {
             Backend::Neon => "neon",
         }
     }
-
-    /// The Bloom backend whose features the build itself enables (as
-    /// `-C target-cpu=native` may; NEON on aarch64), so that every CPU the binary runs on
-    /// has them and its block operations inline into the caller
-    /// (`linebloom_compiled_in`; `arch::dispatch` names its block operations); `None`
-    /// elsewhere.
-    #[cfg(all(
-        linebloom_compiled_in,
-        target_arch = "x86_64",
-        target_feature = "avx512f"
-    ))]
-    pub(crate) const COMPILED_IN: Option<Backend> = Some(Backend::Avx512);
-    /// As above: AVX2.
-    #[cfg(all(
-        linebloom_compiled_in,
-        target_arch = "x86_64",
-        not(target_feature = "avx512f")
-    ))]
-    pub(crate) const COMPILED_IN: Option<Backend> = Some(Backend::Avx2);
-    /// As above: NEON.
-    #[cfg(all(linebloom_compiled_in, target_arch = "aarch64"))]
-    pub(crate) const COMPILED_IN: Option<Backend> = Some(Backend::Neon);
-    /// As above: none. (Only a kernel table asks: without one, nothing is compiled in.)
-    #[cfg(all(linebloom_table, not(linebloom_compiled_in)))]
-    pub(crate) const COMPILED_IN: Option<Backend> = None;
 }
 
 /// A kernel of either set, by name.

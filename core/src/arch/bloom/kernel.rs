@@ -91,7 +91,7 @@ impl Kernel {
             16 => self.probes[2],
             _ => self.probes[0],
         };
-        probe.compiled_in = Backend::COMPILED_IN == Some(self.backend);
+        probe.compiled_in = super::compiled_in::BACKEND == Some(self.backend);
         probe
     }
 

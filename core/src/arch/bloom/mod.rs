@@ -16,7 +16,10 @@
 //! |---|---|
 //! | `kernel.rs` | [`Kernel`], its probes, `BlockOps` |
 //! | `generic.rs` | the probe over any vector of `u64` lanes, and the batch pipeline |
+//! | `compiled_in.rs` | the kernel the build's own features choose, whose block operations inline |
 
+#[cfg(linebloom_table)]
+pub(crate) mod compiled_in;
 pub(crate) mod generic;
 mod kernel;
 

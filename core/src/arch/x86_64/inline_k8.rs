@@ -46,7 +46,7 @@
 //! built without AVX-512 keeps nothing in mask registers. That is why this module only
 //! exists when the build does **not** enable `avx`: with AVX enabled the compiler could
 //! hold a live `ymm` value across the block, and such builds use the compiled-in kernel
-//! instead (`arch::dispatch`'s `compiled_in`).
+//! instead (`arch::bloom::compiled_in`).
 
 use crate::block::Block;
 use crate::pattern::SALTS;
