@@ -4,8 +4,9 @@
 //! of the meta, pipelined; inserts: one guarded script call), against RedisBloom's
 //! `BF.EXISTS`/`BF.ADD`, an identical second RedisBloom filter (the control), the same
 //! two commands on the module's own `BF` type (what a guard held in that type could
-//! gain on a single call), and a plain `GET`/`SET` of a short string (what one round
-//! trip costs, the floor under every single-key call).
+//! gain on a single call), a plain `GET`/`SET` of a short string (what one round
+//! trip costs, the floor under every single-key call), and a script that only answers
+//! (what any script call costs, the floor under an insert without the module).
 //!
 //! ```text
 //! redis-server --port 6400 --save "" --loadmodule target/release/liblinebloom_redis.so NAMESPACE linebloom \
@@ -16,10 +17,13 @@
 //! Every contender holds the same 100,000 keys at 1%; each round runs 2,000 calls of
 //! each, queries of non-members then inserts of members, in a start order that rotates
 //! every round. Per call: the median over rounds of the wall time (the server's work and
-//! the round trip are the point) and of this thread's CPU time (the client's share),
-//! and the median of the per-round ratios of RedisBloom's time to each contender's.
+//! the round trip are the point), of this thread's CPU time (the client's share) and of
+//! the server's own time in the commands the contender sends (`INFO commandstats`,
+//! zeroed before each run and read after it), and the median of the per-round ratios of
+//! RedisBloom's time to each contender's.
 
 use linebloom::Params;
+use linebloom_lab::support::redis::commandstats;
 use linebloom_lab::support::redis::namespace::Namespace;
 use linebloom_lab::support::stats::summary;
 use linebloom_lab::support::timing::{round_order, thread_cpu_ns};
@@ -39,14 +43,23 @@ struct Contender<'a> {
     name: &'static str,
     query: Call<'a, bool>,
     insert: Call<'a, ()>,
+    /// The commands it sends, for a query and for an insert, as `INFO commandstats`
+    /// names them: the server's time for them is its profile.
+    sends: [&'static [&'static str]; 2],
 }
 
 fn linebloom<'a>(name: &'static str, filter: RedisFilter) -> Contender<'a> {
     let second = filter.clone();
+    let sends: [&[&str]; 2] = if filter.batch_path() == BatchPath::Module {
+        [&["linebloom.mtest"], &["linebloom.madd"]]
+    } else {
+        [&["strlen", "getrange", "get"], &["evalsha", "eval"]]
+    };
     Contender {
         name,
         query: Box::new(move |con, k| filter.contains(con, &k).map_err(to_redis)),
         insert: Box::new(move |con, k| second.insert(con, &k).map(drop).map_err(to_redis)),
+        sends,
     }
 }
 
@@ -56,7 +69,12 @@ fn to_redis(e: linebloom_redis_client::RedisFilterError) -> redis::RedisError {
 
 /// `BF.EXISTS`/`BF.ADD` on `key`, each command name after `prefix` (`""` for
 /// RedisBloom, `"linebloom."` for the linebloom module loaded with `NAMESPACE linebloom`).
-fn bf_commands<'a>(name: &'static str, prefix: &str, key: String) -> Contender<'a> {
+fn bf_commands<'a>(
+    name: &'static str,
+    prefix: &str,
+    key: String,
+    sends: [&'static [&'static str]; 2],
+) -> Contender<'a> {
     let (exists, add) = (format!("{prefix}BF.EXISTS"), format!("{prefix}BF.ADD"));
     let again = key.clone();
     Contender {
@@ -69,6 +87,7 @@ fn bf_commands<'a>(name: &'static str, prefix: &str, key: String) -> Contender<'
                 .query::<i64>(con)
                 .map(drop)
         }),
+        sends,
     }
 }
 
@@ -91,10 +110,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) & !1)
         .collect();
     let mut contenders = Vec::new();
-    for (name, prefix, key) in [
-        ("redisbloom", "", "bf"),
-        ("redisbloom-control", "", "bf-control"),
-        ("linebloom module, its BF type", MODULE_PREFIX, "linebl-bf"),
+    let redisbloom: [&[&str]; 2] = [&["bf.exists"], &["bf.add"]];
+    for (name, prefix, key, sends) in [
+        ("redisbloom", "", "bf", redisbloom),
+        ("redisbloom-control", "", "bf-control", redisbloom),
+        (
+            "linebloom module, its BF type",
+            MODULE_PREFIX,
+            "linebl-bf",
+            [&["linebloom.bf.exists"], &["linebloom.bf.add"]],
+        ),
     ] {
         let key = ns.key(key);
         redis::cmd(&format!("{prefix}BF.RESERVE"))
@@ -108,7 +133,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .arg(chunk)
                 .query::<Vec<i64>>(&mut con)?;
         }
-        contenders.push(bf_commands(name, prefix, key));
+        contenders.push(bf_commands(name, prefix, key, sends));
     }
     for (name, path) in [
         ("linebloom module", BatchPath::Module),
@@ -137,9 +162,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .map(|v| v.is_some())
         }),
         insert: Box::new(move |con, _| redis::cmd("SET").arg(&set_key).arg("x").query(con)),
+        sends: [&["get"], &["set"]],
+    });
+    // What any script call costs: one that only answers, on one key, as the insert
+    // script is called.
+    let floor = redis::Script::new("return 1");
+    floor.prepare_invoke().load(&mut con)?;
+    let (floor_key, floor_again) = (ns.key("script-floor"), floor.clone());
+    let floor_key_again = floor_key.clone();
+    contenders.push(Contender {
+        name: "a script that only answers (a script call's floor)",
+        query: Box::new(move |con, _| floor.key(&floor_key).invoke::<i64>(con).map(|n| n == 1)),
+        insert: Box::new(move |con, _| floor_again.key(&floor_key_again).invoke(con)),
+        sends: [&["evalsha"], &["evalsha"]],
     });
 
-    // samples[op][contender] = (wall µs, CPU µs) per call, one per round.
+    // samples[op][contender] = (wall µs, CPU µs, server µs) per call, one per round; the
+    // server's counters are zeroed before each run and read after it, untimed.
     let n = contenders.len();
     let mut samples = vec![vec![Vec::new(); n]; 2];
     let mut absent = 0u64;
@@ -147,6 +186,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for i in round_order(round, n) {
             let c = &mut contenders[i];
             for (op, samples) in samples.iter_mut().enumerate() {
+                commandstats::reset(&mut con)?;
                 let (wall, cpu) = (Instant::now(), thread_cpu_ns());
                 for j in 0..CALLS {
                     if op == 0 {
@@ -157,9 +197,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     }
                 }
                 let per = |t: f64| t / CALLS as f64;
+                let (wall, cpu) = (wall.elapsed(), thread_cpu_ns() - cpu);
+                let server = commandstats::read(&mut con, c.sends[op])?.usec;
                 samples[i].push((
-                    per(wall.elapsed().as_secs_f64() * 1e6),
-                    per((thread_cpu_ns() - cpu) as f64 / 1e3),
+                    per(wall.as_secs_f64() * 1e6),
+                    per(cpu as f64 / 1e3),
+                    per(server as f64),
                 ));
             }
         }
@@ -167,11 +210,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::hint::black_box(absent);
     println!("{rounds} rounds of {CALLS} single-key calls each, rotating order\n");
     for (op, name) in ["query", "insert"].iter().enumerate() {
-        println!("| {name} | µs a call (wall) | client CPU µs | RedisBloom's time ÷ this one's |");
-        println!("|---|---:|---:|---:|");
+        println!(
+            "| {name} | µs a call (wall) | client CPU µs | server µs | RedisBloom's time ÷ \
+             this one's |"
+        );
+        println!("|---|---:|---:|---:|---:|");
         for (i, c) in contenders.iter().enumerate() {
             let wall: Vec<f64> = samples[op][i].iter().map(|s| s.0).collect();
             let cpu: Vec<f64> = samples[op][i].iter().map(|s| s.1).collect();
+            let server: Vec<f64> = samples[op][i].iter().map(|s| s.2).collect();
             let ratios: Vec<f64> = samples[op][0]
                 .iter()
                 .zip(&samples[op][i])
@@ -179,14 +226,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .collect();
             let (r, lo, hi) = summary(&ratios);
             println!(
-                "| {} | {:.1} | {:.1} | {r:.3} ({lo:.3}–{hi:.3}) |",
+                "| {} | {:.1} | {:.1} | {:.2} | {r:.3} ({lo:.3}–{hi:.3}) |",
                 c.name,
                 summary(&wall).0,
-                summary(&cpu).0
+                summary(&cpu).0,
+                summary(&server).0
             );
         }
         println!();
     }
+    println!(
+        "server µs: the server's own time per call in the commands each one sends (`INFO \
+         commandstats` after each run, zeroed by `CONFIG RESETSTAT` before it; a script's \
+         includes the commands it calls), median over rounds"
+    );
     ns.clear()?;
     Ok(())
 }

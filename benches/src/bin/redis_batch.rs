@@ -32,6 +32,7 @@
 
 use linebloom::pattern::location;
 use linebloom::{Block, Params};
+use linebloom_lab::support::redis::commandstats::{self, Totals};
 use linebloom_lab::support::redis::namespace::Namespace;
 use linebloom_lab::support::stats::summary;
 use linebloom_lab::support::timing::round_order;
@@ -556,12 +557,11 @@ fn profile(
             for (b, batch) in keys.chunks(BATCH as usize).take(batches).enumerate() {
                 run(con, batch)?;
                 if b == 0 {
-                    redis::cmd("CONFIG").arg("RESETSTAT").query::<()>(con)?;
+                    commandstats::reset(con)?;
                 }
             }
             drop(run);
-            let stats: String = redis::cmd("INFO").arg("commandstats").query(con)?;
-            let (calls, usec) = command_totals(&stats, c.sends[op]);
+            let Totals { calls, usec } = commandstats::read(con, c.sends[op])?;
             let per = PROFILE_BATCHES as f64;
             println!(
                 "| {} | {name} | {:.0} | {:.0} |",
@@ -573,28 +573,4 @@ fn profile(
     }
     println!();
     Ok(())
-}
-
-/// Calls and microseconds of the named commands in an `INFO commandstats` reply.
-fn command_totals(stats: &str, names: &[&str]) -> (u64, u64) {
-    let (mut calls, mut usec) = (0, 0);
-    for line in stats.lines() {
-        let Some((name, fields)) = line
-            .strip_prefix("cmdstat_")
-            .and_then(|l| l.split_once(':'))
-        else {
-            continue;
-        };
-        if !names.iter().any(|n| n.eq_ignore_ascii_case(name)) {
-            continue;
-        }
-        for field in fields.split(',') {
-            match field.split_once('=') {
-                Some(("calls", n)) => calls += n.parse::<u64>().unwrap_or(0),
-                Some(("usec", n)) => usec += n.parse::<u64>().unwrap_or(0),
-                _ => {}
-            }
-        }
-    }
-    (calls, usec)
 }

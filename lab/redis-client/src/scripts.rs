@@ -183,14 +183,15 @@ local function refuse(guard_at)
             return redis.error_reply('LBSTALE ' .. KEYS[#KEYS] .. ' (the filter meta changed)')
         end
     end
-    local kind = redis.call('TYPE', KEYS[1])['ok']
-    if kind == 'none' then
-        return redis.error_reply('LBMISSING ' .. KEYS[1] .. ' (no such filter shard)')
-    end
-    if kind ~= 'string' then
+    -- One call tells all three: STRLEN fails on another type, and answers 0 for a
+    -- missing key (a shard is never empty).
+    local held = redis.pcall('STRLEN', KEYS[1])
+    if type(held) == 'table' then
         return redis.error_reply('LBWRONGTYPE ' .. KEYS[1] .. ' (not a filter shard)')
     end
-    local held = redis.call('STRLEN', KEYS[1])
+    if held == 0 then
+        return redis.error_reply('LBMISSING ' .. KEYS[1] .. ' (no such filter shard)')
+    end
     if held ~= tonumber(ARGV[1]) then
         return redis.error_reply('LBLENGTH ' .. KEYS[1] .. ' ' .. held .. ' ' .. ARGV[1])
     end

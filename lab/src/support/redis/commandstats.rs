@@ -1,0 +1,78 @@
+//! The server's own count of its work per command (`INFO commandstats`, zeroed by
+//! `CONFIG RESETSTAT`): the Redis benchmarks' server-side profile, beside their wall
+//! times.
+
+/// Calls of some commands, and the server's microseconds in them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Calls counted.
+    pub calls: u64,
+    /// Microseconds the server spent in them (a script's include the commands it calls).
+    pub usec: u64,
+}
+
+/// Zeroes the server's counters (`CONFIG RESETSTAT`).
+///
+/// # Errors
+///
+/// The connection's.
+pub fn reset(con: &mut redis::Connection) -> redis::RedisResult<()> {
+    redis::cmd("CONFIG").arg("RESETSTAT").query(con)
+}
+
+/// The totals of the named commands since the last [`reset`].
+///
+/// # Errors
+///
+/// The connection's.
+pub fn read(con: &mut redis::Connection, names: &[&str]) -> redis::RedisResult<Totals> {
+    let stats: String = redis::cmd("INFO").arg("commandstats").query(con)?;
+    Ok(totals(&stats, names))
+}
+
+/// The totals of the named commands (as `INFO` names them, case ignored) in an `INFO
+/// commandstats` reply.
+#[must_use]
+pub fn totals(stats: &str, names: &[&str]) -> Totals {
+    let mut sum = Totals::default();
+    for line in stats.lines() {
+        let Some((name, fields)) = line
+            .strip_prefix("cmdstat_")
+            .and_then(|l| l.split_once(':'))
+        else {
+            continue;
+        };
+        if !names.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+            continue;
+        }
+        for field in fields.split(',') {
+            match field.split_once('=') {
+                Some(("calls", n)) => sum.calls += n.parse::<u64>().unwrap_or(0),
+                Some(("usec", n)) => sum.usec += n.parse::<u64>().unwrap_or(0),
+                _ => {}
+            }
+        }
+    }
+    sum
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Totals, totals};
+
+    #[test]
+    fn sums_the_named_commands_only() {
+        let stats = "# Commandstats\r\n\
+            cmdstat_get:calls=10,usec=20,usec_per_call=2.00,rejected_calls=0,failed_calls=0\r\n\
+            cmdstat_LINEBLOOM.MTEST:calls=3,usec=9,usec_per_call=3.00\r\n\
+            cmdstat_set:calls=100,usec=1000,usec_per_call=10.00\r\n";
+        assert_eq!(
+            totals(stats, &["get", "linebloom.mtest"]),
+            Totals {
+                calls: 13,
+                usec: 29
+            }
+        );
+        assert_eq!(totals(stats, &["del"]), Totals::default());
+    }
+}
