@@ -25,17 +25,19 @@
 //! Method: every filter is sized for 2e6 keys at 1% and holds 1e6; each round runs
 //! every contender's 100 batches of 1,000 lookups of non-members, then every
 //! contender's 100 batches of 1,000 inserts of keys new to that round (the same keys
-//! for every contender), each time in a start order that rotates every round. Wall time per key (the server's work and
-//! the client's share of the two cores are the point); the table gives medians over
-//! rounds and the median of the per-round ratios of RedisBloom's time to each
-//! contender's. Every linebloom contender's answers must agree with each other.
+//! for every contender), each time in a start order that rotates every round. Wall
+//! time per key (the server's work and the client's share of the two cores are the
+//! point); the table gives medians over rounds of the throughput and of the client
+//! thread's CPU time per batch, and the median of the per-round ratios of RedisBloom's
+//! time to each contender's. Every linebloom contender's answers must agree with each
+//! other. Then each contender's server time per batch (`INFO commandstats`).
 
 use linebloom::pattern::location;
 use linebloom::{Block, Params};
 use linebloom_lab::support::redis::commandstats::{self, Totals};
 use linebloom_lab::support::redis::namespace::Namespace;
 use linebloom_lab::support::stats::summary;
-use linebloom_lab::support::timing::round_order;
+use linebloom_lab::support::timing::{round_order, thread_cpu_ns};
 use linebloom_redis_client::{BatchPath, RedisFilter};
 use std::time::Instant;
 
@@ -437,8 +439,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     let n = contenders.len();
-    // seconds[op][contender]: wall seconds per key, one per round.
+    // seconds[op][contender]: wall seconds per key, one per round; cpu[op][contender]:
+    // this thread's CPU µs per batch (the client's share), one per round.
     let mut seconds = vec![vec![Vec::new(); n]; 2];
+    let mut cpu = vec![vec![Vec::new(); n]; 2];
+    let batches = BATCHES as f64;
     let queries: Vec<u64> = (0..BATCHES * BATCH).map(|i| i * 2 + 1).collect();
     for round in 0..rounds {
         let fresh: Vec<u64> = (0..BATCHES * BATCH)
@@ -451,21 +456,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let Some(contains) = &mut contenders[i].contains else {
                 continue;
             };
-            let start = Instant::now();
+            let (start, cpu_start) = (Instant::now(), thread_cpu_ns());
             let mut got = Vec::with_capacity(queries.len());
             for batch in queries.chunks(BATCH as usize) {
                 got.extend(contains(&mut con, batch)?);
             }
             seconds[0][i].push(start.elapsed().as_secs_f64() / queries.len() as f64);
+            cpu[0][i].push((thread_cpu_ns() - cpu_start) as f64 / 1e3 / batches);
             answers[i] = Some(got);
         }
         for i in round_order(round, n) {
             if let Some(insert) = &mut contenders[i].insert {
-                let start = Instant::now();
+                let (start, cpu_start) = (Instant::now(), thread_cpu_ns());
                 for batch in fresh.chunks(BATCH as usize) {
                     insert(&mut con, batch)?;
                 }
                 seconds[1][i].push(start.elapsed().as_secs_f64() / fresh.len() as f64);
+                cpu[1][i].push((thread_cpu_ns() - cpu_start) as f64 / 1e3 / batches);
             }
         }
         // The linebloom contenders that look up (2..) answer alike, and those that only
@@ -499,8 +506,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .enumerate()
     {
-        println!("| {name} | keys/s (median) | RedisBloom's time ÷ this one's (median, range) |");
-        println!("|---|---:|---:|");
+        println!(
+            "| {name} | keys/s (median) | client CPU µs per batch | RedisBloom's time ÷ this \
+             one's (median, range) |"
+        );
+        println!("|---|---:|---:|---:|");
         for (i, c) in contenders.iter().enumerate() {
             if seconds[op][i].is_empty() {
                 continue;
@@ -512,9 +522,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .collect();
             let (r, lo, hi) = summary(&ratios);
             println!(
-                "| {} | {:.0} | {r:.2} ({lo:.2}–{hi:.2}) |",
+                "| {} | {:.0} | {:.0} | {r:.2} ({lo:.2}–{hi:.2}) |",
                 c.name,
-                1.0 / summary(&seconds[op][i]).0
+                1.0 / summary(&seconds[op][i]).0,
+                summary(&cpu[op][i]).0
             );
         }
         println!();
