@@ -296,10 +296,13 @@ impl<K: Key> Attempt for Contains<'_, K> {
                     let mut strlen = redis::cmd("STRLEN");
                     strlen.arg(shard);
                     cmds.push(strlen);
+                    cmds.reserve(run.len());
                     for &(_, _, hash) in run {
                         let at = live.place(hash).1 * 64;
-                        let mut getrange = redis::cmd("GETRANGE");
-                        getrange.arg(shard).arg(at).arg(at + 63);
+                        // Sized once: the name, the shard and two offsets of up to 20
+                        // digits each.
+                        let mut getrange = redis::Cmd::with_capacity(4, 48 + shard.len());
+                        getrange.arg("GETRANGE").arg(shard).arg(at).arg(at + 63);
                         cmds.push(getrange);
                     }
                 }
