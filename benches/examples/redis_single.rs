@@ -50,11 +50,7 @@ struct Contender<'a> {
 
 fn linebloom<'a>(name: &'static str, filter: RedisFilter) -> Contender<'a> {
     let second = filter.clone();
-    let sends: [&[&str]; 2] = if filter.batch_path() == BatchPath::Module {
-        [&["linebloom.mtest"], &["linebloom.madd"]]
-    } else {
-        [&["strlen", "getrange", "get"], &["evalsha", "eval"]]
-    };
+    let sends = commandstats::guard_commands(filter.batch_path());
     Contender {
         name,
         query: Box::new(move |con, k| filter.contains(con, &k).map_err(to_redis)),

@@ -32,13 +32,14 @@
 //! time to each contender's. Every linebloom contender's answers must agree with each
 //! other. Then each contender's server time per batch (`INFO commandstats`).
 
-use linebloom::pattern::location;
-use linebloom::{Block, Params};
+use linebloom::Params;
+use linebloom::pattern::{block_index, for_each_position};
 use linebloom_lab::support::redis::commandstats::{self, Totals};
 use linebloom_lab::support::redis::namespace::Namespace;
 use linebloom_lab::support::stats::summary;
 use linebloom_lab::support::timing::{round_order, thread_cpu_ns};
 use linebloom_redis_client::{BatchPath, RedisFilter};
+use linebloom_redis_wire::redis_bit_offset;
 use std::time::Instant;
 
 const BATCHES: u64 = 100;
@@ -77,8 +78,8 @@ return table.concat(out)
 "#;
 
 /// A batch's keys placed in a filter's live generation, by shard: each key's index in
-/// the batch, its block within the shard and its bits there.
-type ByShard = std::collections::BTreeMap<u64, Vec<(usize, u64, Block)>>;
+/// the batch, its block within the shard and its hash.
+type ByShard = std::collections::BTreeMap<u64, Vec<(usize, u64, u64)>>;
 
 fn by_shard(filter: &RedisFilter, keys: &[u64]) -> ByShard {
     let g = filter.generation();
@@ -86,30 +87,23 @@ fn by_shard(filter: &RedisFilter, keys: &[u64]) -> ByShard {
     let mut by_shard = ByShard::new();
     for (i, key) in keys.iter().enumerate() {
         let hash = linebloom::Key::hash_key(key, &hasher);
-        let at = location(hash, g.params.blocks(), g.params.k());
-        let block = at.block as u64;
-        by_shard.entry(block / g.shard_blocks).or_default().push((
-            i,
-            block % g.shard_blocks,
-            at.mask,
-        ));
+        let block = block_index(hash, g.params.blocks()) as u64;
+        by_shard
+            .entry(block / g.shard_blocks)
+            .or_default()
+            .push((i, block % g.shard_blocks, hash));
     }
     by_shard
 }
 
-/// Each set bit of a key's block (0..512, little-endian payload order).
-fn bits(mask: &Block) -> impl Iterator<Item = u64> + '_ {
-    mask.0.iter().enumerate().flat_map(|(w, &word)| {
-        (0..64)
-            .filter(move |b| word >> b & 1 == 1)
-            .map(move |b| w as u64 * 64 + b)
-    })
-}
-
-/// The Redis bit offset (`BITFIELD` numbers each byte's bits from the top) of bit `bit`
-/// of block `block`, for a shard stored as its little-endian payload.
-fn redis_offset(block: u64, bit: u64) -> u64 {
-    512 * block + (bit ^ 7)
+/// Each of a key's `k` bits in its block (0..512, little-endian payload order; `k > 8`
+/// may repeat one).
+fn bits(hash: u64, k: u32, mut f: impl FnMut(u64)) {
+    for_each_position(
+        hash,
+        k,
+        |word, field| f(word as u64 * 64 + u64::from(field)),
+    );
 }
 
 /// The `TEST` script's answers for one batch, one call per shard of the filter's live
@@ -133,19 +127,11 @@ fn scripted_contains(
             .arg(format!("{}:meta", filter.prefix()))
             .arg(meta)
             .arg(k);
-        for (_, block, mask) in members {
+        for &(_, block, hash) in members {
             call.arg(block * 64);
-            let mut pairs = 0;
-            for bit in bits(mask) {
+            bits(hash, k, |bit| {
                 call.arg(bit / 8 + 1).arg(1u8 << (bit % 8));
-                pairs += 1;
-            }
-            // Fewer set bits than k (k > 8 may repeat a bit): pad with a bit that is
-            // set too.
-            let first = bits(mask).next().unwrap_or(0);
-            for _ in pairs..k {
-                call.arg(first / 8 + 1).arg(1u8 << (first % 8));
-            }
+            });
         }
         pipe.add_command(call);
     }
@@ -168,24 +154,27 @@ fn bitfield_contains(
     keys: &[u64],
 ) -> redis::RedisResult<Vec<bool>> {
     let g = filter.generation();
+    let k = g.params.k();
     let by_shard = by_shard(filter, keys);
     let mut pipe = redis::pipe();
     for (&shard, members) in &by_shard {
         let mut call = redis::cmd("BITFIELD_RO");
         call.arg(g.shard_key(filter.prefix(), shard));
-        for (_, block, mask) in members {
-            for bit in bits(mask) {
-                call.arg("GET").arg("u1").arg(redis_offset(*block, bit));
-            }
+        for &(_, block, hash) in members {
+            bits(hash, k, |bit| {
+                call.arg("GET")
+                    .arg("u1")
+                    .arg(redis_bit_offset(block, bit as u32));
+            });
         }
         pipe.add_command(call);
     }
     let replies: Vec<Vec<u8>> = pipe.query(con)?;
     let mut answers = vec![false; keys.len()];
     for ((_, members), reply) in by_shard.iter().zip(replies) {
-        let mut reply = reply.into_iter();
-        for (i, _, mask) in members {
-            answers[*i] = bits(mask).fold(true, |all, _| reply.next() == Some(1) && all);
+        // k replies a key, in the order its bits were asked.
+        for (&(i, _, _), got) in members.iter().zip(reply.chunks(k as usize)) {
+            answers[i] = got.iter().all(|&bit| bit == 1);
         }
     }
     Ok(answers)
@@ -200,17 +189,18 @@ fn bitfield_insert(
     keys: &[u64],
 ) -> redis::RedisResult<()> {
     let g = filter.generation();
+    let k = g.params.k();
     let mut pipe = redis::pipe();
     for (shard, members) in by_shard(filter, keys) {
         let mut call = redis::cmd("BITFIELD");
         call.arg(g.shard_key(filter.prefix(), shard));
-        for (_, block, mask) in &members {
-            for bit in bits(mask) {
+        for &(_, block, hash) in &members {
+            bits(hash, k, |bit| {
                 call.arg("SET")
                     .arg("u1")
-                    .arg(redis_offset(*block, bit))
+                    .arg(redis_bit_offset(block, bit as u32))
                     .arg(1);
-            }
+            });
         }
         pipe.add_command(call).ignore();
     }
@@ -237,15 +227,16 @@ fn scratch_insert(
     keys: &[u64],
 ) -> redis::RedisResult<()> {
     let g = filter.generation();
+    let k = g.params.k();
     let mut pipe = redis::pipe();
     for (shard, members) in by_shard(filter, keys) {
         let key = g.shard_key(filter.prefix(), shard);
         let scratch = format!("{key}:or");
         let mut bytes = vec![0u8; g.shard_len(shard) as usize * 64];
-        for (_, block, mask) in &members {
-            for bit in bits(mask) {
+        for &(_, block, hash) in &members {
+            bits(hash, k, |bit| {
                 bytes[(block * 64 + bit / 8) as usize] |= 1 << (bit % 8);
-            }
+            });
         }
         pipe.cmd("SET")
             .arg(&scratch)
@@ -279,22 +270,13 @@ struct Contender<'a> {
     sends: [&'static [&'static str]; 2],
 }
 
-/// The commands the client's batches send, per path: lookups, inserts.
-fn client_sends(path: BatchPath) -> [&'static [&'static str]; 2] {
-    if path == BatchPath::Module {
-        [&["linebloom.mtest"], &["linebloom.madd"]]
-    } else {
-        [&["strlen", "getrange", "get"], &["evalsha", "eval"]]
-    }
-}
-
 fn to_redis(e: linebloom_redis_client::RedisFilterError) -> redis::RedisError {
     redis::RedisError::from((redis::ErrorKind::Client, "linebloom", e.to_string()))
 }
 
 fn linebloom_contender<'a>(name: &'static str, filter: RedisFilter) -> Contender<'a> {
     let second = filter.clone();
-    let sends = client_sends(filter.batch_path());
+    let sends = commandstats::guard_commands(filter.batch_path());
     Contender {
         name,
         contains: Some(Box::new(move |con, keys| {

@@ -21,6 +21,7 @@
 //! * a count key holds [`COUNT_BYTES`]: a big-endian `i64`, what `BITFIELD … INCRBY i64
 //!   0` adds to, so the module, the client's scripts and a replica keep it alike
 //!   ([`count_bytes`], [`read_count`], [`add_count`]);
+//! * a shard's bit `i` of block `b` is Redis's bit [`redis_bit_offset`]`(b, i)`;
 //! * a refusal is an error reply whose first word is one of [`errors`].
 //!
 //! The client's `PROTOCOL.md` specifies the rest of the protocol around these.
@@ -133,6 +134,16 @@ pub fn add_count(held: &mut [u8; COUNT_BYTES], n: u64) {
         .to_be_bytes();
 }
 
+/// The Redis bit offset (`BITFIELD`/`SETBIT` addressing, most significant bit of each
+/// byte first) of bit `bit` (0..512) of block `block`, for a shard stored as its blocks'
+/// little-endian payload: `512·block + (bit ^ 7)` (the client's `PROTOCOL.md`, the
+/// layout in Redis). The client's inserts without the module address bits so.
+#[inline]
+#[must_use]
+pub const fn redis_bit_offset(block: u64, bit: u32) -> u64 {
+    512 * block + (bit ^ 7) as u64
+}
+
 /// The first word of the module's error replies.
 pub mod errors {
     /// The shard is missing: `LBMISSING <shard> …`.
@@ -161,6 +172,14 @@ pub mod errors {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn redis_numbers_bits_from_the_top_of_each_byte() {
+        assert_eq!(redis_bit_offset(0, 0), 7);
+        assert_eq!(redis_bit_offset(0, 7), 0);
+        assert_eq!(redis_bit_offset(0, 8), 15);
+        assert_eq!(redis_bit_offset(2, 9), 1024 + 14);
+    }
 
     #[test]
     fn counts_round_trip_and_wrap_as_bitfield_does() {

@@ -463,7 +463,7 @@ impl<K: Key> Attempt for Insert<'_, K> {
                         for &(_, _, hash) in run {
                             let block = keys.place(hash).1;
                             for_each_position(hash, k, |word, field| {
-                                cmd.arg(redis_bit_offset(block, word as u32 * 64 + field));
+                                cmd.arg(wire::redis_bit_offset(block, word as u32 * 64 + field));
                             });
                         }
                         cmd
@@ -489,27 +489,5 @@ impl<K: Key> Attempt for Insert<'_, K> {
         }
         let new = self.counted + self.new_keys(&replies);
         Ok(new.min(self.keys.len() as u64))
-    }
-}
-
-/// The Redis bit offset (`BITFIELD`/`SETBIT` addressing, most significant bit of each
-/// byte first) of bit `bit` (0..512) of block `block`, for a filter stored as its
-/// little-endian payload: `512·block + (bit ^ 7)` (`PROTOCOL.md`, the layout in Redis).
-#[inline]
-#[must_use]
-pub(crate) const fn redis_bit_offset(block: u64, bit: u32) -> u64 {
-    512 * block + (bit ^ 7) as u64
-}
-
-#[cfg(test)]
-mod tests {
-    use super::redis_bit_offset;
-
-    #[test]
-    fn redis_numbers_bits_from_the_top_of_each_byte() {
-        assert_eq!(redis_bit_offset(0, 0), 7);
-        assert_eq!(redis_bit_offset(0, 7), 0);
-        assert_eq!(redis_bit_offset(0, 8), 15);
-        assert_eq!(redis_bit_offset(2, 9), 1024 + 14);
     }
 }

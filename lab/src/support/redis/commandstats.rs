@@ -2,6 +2,8 @@
 //! `CONFIG RESETSTAT`): the Redis benchmarks' server-side profile, beside their wall
 //! times.
 
+use linebloom_redis_client::BatchPath;
+
 /// Calls of some commands, and the server's microseconds in them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Totals {
@@ -9,6 +11,17 @@ pub struct Totals {
     pub calls: u64,
     /// Microseconds the server spent in them (a script's include the commands it calls).
     pub usec: u64,
+}
+
+/// The commands the guard's batches and single calls send on each path, as `INFO`
+/// names them: `[lookups, inserts]`.
+#[must_use]
+pub fn guard_commands(path: BatchPath) -> [&'static [&'static str]; 2] {
+    if path == BatchPath::Module {
+        [&["linebloom.mtest"], &["linebloom.madd"]]
+    } else {
+        [&["strlen", "getrange", "get"], &["evalsha", "eval"]]
+    }
 }
 
 /// Zeroes the server's counters (`CONFIG RESETSTAT`).
