@@ -59,12 +59,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let query = |guarded: bool| {
         let mut pipe = redis::pipe();
         let mut mtest = redis::cmd(wire::MTEST);
+        let head = wire::Head { k: 8, blocks: 1024 }.to_string();
         mtest
             .arg(&shard)
-            .arg(wire::SCHEME)
-            .arg(8)
-            .arg(1024)
-            .arg(&probe[..]);
+            .arg([head.as_bytes(), &probe[..]].concat());
         if guarded {
             mtest.arg(wire::META).arg(&meta_key).arg(meta);
             pipe.add_command(mtest);

@@ -17,12 +17,15 @@
 //! multiplexed connection), in a start order that rotates every round; the table gives
 //! the median lookups per second and the median of the per-round ratios of each
 //! contender's throughput to RedisBloom's (wall time: the server and the client share
-//! the machine's two cores, as they would on one host).
+//! the machine's two cores, as they would on one host), and where the CPU went: the
+//! client's (this process, every thread) and the server's (`INFO cpu`, its network I/O
+//! included) microseconds per lookup, medians over rounds.
 
 use linebloom::Params;
+use linebloom_lab::support::redis::commandstats::server_cpu_seconds;
 use linebloom_lab::support::redis::namespace::Namespace;
 use linebloom_lab::support::stats::summary;
-use linebloom_lab::support::timing::round_order;
+use linebloom_lab::support::timing::{process_cpu_ns, round_order};
 use linebloom_redis_client::{AsyncRedisFilter, BatchPath};
 use linebloom_redis_wire as wire;
 use redis::AsyncCommands;
@@ -53,14 +56,26 @@ impl Contender {
     }
 }
 
-/// Lookups per second of `tasks` tasks asking one key at a time for `PER_RUN`.
+/// One run's lookups per second, and the client's and the server's CPU microseconds
+/// per lookup.
+struct Run {
+    rate: f64,
+    client_us: f64,
+    server_us: f64,
+}
+
+/// `tasks` tasks asking one key at a time for `PER_RUN`; `stats` reads the server's CPU
+/// time.
 async fn throughput(
     c: &Contender,
     con: &redis::aio::MultiplexedConnection,
+    stats: &mut redis::Connection,
     tasks: usize,
     round: u64,
-) -> f64 {
+) -> redis::RedisResult<Run> {
     let done = Arc::new(AtomicU64::new(0));
+    let server = server_cpu_seconds(stats)?;
+    let client = process_cpu_ns();
     let start = Instant::now();
     let handles: Vec<_> = (0..tasks as u64)
         .map(|t| {
@@ -82,7 +97,15 @@ async fn throughput(
     for h in handles {
         h.await.expect("a task");
     }
-    done.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64()
+    let wall = start.elapsed().as_secs_f64();
+    let client_ns = process_cpu_ns() - client;
+    let server = server_cpu_seconds(stats)? - server;
+    let n = done.load(Ordering::Relaxed) as f64;
+    Ok(Run {
+        rate: n / wall,
+        client_us: client_ns as f64 / 1e3 / n,
+        server_us: server * 1e6 / n,
+    })
 }
 
 /// Async tasks on one multiplexed connection against redis-rs's `bf_exists`.
@@ -103,6 +126,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let Args { url, rounds, tasks } = clap::Parser::parse();
     let client = redis::Client::open(url.as_str())?;
     let mut con = client.get_multiplexed_async_connection().await?;
+    let mut stats = client.get_connection()?;
     // Every key under one fresh prefix, removed at the end.
     let mut ns = Namespace::claim_on(&url, &Namespace::default_prefix())?;
     let members: Vec<u64> = (0..KEYS).map(|i| i * 2).collect();
@@ -136,35 +160,54 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await?;
     // The command `contains` sends for a key in block 0, built once.
     let mut raw = redis::cmd(wire::MTEST);
+    let head = wire::Head {
+        k: g.params.k(),
+        blocks: g.shard_len(0),
+    }
+    .to_string();
     raw.arg(g.shard_key(filter.prefix(), 0))
-        .arg(wire::SCHEME)
-        .arg(g.params.k())
-        .arg(g.params.blocks())
-        .arg(&wire::probe(0, 0x0505_0505_0505_0505)[..])
+        .arg([head.as_bytes(), &wire::probe(0, 0x0505_0505_0505_0505)[..]].concat())
         .arg(wire::META)
         .arg(format!("{}:meta", filter.prefix()))
         .arg(meta);
     contenders.push(("linebloom, module", Contender::Linebloom(filter)));
     contenders.push(("LINEBLOOM.MTEST built once", Contender::Raw(raw)));
 
-    let mut rates = vec![Vec::new(); contenders.len()];
+    let mut runs: Vec<Vec<Run>> = contenders.iter().map(|_| Vec::new()).collect();
     for round in 0..rounds {
         for i in round_order(round, contenders.len()) {
-            rates[i].push(throughput(&contenders[i].1, &con, tasks, round as u64).await);
+            if std::env::var("ONLY").is_ok_and(|o| o != i.to_string()) {
+                runs[i].push(Run {
+                    rate: 1.0,
+                    client_us: 0.0,
+                    server_us: 0.0,
+                });
+                continue;
+            }
+            let run = throughput(&contenders[i].1, &con, &mut stats, tasks, round as u64);
+            runs[i].push(run.await?);
         }
     }
+    let column = |i: usize, f: fn(&Run) -> f64| runs[i].iter().map(f).collect::<Vec<f64>>();
     println!(
         "{rounds} rounds of {} s, {tasks} tasks on one multiplexed connection, rotating order\n",
         PER_RUN.as_secs_f64()
     );
-    println!("| contender | lookups/s (median) | throughput ÷ RedisBloom's (median, range) |");
-    println!("|---|---:|---:|");
+    println!(
+        "| contender | lookups/s (median) | throughput ÷ RedisBloom's (median, range) \
+         | client CPU µs/lookup | server CPU µs/lookup |"
+    );
+    println!("|---|---:|---:|---:|---:|");
+    let base = column(0, |r| r.rate);
     for (i, (name, _)) in contenders.iter().enumerate() {
-        let ratios: Vec<f64> = rates[i].iter().zip(&rates[0]).map(|(r, b)| r / b).collect();
+        let rates = column(i, |r| r.rate);
+        let ratios: Vec<f64> = rates.iter().zip(&base).map(|(r, b)| r / b).collect();
         let (r, lo, hi) = summary(&ratios);
         println!(
-            "| {name} | {:.0} | {r:.3} ({lo:.3}–{hi:.3}) |",
-            summary(&rates[i]).0
+            "| {name} | {:.0} | {r:.3} ({lo:.3}–{hi:.3}) | {:.2} | {:.2} |",
+            summary(&rates).0,
+            summary(&column(i, |r| r.client_us)).0,
+            summary(&column(i, |r| r.server_us)).0,
         );
     }
     ns.clear()?;

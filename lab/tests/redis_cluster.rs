@@ -262,21 +262,15 @@ fn a_module_guard_across_slots_is_refused_with_crossslot() {
     let (shard, meta) = ("lb:{0:0}", "lb:meta");
     assert_ne!(slot(shard), slot(meta), "the test needs two slots");
     // Block 0, hash 0: all zero bytes in the wire encoding.
-    let probe: String = "\0".repeat(linebloom_redis_wire::PROBE_BYTES);
+    let batch = format!(
+        "{}{}",
+        linebloom_redis_wire::Head { k: 8, blocks: 1 },
+        "\0".repeat(linebloom_redis_wire::PROBE_BYTES)
+    );
     for node in &cluster.nodes {
         for name in ["LINEBLOOM.MTEST", "LINEBLOOM.MADD"] {
             let err = node
-                .query::<redis::Value>(&[
-                    name,
-                    shard,
-                    linebloom_redis_wire::SCHEME,
-                    "8",
-                    "1",
-                    &probe,
-                    "META",
-                    meta,
-                    "v",
-                ])
+                .query::<redis::Value>(&[name, shard, &batch, "META", meta, "v"])
                 .expect_err("keys in two slots");
             assert_eq!(
                 err.code(),

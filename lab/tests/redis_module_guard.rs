@@ -34,14 +34,10 @@ fn the_module_guard_refuses_a_changed_meta() {
     let before: Vec<u8> = redis::cmd("GET").arg(&shard).query(&mut con).unwrap();
     // One probe: block 0, a hash whose bits are not all set in an almost empty block.
     let probe = module_probe(0, 0x0123_4567_89ab_cdef);
-    let (k, blocks) = (rf.params().k(), rf.params().blocks());
+    let (k, blocks) = (rf.params().k(), rf.generation().shard_len(0));
     let run = |con: &mut redis::Connection, name: &str, guard: &[&str]| {
         let mut cmd = redis::cmd(name);
-        cmd.arg(&shard)
-            .arg(linebloom_redis_wire::SCHEME)
-            .arg(k)
-            .arg(blocks)
-            .arg(&probe);
+        cmd.arg(&shard).arg(batch_arg(k, blocks, &probe));
         for word in guard {
             cmd.arg(*word);
         }
@@ -104,6 +100,12 @@ fn module_probe(block: u64, hash: u64) -> Vec<u8> {
     linebloom_redis_wire::probe(block, hash).to_vec()
 }
 
+/// A batch argument: the head of `k` and `blocks`, then `probes`.
+fn batch_arg(k: u32, blocks: u64, probes: &[u8]) -> Vec<u8> {
+    let head = linebloom_redis_wire::Head { k, blocks }.to_string();
+    [head.as_bytes(), probes].concat()
+}
+
 #[test]
 fn the_module_guard_obeys_the_acl_of_its_meta_key() {
     // A user whom the ACL allows only `filt:*` must not learn anything about another key
@@ -148,10 +150,7 @@ fn the_module_guard_obeys_the_acl_of_its_meta_key() {
     let call = |con: &mut redis::Connection, name: &str, meta_key: &str, value: &str| {
         redis::cmd(name)
             .arg("filt:s")
-            .arg(linebloom_redis_wire::SCHEME)
-            .arg(8)
-            .arg(16)
-            .arg(&probe)
+            .arg(batch_arg(8, 16, &probe))
             .arg("META")
             .arg(meta_key)
             .arg(value)
@@ -230,44 +229,53 @@ fn malformed_module_commands_are_refused_and_write_nothing() {
             "LINEBLOOM.MADD"
         };
         let good_probe = module_probe(rng.random_range(0..4), rng.random());
-        let mut args: Vec<Vec<u8>> = vec![
+        // The shard, then the batch's parts: scheme, k, blocks, probes.
+        let mut parts: [Vec<u8>; 5] = [
             b"m:s".to_vec(),
             linebloom_redis_wire::SCHEME.as_bytes().to_vec(),
             b"8".to_vec(),
             b"4".to_vec(),
             good_probe.clone(),
         ];
+        let mut tail: Vec<Vec<u8>> = Vec::new();
+        let mut arity = None;
+        let mut unassembled = None;
         // Exactly one defect per call, so every call must be refused.
-        match i % 9 {
-            0 => args.truncate(rng.random_range(0..5)), // wrong arity
+        match i % 10 {
+            0 => arity = Some(rng.random_range(0..2)), // wrong arity
             1 => {
-                args[2] = [&b"0"[..], b"17", b"-1", b"8x", b"", b"99999999999"]
+                parts[2] = [&b"0"[..], b"17", b"-1", b"8x", b"", b"99999999999"]
                     [rng.random_range(0..6)]
                 .to_vec()
             }
             2 => {
-                args[1] = [&b"linebloom-v1"[..], b"", b"linebloom-v2", b"linebloom-v2 "]
-                    [rng.random_range(0..4)]
+                parts[1] = [
+                    &b"linebloom-v1"[..],
+                    b"",
+                    b"linebloom-v3",
+                    b"linebloom-v2 ",
+                    b"linebloom-v2/ascii-probes",
+                ][rng.random_range(0..5)]
                 .to_vec()
             }
             3 => {
-                // Not whole probes: 1 to 18 bytes off a multiple of 19 (an empty
-                // payload is a batch of no keys, and valid); or whole ones with a byte
+                // Not whole probes: 1 to 18 bytes off a multiple of 19 (no probes at
+                // all is a batch of no keys, and valid); or whole ones with a byte
                 // outside the encoding.
                 let len =
                     [rng.random_range(1..19), rng.random_range(20..38)][rng.random_range(0..2)];
-                args[4] = (0..len).map(|_| rng.random::<u8>() & 0x7f).collect();
+                parts[4] = (0..len).map(|_| rng.random::<u8>() & 0x7f).collect();
                 if rng.random_range(0..3) == 0 {
-                    args[4] = good_probe.clone();
-                    args[4][rng.random_range(0..19)] |= 0x80;
+                    parts[4] = good_probe.clone();
+                    parts[4][rng.random_range(0..19)] |= 0x80;
                 }
             }
             4 => {
                 let block = [4, 5, u32::MAX as u64, u64::MAX, u64::MAX - 1, 1 << 58]
                     [rng.random_range(0..6)];
-                args[4] = [good_probe.clone(), module_probe(block, rng.random())].concat();
+                parts[4] = [good_probe.clone(), module_probe(block, rng.random())].concat();
             }
-            5 => args[0] = [&b"m:list"[..], b"m:missing"][rng.random_range(0..2)].to_vec(),
+            5 => parts[0] = [&b"m:list"[..], b"m:missing"][rng.random_range(0..2)].to_vec(),
             6 => {
                 let tails: [&[&[u8]]; 6] = [
                     &[b"META"],
@@ -277,11 +285,11 @@ fn malformed_module_commands_are_refused_and_write_nothing() {
                     &[b"META", b"m:meta", b"linebloom-v2 9 4 8"],
                     &[b"COUNT"],
                 ];
-                args.extend(tails[rng.random_range(0..6)].iter().map(|a| a.to_vec()));
+                tail.extend(tails[rng.random_range(0..6)].iter().map(|a| a.to_vec()));
             }
             7 => {
                 // A shape whose shard is not this one's length, or no shape at all.
-                args[3] = [
+                parts[3] = [
                     &b"3"[..],
                     b"5",
                     b"0",
@@ -292,7 +300,39 @@ fn malformed_module_commands_are_refused_and_write_nothing() {
                 ][rng.random_range(0..7)]
                 .to_vec()
             }
-            _ => args.push(b"META".to_vec()),
+            8 => {
+                // A batch that is not one: the head's parts as arguments of their own
+                // (an older client's layout), or a head cut short.
+                let layouts: [&[&[u8]]; 3] = [
+                    &[b"m:s", linebloom_redis_wire::SCHEME.as_bytes(), b"8", b"4"],
+                    &[b"m:s", b"linebloom-v2:8:4"],
+                    &[b"m:s", b"linebloom-v2:8"],
+                ];
+                let mut args: Vec<Vec<u8>> = layouts[rng.random_range(0..3)]
+                    .iter()
+                    .map(|a| a.to_vec())
+                    .collect();
+                args.push(good_probe.clone());
+                unassembled = Some(args);
+            }
+            _ => tail.push(b"META".to_vec()),
+        }
+        let mut args = unassembled.unwrap_or_else(|| {
+            let batch = [
+                &parts[1][..],
+                b":",
+                &parts[2],
+                b":",
+                &parts[3],
+                b":",
+                &parts[4],
+            ]
+            .concat();
+            vec![parts[0].clone(), batch]
+        });
+        args.extend(tail);
+        if let Some(n) = arity {
+            args.truncate(n);
         }
         let mut cmd = redis::cmd(name);
         for a in &args {

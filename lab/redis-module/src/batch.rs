@@ -4,8 +4,9 @@
 //!
 //! A *shard* is a run of blocks stored as the binary format's payload: block `b` is
 //! bytes `64·b .. 64·b + 64`, eight little-endian `u64` words ([`linebloom::Block`]).
-//! A *probe* is the key's block index within the shard and its 64-bit hash, in the wire
-//! encoding ([`linebloom_redis_wire::probe`]). The module derives the in-block pattern
+//! A *batch* is one argument: its head (scheme, `k`, the shard's block count), then its
+//! probes ([`linebloom_redis_wire::batch`]). A *probe* is the key's block index within
+//! the shard and its 64-bit hash, in the wire encoding ([`linebloom_redis_wire::probe`]). The module derives the in-block pattern
 //! from the hash with
 //! the core's own [`linebloom::pattern::pattern`], so the bits are exactly those a
 //! [`linebloom::BloomFilter`] of the same shape sets.
@@ -18,13 +19,15 @@ pub use wire::{COUNT_BYTES, PROBE_BYTES, SCHEME};
 
 /// Where the shard key is ([`wire::position::SHARD`]).
 pub const SHARD_ARG: usize = wire::position::SHARD;
+/// Where the batch is ([`wire::position::BATCH`]).
+pub const BATCH_ARG: usize = wire::position::BATCH;
 /// Where the options (`COUNT`, `META`) start ([`wire::position::OPTIONS`]).
 pub const OPTIONS_ARG: usize = wire::position::OPTIONS;
 
 /// Why a batch was refused. Nothing is written when a batch is refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BatchError {
-    /// The payload is not a whole number of probes ([`PROBE_BYTES`] each).
+    /// The probes are not a whole number of them ([`PROBE_BYTES`] each).
     Payload(usize),
     /// A probe is not in the wire encoding (a byte from 0x80, or bits past the 128th).
     Encoding,
@@ -32,7 +35,8 @@ pub enum BatchError {
     K(String),
     /// The shard's block count is not a positive number.
     Blocks(String),
-    /// The client speaks another scheme.
+    /// The client speaks another scheme, or sends a batch without a head (its first
+    /// bytes, at most [`QUOTED`]).
     Scheme(String),
     /// The shard does not hold exactly `blocks` blocks: truncated, extended, or
     /// replaced by a foreign write.
@@ -115,19 +119,48 @@ impl std::fmt::Display for BatchError {
 
 impl std::error::Error for BatchError {}
 
-/// Checks the scheme, `k` and block-count arguments of a command; returns `k` and the
-/// block count.
-pub fn check_args(scheme: &[u8], k: &[u8], blocks: &[u8]) -> Result<(u32, u64), BatchError> {
+/// The most bytes of a client's argument an error quotes.
+pub const QUOTED: usize = 64;
+
+/// A batch's checked head, and its probes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checked<'a> {
+    /// The pattern's bit count.
+    pub k: u32,
+    /// The shard's length in blocks.
+    pub blocks: u64,
+    /// The probes, still to be decoded.
+    pub probes: &'a [u8],
+}
+
+/// Checks a batch argument's head (scheme, `k`, block count): an argument without one
+/// (an older client's scheme argument) is another scheme.
+pub fn check_batch(arg: &[u8]) -> Result<Checked<'_>, BatchError> {
+    let quoted = |a: &[u8]| String::from_utf8_lossy(&a[..a.len().min(QUOTED)]).into_owned();
+    let parts = wire::batch(arg).ok_or_else(|| BatchError::Scheme(quoted(arg)))?;
+    let (k, blocks) = check_head(parts.scheme, parts.k, parts.blocks)?;
+    Ok(Checked {
+        k,
+        blocks,
+        probes: parts.probes,
+    })
+}
+
+/// Checks a head's scheme, `k` and block count; returns `k` and the block count.
+fn check_head(scheme: &[u8], k: &[u8], blocks: &[u8]) -> Result<(u32, u64), BatchError> {
+    let text = |a: &[u8]| String::from_utf8_lossy(&a[..a.len().min(QUOTED)]).into_owned();
     if scheme != SCHEME.as_bytes() {
-        return Err(BatchError::Scheme(
-            String::from_utf8_lossy(scheme).into_owned(),
-        ));
+        return Err(BatchError::Scheme(text(scheme)));
     }
-    let text = |a: &[u8]| String::from_utf8_lossy(a).into_owned();
+    // Plain decimal digits, as the client writes them (no sign, no spaces).
     let number = |a: &[u8]| {
-        std::str::from_utf8(a)
-            .ok()
-            .and_then(|s| s.parse::<u64>().ok())
+        if a.is_empty() {
+            return None;
+        }
+        a.iter().try_fold(0u64, |n, &d| {
+            let d = d.checked_sub(b'0').filter(|d| *d < 10)?;
+            n.checked_mul(10)?.checked_add(u64::from(d))
+        })
     };
     let k = number(k)
         .and_then(|k| u32::try_from(k).ok())
@@ -228,20 +261,23 @@ pub fn add_count(held: &mut [u8], n: u64) -> Result<(), BatchError> {
     Ok(())
 }
 
-/// The probes of a payload, checked against a shard of `blocks` blocks, as (byte
-/// offset of the block, hash): every block index must lie inside the shard, so a
-/// refused batch has touched nothing.
-fn probes(payload: &[u8], blocks: u64) -> Result<Vec<(usize, u64)>, BatchError> {
-    wire::probes(payload)
+/// The probes of a payload, each checked against a shard of `blocks` blocks, as (byte
+/// offset of the block, hash): a probe out of the encoding or past the shard's end is
+/// an error in its place. Decoded as they are read, so that a batch allocates nothing
+/// for its probes.
+fn probes(
+    payload: &[u8],
+    blocks: u64,
+) -> Result<impl Iterator<Item = Result<(usize, u64), BatchError>> + '_, BatchError> {
+    Ok(wire::probes(payload)
         .map_err(BatchError::Payload)?
-        .map(|probe| {
+        .map(move |probe| {
             let (block, hash) = probe.ok_or(BatchError::Encoding)?;
             if block >= blocks {
                 return Err(BatchError::Probe { block, blocks });
             }
             Ok((block as usize * Block::BYTES, hash))
-        })
-        .collect()
+        }))
 }
 
 /// The block at byte `at` of a shard.
@@ -254,11 +290,14 @@ fn block_at(shard: &[u8], at: usize) -> Block {
 /// ("absent").
 pub fn test_all(shard: &[u8], k: u32, blocks: u64, payload: &[u8]) -> Result<Vec<u8>, BatchError> {
     check_length(shard.len(), blocks)?;
-    let probes = probes(payload, blocks)?;
-    Ok(probes
-        .iter()
-        .map(|&(at, hash)| u8::from(block_at(shard, at).contains_mask(&pattern(hash, k))))
-        .collect())
+    let mut answers = Vec::with_capacity(payload.len() / PROBE_BYTES);
+    for probe in probes(payload, blocks)? {
+        let (at, hash) = probe?;
+        answers.push(u8::from(
+            block_at(shard, at).contains_mask(&pattern(hash, k)),
+        ));
+    }
+    Ok(answers)
 }
 
 /// What [`set_all`] did.
@@ -276,12 +315,16 @@ pub struct Added {
 /// batch, writing nothing, if the shard's length or any probe is wrong.
 pub fn set_all(shard: &mut [u8], k: u32, blocks: u64, payload: &[u8]) -> Result<Added, BatchError> {
     check_length(shard.len(), blocks)?;
-    let probes = probes(payload, blocks)?;
+    // Every probe is checked before the first bit is set, then decoded again to set it.
+    for probe in probes(payload, blocks)? {
+        probe?;
+    }
     let mut added = Added {
         new: 0,
         changed: Vec::new(),
     };
-    for (at, hash) in probes {
+    for probe in probes(payload, blocks)? {
+        let (at, hash) = probe?;
         let mask = pattern(hash, k);
         let mut block = block_at(shard, at);
         if !block.contains_mask(&mask) {
@@ -447,32 +490,66 @@ mod tests {
         assert!(shard.iter().all(|&b| b == 0), "nothing written");
     }
 
+    /// A batch argument of a head with these parts and these probes.
+    fn batch(scheme: &[u8], k: &[u8], blocks: &[u8], probes: &[u8]) -> Vec<u8> {
+        [scheme, b":", k, b":", blocks, b":", probes].concat()
+    }
+
     #[test]
     fn checks_scheme_k_and_blocks() {
-        assert_eq!(check_args(SCHEME.as_bytes(), b"8", b"3"), Ok((8, 3)));
-        // An older client (binary probes under the bare pattern name) is refused.
-        for other in [&b"linebloom-v1"[..], b"linebloom-v2"] {
+        let s = SCHEME.as_bytes();
+        let probes = encode([(2, 9)]);
+        assert_eq!(
+            check_batch(&batch(s, b"8", b"3", &probes)),
+            Ok(Checked {
+                k: 8,
+                blocks: 3,
+                probes: &probes
+            })
+        );
+        // Older clients (binary probes under the bare pattern name; ASCII probes as
+        // their own argument, the scheme alone before them) are refused.
+        for other in [
+            batch(b"linebloom-v1", b"8", b"3", &probes),
+            batch(b"linebloom-v1/ascii-batch", b"8", b"3", &probes),
+            b"linebloom-v2/ascii-probes".to_vec(),
+            b"linebloom-v2".to_vec(),
+            Vec::new(),
+        ] {
             assert!(matches!(
-                check_args(other, b"8", b"3"),
+                check_batch(&other),
                 Err(BatchError::Scheme(_))
             ));
         }
-        for bad in [&b"0"[..], b"-1", b"x", b"", b"99999999999"] {
+        // A long argument is quoted in part.
+        let Err(BatchError::Scheme(quoted)) = check_batch(&[b'x'; 1000]) else {
+            panic!("a batch without a head");
+        };
+        assert_eq!(quoted.len(), QUOTED);
+        for bad in [&b"0"[..], b"-1", b"+8", b" 8", b"x", b"", b"99999999999"] {
             assert!(matches!(
-                check_args(SCHEME.as_bytes(), bad, b"3"),
+                check_batch(&batch(s, bad, b"3", &probes)),
                 Err(BatchError::K(_))
             ));
         }
-        for bad in [&b"0"[..], b"-1", b"x", b"", b"18446744073709551615"] {
+        for bad in [
+            &b"0"[..],
+            b"-1",
+            b"+3",
+            b"x",
+            b"",
+            b"18446744073709551615",
+            b"99999999999999999999999",
+        ] {
             assert!(matches!(
-                check_args(SCHEME.as_bytes(), b"8", bad),
+                check_batch(&batch(s, b"8", bad, &probes)),
                 Err(BatchError::Blocks(_))
             ));
         }
         let max = linebloom::pattern::MAX_K.to_string();
-        assert!(check_args(SCHEME.as_bytes(), max.as_bytes(), b"1").is_ok());
+        assert!(check_batch(&batch(s, max.as_bytes(), b"1", b"")).is_ok());
         let over = (linebloom::pattern::MAX_K + 1).to_string();
-        assert!(check_args(SCHEME.as_bytes(), over.as_bytes(), b"1").is_err());
+        assert!(check_batch(&batch(s, over.as_bytes(), b"1", b"")).is_err());
         // Every error reads as a Redis error reply: a code, then the reason.
         let e = BatchError::Length {
             held: 100,
@@ -492,7 +569,7 @@ mod tests {
 
     #[test]
     fn options_are_count_and_meta_each_once() {
-        let head: [&[u8]; 6] = [b"LINEBLOOM.MADD", b"s", SCHEME.as_bytes(), b"8", b"2", b""];
+        let head: [&[u8]; 3] = [b"LINEBLOOM.MADD", b"s", b"<batch>"];
         let with = |rest: &[&'static [u8]]| {
             let mut argv = head.to_vec();
             argv.extend_from_slice(rest);
@@ -504,7 +581,7 @@ mod tests {
             &b"linebloom-v2 live 1 aa 64 8 0 1048576"[..],
         );
         let guard = Some(Guard {
-            key: OptionKey { key, position: 7 },
+            key: OptionKey { key, position: 4 },
             value,
         });
         assert_eq!(
@@ -516,12 +593,12 @@ mod tests {
             both.count,
             Some(OptionKey {
                 key: b"c",
-                position: 7
+                position: 4
             })
         );
-        assert_eq!(both.guard.unwrap().key.position, 9);
+        assert_eq!(both.guard.unwrap().key.position, 6);
         let swapped = options(&with(&[b"META", key, value, b"count", b"c"]), true).unwrap();
-        assert_eq!(swapped.count.unwrap().position, 10);
+        assert_eq!(swapped.count.unwrap().position, 7);
         for bad in [
             &[&b"META"[..]][..],
             &[b"META", key],

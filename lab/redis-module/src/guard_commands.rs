@@ -7,13 +7,13 @@
 //! a script that touches every key's block; RedisBloom answers the same batch with one
 //! `BF.MEXISTS`. With it, a batch is one command per shard:
 //!
-//! * `LINEBLOOM.MTEST <shard> <scheme> <k> <blocks> <probes>` replies a bulk string of
-//!   one byte per probe, 1 ("maybe present") or 0 ("absent");
-//! * `LINEBLOOM.MADD <shard> <scheme> <k> <blocks> <probes>` sets every probe's bits
-//!   and replies how many probes had a bit clear before (as `BF.MADD` counts new items);
+//! * `LINEBLOOM.MTEST <shard> <batch>` replies a bulk string of one byte per probe, 1
+//!   ("maybe present") or 0 ("absent");
+//! * `LINEBLOOM.MADD <shard> <batch>` sets every probe's bits and replies how many
+//!   probes had a bit clear before (as `BF.MADD` counts new items);
 //!
-//! where `<scheme>` is `linebloom-v2/ascii-probes`: the bit pattern, and the probes'
-//! encoding.
+//! where `<batch>` is `<scheme>:<k>:<blocks>:<probes>`, and `<scheme>` is
+//! `linebloom-v2/ascii-batch`: the bit pattern, and the batch's encoding.
 //!
 //! `<blocks>` is the shard's length in blocks as the filter's shape fixes it: a shard of
 //! any other length (truncated, extended, replaced by a foreign write) is refused with
@@ -40,9 +40,11 @@
 //! sends the guard on one server only and on a cluster reads the meta in a round trip
 //! of its own.
 //!
-//! `<probes>` is one argument of 19 bytes per key: the key's block index within the
-//! shard and its 64-bit hash, seven bits a byte (`linebloom-redis-wire`, which also
-//! defines the names, positions and codes here). The client hashes (it knows the
+//! `<probes>` are 19 bytes per key: the key's block index within the shard and its
+//! 64-bit hash, seven bits a byte (`linebloom-redis-wire`, which also defines the
+//! names, positions and codes here). The shape and the probes share one argument:
+//! Redis makes and frees an object per argument (what that costs a single-key `MTEST`
+//! is counted in `benches/README.md`, "Redis"). The client hashes (it knows the
 //! filter's hasher and seed from the meta); the module derives the in-block pattern
 //! with the core's own code, so the bits are exactly a `BloomFilter`'s.
 //!
@@ -97,9 +99,26 @@ fn answer<T>(call: &Call, result: Result<T, Refusal>, ok: impl FnOnce(&Call, T))
     }
 }
 
-/// The arguments as byte slices, the command name first.
-fn bytes<'a>(call: &Call<'a>) -> Vec<&'a [u8]> {
-    call.args_from(0).collect()
+/// The most arguments a well-formed command has: its name, the shard and the batch,
+/// `COUNT` and its key, `META` and its two.
+const MAX_ARGS: usize = batch::OPTIONS_ARG + 5;
+
+/// Hands `f` the arguments as byte slices, the command name first, gathered on the
+/// stack (a command runs without a heap allocation for them); a call with more than
+/// [`MAX_ARGS`] is refused with [`batch::BatchError::Options`] before `f` runs.
+fn with_args<'a, T>(
+    call: &Call<'a>,
+    f: impl FnOnce(&[&'a [u8]]) -> Result<T, Refusal>,
+) -> Result<T, Refusal> {
+    let argc = call.argc();
+    if argc > MAX_ARGS {
+        return Err(batch::BatchError::Options.into());
+    }
+    let mut argv = [&[][..]; MAX_ARGS];
+    for (slot, arg) in argv.iter_mut().zip(call.args_from(0)) {
+        *slot = arg;
+    }
+    f(&argv[..argc])
 }
 
 /// Answers Redis's key-position request (ACL checks, cluster routing): the shard at
@@ -110,7 +129,8 @@ fn declare_keys(call: &Call, shard_flags: u32, writes: bool) {
     if call.argc() > batch::SHARD_ARG {
         call.key_at_with_flags(batch::SHARD_ARG, shard_flags);
     }
-    if let Ok(options) = batch::options(&bytes(call), writes) {
+    let options = with_args(call, |argv| Ok(batch::options(argv, writes)?));
+    if let Ok(options) = options {
         if let Some(count) = options.count {
             call.key_at_with_flags(count.position, UPDATE);
         }
@@ -129,15 +149,19 @@ struct Args<'a> {
     count: Option<usize>,
 }
 
-/// The arguments: shard key, scheme, `k`, the shard's block count, probes, then the
-/// options; checks the meta guard where there is one (see [`batch::options`]).
+/// The arguments: shard key, batch, then the options; checks the meta guard where
+/// there is one (see [`batch::options`]).
 fn args<'a>(call: &Call<'a>, writes: bool) -> Result<Args<'a>, Refusal> {
-    let argv = bytes(call);
-    let [_, _shard, scheme, k, blocks, probes, ..] = argv[..] else {
+    with_args(call, |argv| checked(call, argv, writes))
+}
+
+/// [`args`] of the arguments `argv`.
+fn checked<'a>(call: &Call<'a>, argv: &[&'a [u8]], writes: bool) -> Result<Args<'a>, Refusal> {
+    let [_, _shard, batch, ..] = argv[..] else {
         return Err(Refusal::Arity);
     };
-    let (k, blocks) = batch::check_args(scheme, k, blocks)?;
-    let options = batch::options(&argv, writes)?;
+    let batch::Checked { k, blocks, probes } = batch::check_batch(batch)?;
+    let options = batch::options(argv, writes)?;
     if let Some(guard) = options.guard {
         // The meta key is one of the arguments: opened as it is, not copied.
         let meta = call.key(guard.key.position, false);
@@ -244,7 +268,7 @@ fn shard<'c>(call: &'c Call, write: bool) -> Result<Key<'c>, Refusal> {
     }
 }
 
-/// `LINEBLOOM.MTEST <shard> <scheme> <k> <blocks> <probes> [META <meta key> <meta value>]`.
+/// `LINEBLOOM.MTEST <shard> <batch> [META <meta key> <meta value>]`.
 pub fn mtest(call: &Call) {
     if call.is_keys_request() {
         declare_keys(call, READ, false);
@@ -263,8 +287,7 @@ pub fn mtest(call: &Call) {
     answer(call, tested, |call, answers| call.bulk(&answers));
 }
 
-/// `LINEBLOOM.MADD <shard> <scheme> <k> <blocks> <probes> [COUNT <count key>] [META
-/// <meta key> <meta value>]`.
+/// `LINEBLOOM.MADD <shard> <batch> [COUNT <count key>] [META <meta key> <meta value>]`.
 pub fn madd(call: &Call) {
     if call.is_keys_request() {
         declare_keys(call, UPDATE, true);

@@ -2,22 +2,28 @@
 //! for the guard's batch commands, defined once:
 //!
 //! ```text
-//! LINEBLOOM.MTEST <shard> <scheme> <k> <blocks> <probes> [META <meta key> <meta value>]
-//! LINEBLOOM.MADD  <shard> <scheme> <k> <blocks> <probes> [COUNT <count key>] [META <meta key> <meta value>]
+//! LINEBLOOM.MTEST <shard> <batch> [META <meta key> <meta value>]
+//! LINEBLOOM.MADD  <shard> <batch> [COUNT <count key>] [META <meta key> <meta value>]
 //! ```
 //!
-//! * `<scheme>` is [`SCHEME`]: the core's bit-pattern name and this probe encoding. A
-//!   module of another scheme refuses instead of answering with other bits, and one
-//!   that reads probes otherwise refuses instead of misreading them;
+//! * `<batch>` is one argument: its head `<scheme>:<k>:<blocks>:` ([`Head`]), then one
+//!   probe of [`PROBE_BYTES`] per key ([`probe`]). A batch carries its shape in the same
+//!   argument as its keys because Redis makes and frees an object per argument: a
+//!   single-key lookup is three arguments and the guard's three, where it was eight;
+//! * `<scheme>` is [`SCHEME`], the core's bit-pattern name: a module of another pattern
+//!   refuses instead of answering with other bits. The head itself marks this encoding:
+//!   an older client sent the scheme as an argument of its own, with no head the module
+//!   reads, and is refused; a later encoding names a scheme of its own. A single key's
+//!   batch is at most 44 bytes (for `k` under 100 and shards under 10⁷ blocks), the
+//!   longest argument Redis keeps in one allocation with its object;
 //! * `<k>` and `<blocks>` are decimal (the pattern's bit count, the shard's length in
 //!   64-byte blocks);
-//! * `<probes>` is one argument of [`PROBE_BYTES`] per key ([`probe`]): the key's block
-//!   within the shard (the low 64 bits) and its 64-bit hash (the high 64) as one
-//!   128-bit number, seven bits a byte, low bits first. Every byte is ASCII (below
-//!   0x80), so a server that does not know the command, and quotes its first arguments
-//!   in its "unknown command" error, quotes text: a client whose parser requires error
-//!   replies to be UTF-8 (the `redis` crate's does) reads the error and falls back to
-//!   plain commands instead of dropping the connection;
+//! * a probe is the key's block within the shard (the low 64 bits) and its 64-bit hash
+//!   (the high 64) as one 128-bit number, seven bits a byte, low bits first. Every byte
+//!   is ASCII (below 0x80), so a server that does not know the command, and quotes its
+//!   first arguments in its "unknown command" error, quotes text: a client whose parser
+//!   requires error replies to be UTF-8 (the `redis` crate's does) reads the error and
+//!   falls back to plain commands instead of dropping the connection;
 //! * a count key holds [`COUNT_BYTES`]: a big-endian `i64`, what `BITFIELD … INCRBY i64
 //!   0` adds to, so the module, the client's scripts and a replica keep it alike
 //!   ([`count_bytes`], [`read_count`], [`add_count`]);
@@ -27,13 +33,15 @@
 //! The client's `PROTOCOL.md` specifies the rest of the protocol around these.
 //!
 //! ```
-//! use linebloom_redis_wire::{PROBE_BYTES, probe, probes};
-//! let mut payload = Vec::new();
-//! payload.extend_from_slice(&probe(3, 0xdead_beef));
-//! payload.extend_from_slice(&probe(0, 7));
-//! assert_eq!(payload.len(), 2 * PROBE_BYTES);
-//! assert!(payload.is_ascii());
-//! let back: Vec<Option<(u64, u64)>> = probes(&payload).unwrap().collect();
+//! use linebloom_redis_wire::{Head, PROBE_BYTES, batch, probe, probes};
+//! let mut arg = Head { k: 8, blocks: 4 }.to_string().into_bytes();
+//! arg.extend_from_slice(&probe(3, 0xdead_beef));
+//! arg.extend_from_slice(&probe(0, 7));
+//! assert!(arg.is_ascii());
+//! let parts = batch(&arg).unwrap();
+//! assert_eq!((parts.k, parts.blocks), (&b"8"[..], &b"4"[..]));
+//! assert_eq!(parts.probes.len(), 2 * PROBE_BYTES);
+//! let back: Vec<Option<(u64, u64)>> = probes(parts.probes).unwrap().collect();
 //! assert_eq!(back, [Some((3, 0xdead_beef)), Some((0, 7))]);
 //! ```
 
@@ -44,24 +52,60 @@ pub const MTEST: &str = "LINEBLOOM.MTEST";
 /// Sets a batch of keys in one shard.
 pub const MADD: &str = "LINEBLOOM.MADD";
 
-/// The bit pattern's scheme (the core's [`linebloom::pattern::NAME`]) and the probe
-/// encoding, sent with every command and checked by the module.
-pub const SCHEME: &str = "linebloom-v2/ascii-probes";
+/// The bit pattern's scheme (the core's [`linebloom::pattern::NAME`]), sent at the head
+/// of every batch and checked by the module.
+pub const SCHEME: &str = "linebloom-v2";
 
 /// Argument positions of both commands (the command name is 0).
 pub mod position {
     /// The shard key.
     pub const SHARD: usize = 1;
-    /// The scheme ([`crate::SCHEME`]).
-    pub const SCHEME: usize = 2;
-    /// `k`.
-    pub const K: usize = 3;
-    /// The shard's length in blocks.
-    pub const BLOCKS: usize = 4;
-    /// The probes.
-    pub const PROBES: usize = 5;
+    /// The batch: its [`Head`](crate::Head), then its probes.
+    pub const BATCH: usize = 2;
     /// Where the options start.
-    pub const OPTIONS: usize = 6;
+    pub const OPTIONS: usize = 3;
+}
+
+/// A batch's head, `<scheme>:<k>:<blocks>:` (its [`Display`](core::fmt::Display)): the
+/// filter's `k` and the shard's length in blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Head {
+    /// The pattern's bit count.
+    pub k: u32,
+    /// The shard's length in 64-byte blocks.
+    pub blocks: u64,
+}
+
+impl core::fmt::Display for Head {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{SCHEME}:{}:{}:", self.k, self.blocks)
+    }
+}
+
+/// A batch argument's parts, as sent: the module checks each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Batch<'a> {
+    /// The scheme the client speaks.
+    pub scheme: &'a [u8],
+    /// `k`, in decimal.
+    pub k: &'a [u8],
+    /// The shard's length in blocks, in decimal.
+    pub blocks: &'a [u8],
+    /// The probes ([`probes`] reads them).
+    pub probes: &'a [u8],
+}
+
+/// Splits a batch argument at the first three colons (no scheme holds one; a probe may,
+/// after them). `None` where it has fewer than three.
+#[must_use]
+pub fn batch(arg: &[u8]) -> Option<Batch<'_>> {
+    let mut parts = arg.splitn(4, |&b| b == b':');
+    Some(Batch {
+        scheme: parts.next()?,
+        k: parts.next()?,
+        blocks: parts.next()?,
+        probes: parts.next()?,
+    })
 }
 
 /// The option that names the count key (`MADD` only), then the key.
@@ -153,7 +197,8 @@ pub mod errors {
     pub const LENGTH: &str = "LBLENGTH";
     /// The meta no longer holds the value the client sent: `LBSTALE <meta key> …`.
     pub const STALE: &str = "LBSTALE";
-    /// The probes are not a whole number of [`crate::PROBE_BYTES`].
+    /// The batch has no head, or its probes are not a whole number of
+    /// [`crate::PROBE_BYTES`].
     pub const PAYLOAD: &str = "LBPAYLOAD";
     /// `k` is out of the pattern's range.
     pub const K: &str = "LBK";
@@ -218,8 +263,48 @@ mod tests {
 
     #[test]
     fn the_scheme_names_the_cores_pattern() {
-        let (pattern, encoding) = SCHEME.split_once('/').unwrap();
-        assert_eq!(pattern, linebloom::pattern::NAME);
-        assert_eq!(encoding, "ascii-probes");
+        assert_eq!(SCHEME, linebloom::pattern::NAME);
+        assert!(!SCHEME.contains(':'), "the head's separator");
+    }
+
+    #[test]
+    fn a_single_keys_batch_fits_one_redis_allocation() {
+        extern crate std;
+        use std::string::ToString;
+        // OBJ_ENCODING_EMBSTR_SIZE_LIMIT in Redis's object.c: a longer argument costs
+        // the server a second allocation and its free.
+        const EMBEDDED: usize = 44;
+        let head = Head {
+            k: 99,
+            blocks: 9_999_999,
+        };
+        assert!(head.to_string().len() + PROBE_BYTES <= EMBEDDED);
+    }
+
+    #[test]
+    fn a_batch_splits_at_its_heads_colons_only() {
+        extern crate std;
+        use std::string::ToString;
+        let mut arg = Head { k: 7, blocks: 1994 }.to_string().into_bytes();
+        assert_eq!(arg, std::format!("{SCHEME}:7:1994:").into_bytes());
+        // A probe may hold a colon (58): it stays in the probes.
+        let p = probe(58, 58 << 57);
+        assert!(p.contains(&b':'));
+        arg.extend_from_slice(&p);
+        let parts = batch(&arg).unwrap();
+        assert_eq!(parts.scheme, SCHEME.as_bytes());
+        assert_eq!((parts.k, parts.blocks), (&b"7"[..], &b"1994"[..]));
+        assert_eq!(parts.probes, p);
+        assert_eq!(
+            batch(b"a:1:2:"),
+            Some(Batch {
+                scheme: b"a",
+                k: b"1",
+                blocks: b"2",
+                probes: b""
+            })
+        );
+        assert_eq!(batch(b"a:1:2"), None);
+        assert_eq!(batch(b""), None);
     }
 }

@@ -14,14 +14,25 @@ use std::hint::black_box;
 
 /// This thread's CPU time in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`).
 pub fn thread_cpu_ns() -> u64 {
+    cpu_ns(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+/// This process's CPU time in nanoseconds, every thread's (`CLOCK_PROCESS_CPUTIME_ID`):
+/// for work spread over a runtime's threads.
+pub fn process_cpu_ns() -> u64 {
+    cpu_ns(libc::CLOCK_PROCESS_CPUTIME_ID)
+}
+
+/// The time of one of the CPU-time clocks, in nanoseconds.
+fn cpu_ns(clock: libc::clockid_t) -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
-    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant Linux and
-    // every POSIX system with thread CPU clocks supports.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    // SAFETY: `ts` is a valid, writable timespec; both callers pass a CPU-time clock id
+    // that Linux and every POSIX system with CPU-time clocks support.
+    let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime of a CPU-time clock failed");
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 

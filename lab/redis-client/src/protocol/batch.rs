@@ -208,31 +208,44 @@ fn shard_runs(placed: &[Placed]) -> impl Iterator<Item = &[Placed]> {
 }
 
 /// A module command ([`wire::MTEST`] or [`wire::MADD`]) on one shard's keys: `<shard>
-/// <scheme> <k> <blocks> <probes>`, one [`wire::probe`] per key, with room for
-/// `options` more arguments.
-fn module_cmd(name: &str, keys: &Keys, run: &[Placed], options: usize) -> redis::Cmd {
-    let shard = run[0].0;
-    let mut cmd = redis::Cmd::with_capacity(6 + options, 64 + run.len() * 16 + options * 48);
-    cmd.arg(name)
-        .arg(&keys.shards[shard])
-        .arg(wire::SCHEME)
-        .arg(&keys.k_arg)
-        .arg(&keys.blocks_arg[shard]);
-    if let [(_, _, hash)] = run {
-        cmd.arg(&wire::probe(keys.place(*hash).1, *hash)[..]);
-    } else {
-        let mut probes = Vec::with_capacity(run.len() * wire::PROBE_BYTES);
+/// <batch>`, the batch its head and one [`wire::probe`] per key, then `options`. Sized
+/// once: its arguments' bytes are known before the first is written.
+fn module_cmd(name: &str, keys: &Keys, run: &[Placed], options: &[&[u8]]) -> redis::Cmd {
+    use redis::RedisWrite as _;
+    use std::io::Write as _;
+    let (shard, head) = (&keys.shards[run[0].0], &keys.heads[run[0].0]);
+    let bytes = [
+        name.len(),
+        shard.len(),
+        head.len(),
+        run.len() * wire::PROBE_BYTES,
+    ]
+    .into_iter()
+    .chain(options.iter().map(|a| a.len()))
+    .sum();
+    let mut cmd = redis::Cmd::with_capacity(3 + options.len(), bytes);
+    cmd.arg(name).arg(shard);
+    {
+        let mut batch = cmd.writer_for_next_arg();
+        let mut write = |bytes: &[u8]| batch.write_all(bytes).expect("a command's buffer");
+        write(head.as_bytes());
         for &(_, _, hash) in run {
-            probes.extend_from_slice(&wire::probe(keys.place(hash).1, hash));
+            write(&wire::probe(keys.place(hash).1, hash));
         }
-        cmd.arg(probes);
+    }
+    for arg in options {
+        cmd.arg(*arg);
     }
     cmd
 }
 
-/// Appends the meta guard.
-fn guard(cmd: &mut redis::Cmd, shared: &Shared, state: &State) {
-    cmd.arg(wire::META).arg(&shared.meta_key).arg(&state.text);
+/// The meta guard's arguments.
+fn guard<'s>(shared: &'s Shared, state: &'s State) -> [&'s [u8]; 3] {
+    [
+        wire::META.as_bytes(),
+        shared.meta_key.as_bytes(),
+        state.text.as_bytes(),
+    ]
 }
 
 /// Lookups in the live generation.
@@ -284,11 +297,9 @@ impl<K: Key> Attempt for Contains<'_, K> {
         for run in shard_runs(&self.placed) {
             match state.path {
                 BatchPath::Module => {
-                    let mut cmd = module_cmd(wire::MTEST, live, run, 3);
-                    if guarded {
-                        guard(&mut cmd, shared, state);
-                    }
-                    cmds.push(cmd);
+                    let meta = guard(shared, state);
+                    let options: &[&[u8]] = if guarded { &meta } else { &[] };
+                    cmds.push(module_cmd(wire::MTEST, live, run, options));
                 }
                 BatchPath::Commands => {
                     // The shard's exact length, then each key's block.
@@ -441,12 +452,16 @@ impl<K: Key> Attempt for Insert<'_, K> {
                 self.targets.push((Arc::clone(keys), shard));
                 let cmd = match state.path {
                     BatchPath::Module => {
-                        let mut cmd = module_cmd(wire::MADD, keys, run, 5);
-                        cmd.arg(wire::COUNT).arg(&keys.counts[shard]);
-                        if guarded {
-                            guard(&mut cmd, shared, state);
-                        }
-                        cmd
+                        let [meta, meta_key, value] = guard(shared, state);
+                        let options = [
+                            wire::COUNT.as_bytes(),
+                            keys.counts[shard].as_bytes(),
+                            meta,
+                            meta_key,
+                            value,
+                        ];
+                        let options = if guarded { &options[..] } else { &options[..2] };
+                        module_cmd(wire::MADD, keys, run, options)
                     }
                     BatchPath::Commands => {
                         let script_keys: &[&str] = if guarded {

@@ -15,8 +15,8 @@ pub(crate) struct Keys {
     pub(crate) shards: Vec<String>,
     /// Each shard's count key (`<shard>:n`).
     pub(crate) counts: Vec<String>,
-    /// Each shard's length in blocks, as a command argument.
-    pub(crate) blocks_arg: Vec<String>,
+    /// Each shard's batch head for the module's commands ([`linebloom_redis_wire::Head`]).
+    pub(crate) heads: Vec<String>,
     /// Each shard's length in bytes, as a command argument.
     pub(crate) bytes_arg: Vec<String>,
     /// `k`, as a command argument.
@@ -30,8 +30,11 @@ impl Keys {
             generation: g,
             hasher: IntFold::with_seed(g.seed),
             counts: shards.iter().map(|s| count_key(s)).collect(),
-            blocks_arg: (0..g.shards())
-                .map(|s| g.shard_len(s).to_string())
+            heads: (0..g.shards())
+                .map(|s| {
+                    let (k, blocks) = (g.params.k(), g.shard_len(s));
+                    linebloom_redis_wire::Head { k, blocks }.to_string()
+                })
                 .collect(),
             bytes_arg: (0..g.shards())
                 .map(|s| (g.shard_len(s) * 64).to_string())

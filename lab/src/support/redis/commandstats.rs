@@ -1,6 +1,6 @@
-//! The server's own count of its work per command (`INFO commandstats`, zeroed by
-//! `CONFIG RESETSTAT`): the Redis benchmarks' server-side profile, beside their wall
-//! times.
+//! The server's own count of its work: per command (`INFO commandstats`, zeroed by
+//! `CONFIG RESETSTAT`) and in all (`INFO cpu`, its network I/O included): the Redis
+//! benchmarks' server-side profile, beside their wall times.
 
 use linebloom_redis_client::BatchPath;
 
@@ -69,9 +69,43 @@ pub fn totals(stats: &str, names: &[&str]) -> Totals {
     sum
 }
 
+/// The server's CPU seconds since it started, user and system time of all its threads
+/// (`used_cpu_user` + `used_cpu_sys` of `INFO cpu`).
+///
+/// # Errors
+///
+/// The connection's, or a reply without the two fields.
+pub fn server_cpu_seconds<C: redis::ConnectionLike>(con: &mut C) -> redis::RedisResult<f64> {
+    let info: String = redis::cmd("INFO").arg("cpu").query(con)?;
+    cpu_seconds(&info).ok_or_else(|| {
+        redis::RedisError::from((
+            redis::ErrorKind::UnexpectedReturnType,
+            "INFO cpu without used_cpu_user and used_cpu_sys",
+        ))
+    })
+}
+
+/// `used_cpu_user` + `used_cpu_sys` of an `INFO cpu` reply.
+fn cpu_seconds(info: &str) -> Option<f64> {
+    let field = |name: &str| {
+        info.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+            .and_then(|v| v.trim().parse::<f64>().ok())
+    };
+    Some(field("used_cpu_user")? + field("used_cpu_sys")?)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Totals, totals};
+    use super::{Totals, cpu_seconds, totals};
+
+    #[test]
+    fn cpu_seconds_adds_user_and_system_time() {
+        let info = "# CPU\r\nused_cpu_sys:1.500000\r\nused_cpu_user:2.250000\r\n\
+            used_cpu_sys_children:9.000000\r\nused_cpu_user_children:9.000000\r\n";
+        assert_eq!(cpu_seconds(info), Some(3.75));
+        assert_eq!(cpu_seconds("# CPU\r\nused_cpu_sys:1.0\r\n"), None);
+    }
 
     #[test]
     fn sums_the_named_commands_only() {
