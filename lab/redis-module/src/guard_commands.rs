@@ -13,7 +13,8 @@
 //!   probes had a bit clear before (as `BF.MADD` counts new items);
 //!
 //! where `<batch>` is `<scheme>:<k>:<blocks>:<probes>`, and `<scheme>` is
-//! `linebloom-v2/ascii-batch`: the bit pattern, and the batch's encoding.
+//! `linebloom-v2`, the bit pattern (the head itself marks the batch's encoding: an
+//! older client's arguments have none, and are refused).
 //!
 //! `<blocks>` is the shard's length in blocks as the filter's shape fixes it: a shard of
 //! any other length (truncated, extended, replaced by a foreign write) is refused with
