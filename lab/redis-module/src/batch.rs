@@ -516,10 +516,7 @@ mod tests {
             b"linebloom-v2".to_vec(),
             Vec::new(),
         ] {
-            assert!(matches!(
-                check_batch(&other),
-                Err(BatchError::Scheme(_))
-            ));
+            assert!(matches!(check_batch(&other), Err(BatchError::Scheme(_))));
         }
         // A long argument is quoted in part.
         let Err(BatchError::Scheme(quoted)) = check_batch(&[b'x'; 1000]) else {
