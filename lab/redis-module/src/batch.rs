@@ -6,9 +6,9 @@
 //! bytes `64·b .. 64·b + 64`, eight little-endian `u64` words ([`linebloom::Block`]).
 //! A *batch* is one argument: its head (scheme, `k`, the shard's block count), then its
 //! probes ([`linebloom_redis_wire::batch`]). A *probe* is the key's block index within
-//! the shard and its 64-bit hash, in the wire encoding ([`linebloom_redis_wire::probe`]). The module derives the in-block pattern
-//! from the hash with
-//! the core's own [`linebloom::pattern::pattern`], so the bits are exactly those a
+//! the shard and its 64-bit hash, in the wire encoding ([`linebloom_redis_wire::probe`]).
+//! The module derives the in-block pattern from the hash with the core's own
+//! [`linebloom::pattern::pattern`], so the bits are exactly those a
 //! [`linebloom::BloomFilter`] of the same shape sets.
 
 use linebloom::Block;
@@ -19,8 +19,6 @@ pub use wire::{COUNT_BYTES, PROBE_BYTES, SCHEME};
 
 /// Where the shard key is ([`wire::position::SHARD`]).
 pub const SHARD_ARG: usize = wire::position::SHARD;
-/// Where the batch is ([`wire::position::BATCH`]).
-pub const BATCH_ARG: usize = wire::position::BATCH;
 /// Where the options (`COUNT`, `META`) start ([`wire::position::OPTIONS`]).
 pub const OPTIONS_ARG: usize = wire::position::OPTIONS;
 
