@@ -176,14 +176,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut runs: Vec<Vec<Run>> = contenders.iter().map(|_| Vec::new()).collect();
     for round in 0..rounds {
         for i in round_order(round, contenders.len()) {
-            if std::env::var("ONLY").is_ok_and(|o| o != i.to_string()) {
-                runs[i].push(Run {
-                    rate: 1.0,
-                    client_us: 0.0,
-                    server_us: 0.0,
-                });
-                continue;
-            }
             let run = throughput(&contenders[i].1, &con, &mut stats, tasks, round as u64);
             runs[i].push(run.await?);
         }

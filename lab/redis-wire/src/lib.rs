@@ -9,7 +9,8 @@
 //! * `<batch>` is one argument: its head `<scheme>:<k>:<blocks>:` ([`Head`]), then one
 //!   probe of [`PROBE_BYTES`] per key ([`probe`]). A batch carries its shape in the same
 //!   argument as its keys because Redis makes and frees an object per argument: a
-//!   single-key lookup is three arguments and the guard's three, where it was eight;
+//!   guarded single-key lookup is six arguments with the command's name, where it was
+//!   nine;
 //! * `<scheme>` is [`SCHEME`], the core's bit-pattern name: a module of another pattern
 //!   refuses instead of answering with other bits. The head itself marks this encoding:
 //!   an older client sent the scheme as an argument of its own, with no head the module
@@ -197,8 +198,8 @@ pub mod errors {
     pub const LENGTH: &str = "LBLENGTH";
     /// The meta no longer holds the value the client sent: `LBSTALE <meta key> …`.
     pub const STALE: &str = "LBSTALE";
-    /// The batch has no head, or its probes are not a whole number of
-    /// [`crate::PROBE_BYTES`].
+    /// The batch's probes are not a whole number of [`crate::PROBE_BYTES`] (a batch
+    /// without a head is another scheme, [`SCHEME`]).
     pub const PAYLOAD: &str = "LBPAYLOAD";
     /// `k` is out of the pattern's range.
     pub const K: &str = "LBK";
