@@ -308,7 +308,7 @@ macro_rules! filter_methods {
             }
             let attempt = $crate::protocol::batch::Contains::new(keys);
             let exchange = $crate::protocol::batch::Retrying::new(&self.shared, con.ordered(), attempt);
-            $run(con, exchange)$(.$await)?
+            Ok($run(con, exchange)$(.$await)??.into_vec())
         }
 
         /// The approximate count of distinct keys inserted, kept by the inserts (one

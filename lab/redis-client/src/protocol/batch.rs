@@ -6,7 +6,7 @@
 //! runs again against the new one.
 
 use super::durability::WhileBuilding;
-use super::exchange::{Exchange, Flow, Input, Reply, replies};
+use super::exchange::{Commands, Exchange, Flow, Input, Reply, replies};
 use super::keys::Keys;
 use super::reply::{Refusal, bytes, first_refusal, integer};
 use super::state::{Shared, State, get_meta, meta_bytes};
@@ -23,7 +23,7 @@ pub(crate) trait Attempt {
     /// The attempt's commands against `state`. `guard`: on one server, each command
     /// that can carries the meta guard (and the attempt is then accepted as soon as no
     /// command refused it).
-    fn commands(&mut self, shared: &Shared, state: &State, guard: bool, cmds: &mut Vec<redis::Cmd>);
+    fn commands(&mut self, shared: &Shared, state: &State, guard: bool, cmds: &mut Commands);
     /// Can the commands carry the guard, on one server?
     fn guarded(&self, state: &State) -> bool;
     /// The replies of an accepted attempt.
@@ -85,7 +85,7 @@ impl<'a, A: Attempt> Retrying<'a, A> {
             self.state = self.shared.state();
         }
         self.guard = self.ordered && self.attempt.guarded(&self.state);
-        let mut cmds = Vec::new();
+        let mut cmds = Commands::new();
         self.attempt
             .commands(self.shared, &self.state, self.guard, &mut cmds);
         if self.ordered && !self.guard {
@@ -99,7 +99,7 @@ impl<'a, A: Attempt> Retrying<'a, A> {
     fn refresh(&mut self, missing: Option<String>) -> Flow<A::Output> {
         self.phase = Phase::Refresh(missing);
         self.sent = 1;
-        Flow::Send(vec![get_meta(self.shared)])
+        Flow::Send(smallvec::smallvec![get_meta(self.shared)])
     }
 
     /// The batch's replies and, where it was checked, the meta's: accept, retry or
@@ -164,7 +164,7 @@ impl<A: Attempt> Exchange for Retrying<'_, A> {
                 } else {
                     self.phase = Phase::Confirm(batch);
                     self.sent = 1;
-                    Ok(Flow::Send(vec![get_meta(self.shared)]))
+                    Ok(Flow::Send(smallvec::smallvec![get_meta(self.shared)]))
                 }
             }
             Phase::Confirm(batch) => {
@@ -187,10 +187,13 @@ impl<A: Attempt> Exchange for Retrying<'_, A> {
 /// hash.
 type Placed = (usize, usize, u64);
 
+/// The placed keys of a batch: a single key's without an allocation.
+type PlacedKeys = smallvec::SmallVec<[Placed; 1]>;
+
 /// The keys of a batch placed in one generation, sorted by shard: each run of one
 /// shard is one command ([`shard_runs`]).
-fn placed<K: Key>(keys: &Keys, batch: &[K]) -> Vec<Placed> {
-    let mut placed: Vec<Placed> = batch
+fn placed<K: Key>(keys: &Keys, batch: &[K]) -> PlacedKeys {
+    let mut placed: PlacedKeys = batch
         .iter()
         .enumerate()
         .map(|(i, key)| {
@@ -248,11 +251,14 @@ fn guard<'s>(shared: &'s Shared, state: &'s State) -> [&'s [u8]; 3] {
     ]
 }
 
+/// A batch's answers, one per key: a single key's without an allocation.
+pub(crate) type Answers = smallvec::SmallVec<[bool; 1]>;
+
 /// Lookups in the live generation.
 pub(crate) struct Contains<'k, K> {
     keys: &'k [K],
     /// The keys of the last attempt by shard: which of its replies is whose.
-    placed: Vec<Placed>,
+    placed: PlacedKeys,
     /// Where the last attempt's state was still being built: what to answer, and the
     /// prefix to name.
     building: Option<(WhileBuilding, String)>,
@@ -262,26 +268,20 @@ impl<'k, K: Key> Contains<'k, K> {
     pub(crate) fn new(keys: &'k [K]) -> Self {
         Contains {
             keys,
-            placed: Vec::new(),
+            placed: PlacedKeys::new(),
             building: None,
         }
     }
 }
 
 impl<K: Key> Attempt for Contains<'_, K> {
-    type Output = Vec<bool>;
+    type Output = Answers;
 
     fn guarded(&self, state: &State) -> bool {
         state.path == BatchPath::Module && state.meta.building.is_none()
     }
 
-    fn commands(
-        &mut self,
-        shared: &Shared,
-        state: &State,
-        guarded: bool,
-        cmds: &mut Vec<redis::Cmd>,
-    ) {
+    fn commands(&mut self, shared: &Shared, state: &State, guarded: bool, cmds: &mut Commands) {
         // A filter still being built answers no lookup: the attempt only confirms,
         // by the meta read after it, that it is still being built.
         self.placed.clear();
@@ -321,20 +321,18 @@ impl<K: Key> Attempt for Contains<'_, K> {
         }
     }
 
-    fn finish(
-        &mut self,
-        state: &State,
-        replies: Vec<Reply>,
-    ) -> Result<Vec<bool>, RedisFilterError> {
+    fn finish(&mut self, state: &State, replies: Vec<Reply>) -> Result<Answers, RedisFilterError> {
         match self.building.take() {
-            Some((WhileBuilding::MaybePresent, _)) => return Ok(vec![true; self.keys.len()]),
+            Some((WhileBuilding::MaybePresent, _)) => {
+                return Ok(smallvec::smallvec![true; self.keys.len()]);
+            }
             Some((WhileBuilding::Error, prefix)) => {
                 return Err(RedisFilterError::Building { prefix });
             }
             None => {}
         }
         let live = &state.live;
-        let mut answers = vec![false; self.keys.len()];
+        let mut answers: Answers = smallvec::smallvec![false; self.keys.len()];
         let mut replies = replies.into_iter();
         let mut next = || {
             replies
@@ -401,7 +399,7 @@ pub(crate) struct Insert<'k, K> {
     keys: &'k [K],
     /// The shard each command of the last attempt wrote (its generation's keys and the
     /// shard's index), to name it in an error.
-    targets: Vec<(Arc<Keys>, usize)>,
+    targets: smallvec::SmallVec<[(Arc<Keys>, usize); 1]>,
     /// How many of the last attempt's commands wrote the live generation.
     live_cmds: usize,
     /// New keys counted by the live generation's writes in refused attempts.
@@ -412,7 +410,7 @@ impl<'k, K: Key> Insert<'k, K> {
     pub(crate) fn new(keys: &'k [K]) -> Self {
         Insert {
             keys,
-            targets: Vec::new(),
+            targets: smallvec::SmallVec::new(),
             live_cmds: 0,
             counted: 0,
         }
@@ -437,13 +435,7 @@ impl<K: Key> Attempt for Insert<'_, K> {
         true
     }
 
-    fn commands(
-        &mut self,
-        shared: &Shared,
-        state: &State,
-        guarded: bool,
-        cmds: &mut Vec<redis::Cmd>,
-    ) {
+    fn commands(&mut self, shared: &Shared, state: &State, guarded: bool, cmds: &mut Commands) {
         self.targets.clear();
         for (g, keys) in state.written().enumerate() {
             let placed = placed(keys, self.keys);

@@ -170,7 +170,7 @@ impl OpenOrBuild {
             Some(b) if b.owner == self.owner => self.fill(state),
             Some(_) => {
                 self.phase = Phase::Clock(state);
-                Ok(Flow::Send(vec![redis::cmd("TIME")]))
+                Ok(Flow::Send(smallvec::smallvec![redis::cmd("TIME")]))
             }
         }
     }
@@ -196,7 +196,7 @@ impl OpenOrBuild {
         let mut swap = SWAP_META.call(&[meta_key(&self.prefix)]);
         swap.arg(&state.text).arg(live.encode());
         self.phase = Phase::Finishing(state);
-        Flow::Send(vec![swap])
+        Flow::Send(smallvec::smallvec![swap])
     }
 
     /// After a failure while this call owns the build: its lease ends now (the meta
@@ -210,7 +210,7 @@ impl OpenOrBuild {
         let mut swap = SWAP_META.call(&[meta_key(&self.prefix)]);
         swap.arg(&state.text).arg(released.encode());
         self.phase = Phase::Releasing(error);
-        Flow::Send(vec![swap])
+        Flow::Send(smallvec::smallvec![swap])
     }
 }
 
@@ -258,7 +258,7 @@ impl Exchange for OpenOrBuild {
                     Some(&state),
                 );
                 self.phase = Phase::TakingOver(state);
-                Ok(Flow::Send(vec![take]))
+                Ok(Flow::Send(smallvec::smallvec![take]))
             }
             Phase::Waiting => self.open(false),
             Phase::TakingOver(state) => match replies(input, 1)?.pop().expect("one reply") {

@@ -110,7 +110,7 @@ impl<E: Exchange> Exchange for Durable<E> {
                 let mut wait = redis::cmd("WAIT");
                 wait.arg(self.durability.replicas)
                     .arg(self.durability.timeout.as_millis().min(u64::MAX as u128) as u64);
-                Ok(Flow::Send(vec![wait]))
+                Ok(Flow::Send(smallvec::smallvec![wait]))
             }
             flow => Ok(flow),
         }

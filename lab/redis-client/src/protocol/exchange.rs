@@ -11,11 +11,14 @@ use std::time::Duration;
 /// that kept it from its node).
 pub(crate) type Reply = redis::RedisResult<redis::Value>;
 
+/// The commands of one step: one command, the most common step, needs no allocation.
+pub(crate) type Commands = smallvec::SmallVec<[redis::Cmd; 1]>;
+
 /// What an exchange wants next.
 pub(crate) enum Flow<T> {
     /// Send these commands as one pipeline (on a cluster, split per node) and resume
     /// with their replies, in order.
-    Send(Vec<redis::Cmd>),
+    Send(Commands),
     /// Wait this long (a rebuild's grace, a poll of a build in progress), then resume
     /// with [`Input::Woke`].
     Sleep(Duration),

@@ -2,6 +2,7 @@
 //! rebuild's scratch keys), the commands that remove them, and the random tags that
 //! make a generation's names its own.
 
+use super::exchange::Commands;
 use crate::Generation;
 use linebloom::IntFold;
 
@@ -81,7 +82,7 @@ pub(crate) fn count_key(shard: &str) -> String {
 pub(crate) use linebloom_redis_wire::count_bytes;
 
 /// `UNLINK` of each key.
-pub(crate) fn unlinks<S: AsRef<str>>(keys: impl IntoIterator<Item = S>) -> Vec<redis::Cmd> {
+pub(crate) fn unlinks<S: AsRef<str>>(keys: impl IntoIterator<Item = S>) -> Commands {
     keys.into_iter()
         .map(|key| {
             let mut unlink = redis::cmd("UNLINK");

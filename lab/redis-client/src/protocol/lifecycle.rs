@@ -3,7 +3,7 @@
 //! or removes one time to live over the meta and every shard and count key.
 
 use super::batch::Attempt;
-use super::exchange::{Exchange, Flow, Input, Reply, all_replies};
+use super::exchange::{Commands, Exchange, Flow, Input, Reply, all_replies};
 use super::keys::{Keys, unlinks};
 use super::state::{Shared, State};
 use crate::error::is_stale;
@@ -43,7 +43,9 @@ impl<'a> Delete<'a> {
             });
         }
         self.phase = DeletePhase::Read;
-        Ok(Flow::Send(vec![super::state::get_meta(self.shared)]))
+        Ok(Flow::Send(smallvec::smallvec![super::state::get_meta(
+            self.shared
+        )]))
     }
 }
 
@@ -63,7 +65,7 @@ impl Exchange for Delete<'_> {
                 let mut cmd = DELETE_META.call(&[&self.shared.meta_key]);
                 cmd.arg(text);
                 self.phase = DeletePhase::Deleting(meta);
-                Ok(Flow::Send(vec![cmd]))
+                Ok(Flow::Send(smallvec::smallvec![cmd]))
             }
             DeletePhase::Deleting(meta) => match one(input)? {
                 Ok(_) => {
@@ -104,7 +106,7 @@ impl Attempt for Ttl {
     fn guarded(&self, _: &State) -> bool {
         false
     }
-    fn commands(&mut self, shared: &Shared, state: &State, _: bool, cmds: &mut Vec<redis::Cmd>) {
+    fn commands(&mut self, shared: &Shared, state: &State, _: bool, cmds: &mut Commands) {
         let keys = std::iter::once(shared.meta_key.clone()).chain(
             state
                 .meta

@@ -6,7 +6,7 @@
 //! start-up of a service, safe when several start together.
 
 use super::batch::check_length;
-use super::exchange::{Exchange, Flow, Input, all_replies, replies};
+use super::exchange::{Commands, Exchange, Flow, Input, all_replies, replies};
 use super::keys::{Keys, count_bytes, meta_key, random_u64, unlinks};
 use super::read::{eviction_from, info_memory, ttl_of};
 use super::reply::{bytes, integer, time_ms};
@@ -142,7 +142,12 @@ impl Open {
         let (mut get, mut pttl) = (redis::cmd("GET"), redis::cmd("PTTL"));
         get.arg(&self.meta_key);
         pttl.arg(&self.meta_key);
-        Ok(Flow::Send(vec![get, pttl, command_info(), info_memory()]))
+        Ok(Flow::Send(smallvec::smallvec![
+            get,
+            pttl,
+            command_info(),
+            info_memory()
+        ]))
     }
 }
 
@@ -285,7 +290,7 @@ impl Exchange for Create<'_> {
                     shard_blocks: self.options.shard_blocks,
                 };
                 let keys = Keys::new(&self.prefix, live);
-                let mut cmds = Vec::new();
+                let mut cmds = Commands::new();
                 for (shard, key) in keys.shards.iter().enumerate() {
                     let bytes = live.shard_len(shard as u64) * 64;
                     let first = shard as u64 * live.shard_blocks * 64;
@@ -371,7 +376,7 @@ impl Exchange for Create<'_> {
                     set.arg("PX").arg(ms);
                 }
                 self.phase = CreatePhase::Meta;
-                Ok(Flow::Send(vec![set]))
+                Ok(Flow::Send(smallvec::smallvec![set]))
             }
             CreatePhase::Meta => {
                 let reply = replies(input, 1)?.pop().expect("one reply");

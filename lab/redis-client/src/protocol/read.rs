@@ -3,7 +3,7 @@
 //! meta as a batch is.
 
 use super::batch::{Attempt, check_length};
-use super::exchange::Reply;
+use super::exchange::{Commands, Reply};
 use super::reply::{bytes, integer};
 use super::state::{Shared, State};
 use crate::info::{Capacity, Info, RebuildState, eviction_risk};
@@ -32,7 +32,7 @@ fn count(
     Ok(total)
 }
 
-fn get_counts(state: &State, cmds: &mut Vec<redis::Cmd>) {
+fn get_counts(state: &State, cmds: &mut Commands) {
     for key in &state.live.counts {
         let mut get = redis::cmd("GET");
         get.arg(key);
@@ -48,7 +48,7 @@ impl Attempt for Count {
     fn guarded(&self, _: &State) -> bool {
         false
     }
-    fn commands(&mut self, _: &Shared, state: &State, _: bool, cmds: &mut Vec<redis::Cmd>) {
+    fn commands(&mut self, _: &Shared, state: &State, _: bool, cmds: &mut Commands) {
         get_counts(state, cmds);
     }
     fn finish(&mut self, state: &State, replies: Vec<Reply>) -> Result<u64, RedisFilterError> {
@@ -102,7 +102,7 @@ impl Attempt for InfoRead {
     fn guarded(&self, _: &State) -> bool {
         false
     }
-    fn commands(&mut self, shared: &Shared, state: &State, _: bool, cmds: &mut Vec<redis::Cmd>) {
+    fn commands(&mut self, shared: &Shared, state: &State, _: bool, cmds: &mut Commands) {
         get_counts(state, cmds);
         let mut pttl = redis::cmd("PTTL");
         pttl.arg(&shared.meta_key);
@@ -150,7 +150,7 @@ impl Attempt for Load {
     fn guarded(&self, _: &State) -> bool {
         false
     }
-    fn commands(&mut self, shared: &Shared, state: &State, _: bool, cmds: &mut Vec<redis::Cmd>) {
+    fn commands(&mut self, shared: &Shared, state: &State, _: bool, cmds: &mut Commands) {
         self.building = state.meta.building.map(|_| shared.prefix.clone());
         if self.building.is_some() {
             return;
@@ -202,7 +202,7 @@ impl Attempt for Measure {
     fn guarded(&self, _: &State) -> bool {
         false
     }
-    fn commands(&mut self, _: &Shared, state: &State, _: bool, cmds: &mut Vec<redis::Cmd>) {
+    fn commands(&mut self, _: &Shared, state: &State, _: bool, cmds: &mut Commands) {
         for key in &state.live.shards {
             let (mut strlen, mut bitcount) = (redis::cmd("STRLEN"), redis::cmd("BITCOUNT"));
             strlen.arg(key);

@@ -4,7 +4,7 @@
 //! verified after a lost reply. A rebuild that dies is cancelled once its lease runs
 //! out; a generation is removed only once the meta names it as retired.
 
-use super::exchange::{Exchange, Flow, Input, Reply, all_replies};
+use super::exchange::{Commands, Exchange, Flow, Input, Reply, all_replies};
 use super::keys::{Keys, random_u64, unlinks};
 use super::reply::{bytes, integer, time_ms};
 use super::state::{Shared, State};
@@ -94,7 +94,7 @@ pub(crate) fn load_shard(
     built: &BloomFilter,
     shard: usize,
     keys_read: u64,
-) -> Vec<redis::Cmd> {
+) -> Commands {
     let g = keys.generation;
     let from = shard * g.shard_blocks as usize;
     let to = from + g.shard_len(shard as u64) as usize;
@@ -106,7 +106,7 @@ pub(crate) fn load_shard(
     let mut fill = FILL_SHARD.call(&[&keys.shards[shard], &scratch, &keys.counts[shard]]);
     fill.arg(&keys.bytes_arg[shard])
         .arg(if shard == 0 { keys_read } else { 0 });
-    vec![set, fill]
+    smallvec::smallvec![set, fill]
 }
 
 /// Removes the generations the meta names as retired, then drops them from the meta.
@@ -151,7 +151,7 @@ impl Exchange for Cleanup<'_> {
                 }
                 let mut meta = state.meta.clone();
                 meta.retired.clear();
-                Ok(Flow::Send(vec![swap(
+                Ok(Flow::Send(smallvec::smallvec![swap(
                     self.shared,
                     &state.text,
                     &meta.encode(),
@@ -253,7 +253,11 @@ impl<'a> Rebuild<'a> {
         get.arg(&self.shared.meta_key);
         pttl.arg(&self.shared.meta_key);
         self.phase = Phase::Read;
-        Ok(Flow::Send(vec![get, pttl, redis::cmd("TIME")]))
+        Ok(Flow::Send(smallvec::smallvec![
+            get,
+            pttl,
+            redis::cmd("TIME")
+        ]))
     }
 
     /// The meta as read: clean up, cancel an expired rebuild, or make the next
@@ -285,7 +289,7 @@ impl<'a> Rebuild<'a> {
                 });
             }
             self.phase = Phase::Cancelling;
-            return Ok(Flow::Send(vec![
+            return Ok(Flow::Send(smallvec::smallvec![
                 cancel(self.shared, &state.text, &state.meta, false).expect("a rebuild"),
             ]));
         }
@@ -300,7 +304,7 @@ impl<'a> Rebuild<'a> {
                 shard_blocks: live.shard_blocks,
             },
         );
-        let mut cmds = Vec::new();
+        let mut cmds = Commands::new();
         for (shard, key) in next.shards.iter().enumerate() {
             let mut zeros = redis::cmd("SETRANGE");
             zeros
@@ -361,7 +365,7 @@ impl<'a> Rebuild<'a> {
     /// The switch: the next generation live, the old one retired.
     fn switch(&mut self) -> Flow<Rebuilt> {
         self.phase = Phase::Switching;
-        Flow::Send(vec![swap(
+        Flow::Send(smallvec::smallvec![swap(
             self.shared,
             &self.begun,
             &self.switched().encode(),
@@ -409,7 +413,7 @@ impl<'a> Rebuild<'a> {
         match cancel(self.shared, &self.begun, begun, true) {
             Some(cmd) => {
                 self.phase = Phase::Abandoning(error);
-                Ok(Flow::Send(vec![cmd]))
+                Ok(Flow::Send(smallvec::smallvec![cmd]))
             }
             None => Err(error),
         }
@@ -461,7 +465,7 @@ impl Exchange for Rebuild<'_> {
                 let state = self.shared.state();
                 let cmd = self.begin_cmd(&state);
                 self.phase = Phase::Beginning;
-                Ok(Flow::Send(vec![cmd]))
+                Ok(Flow::Send(smallvec::smallvec![cmd]))
             }
             Phase::Beginning => match all_replies(input)?.pop() {
                 Some(Ok(text)) => {
@@ -528,7 +532,7 @@ impl Exchange for Rebuild<'_> {
                     self.phase = Phase::Verifying(lost);
                     let mut get = redis::cmd("GET");
                     get.arg(&self.shared.meta_key);
-                    Ok(Flow::Send(vec![get]))
+                    Ok(Flow::Send(smallvec::smallvec![get]))
                 }
                 _ => Err(RedisFilterError::Reply(
                     "a rebuild resumed out of order".into(),
@@ -654,7 +658,7 @@ impl<'a> CancelRebuild<'a> {
         self.phase = CancelPhase::Read;
         let mut get = redis::cmd("GET");
         get.arg(&self.shared.meta_key);
-        Ok(Flow::Send(vec![get, redis::cmd("TIME")]))
+        Ok(Flow::Send(smallvec::smallvec![get, redis::cmd("TIME")]))
     }
 }
 
@@ -684,7 +688,7 @@ impl Exchange for CancelRebuild<'_> {
                 }
                 self.phase = CancelPhase::Cancelling(r.next);
                 self.read_meta = Some(state.meta.clone());
-                Ok(Flow::Send(vec![
+                Ok(Flow::Send(smallvec::smallvec![
                     cancel(self.shared, &state.text, &state.meta, self.force).expect("a rebuild"),
                 ]))
             }

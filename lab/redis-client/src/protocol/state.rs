@@ -188,7 +188,7 @@ impl Exchange for Refresh<'_> {
     type Output = ();
     fn resume(&mut self, input: Input) -> Result<Flow<()>, RedisFilterError> {
         if let Input::Start = input {
-            return Ok(Flow::Send(vec![get_meta(self.0)]));
+            return Ok(Flow::Send(smallvec::smallvec![get_meta(self.0)]));
         }
         let reply = replies(input, 1)?.pop().expect("one reply");
         self.0.adopt(meta_bytes(self.0, reply)?)?;
