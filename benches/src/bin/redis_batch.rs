@@ -5,8 +5,9 @@
 //! * with the `linebloom-redis` module: `contains_many` and `insert_many` (one
 //!   `LINEBLOOM.MTEST` or `MADD` per shard);
 //! * without it, as a managed Redis allows: the client's path (lookups: a `STRLEN` per
-//!   shard and a `GETRANGE` per key, then the meta, pipelined; inserts: one script call
-//!   per shard that checks the shard and sets the bits);
+//!   shard and a `GETRANGE` per run of keys whose blocks lie close together, then the
+//!   meta, pipelined; inserts: one script call per shard that checks the shard and sets
+//!   the bits);
 //! * without it, the alternatives the client does not take, to show what limits it:
 //!   for lookups, one script call per shard that reads each key's block and tests its
 //!   bits inside Redis (`TEST` below), and one `BITFIELD_RO` per shard with a `GET u1`

@@ -78,7 +78,8 @@
 //!   [`delete`](RedisFilter::delete).
 //! * **Batches in one round trip**: with the `linebloom-redis` module one command per
 //!   shard (a single key is one command); without it one script call per shard for
-//!   inserts and a pipelined `GETRANGE` per key for lookups ([`BatchPath`]).
+//!   inserts and a pipelined `GETRANGE` per run of nearby blocks for lookups
+//!   ([`BatchPath`]).
 //! * **A Redis Cluster**: shards spread over the slots; a lost node is an error for its
 //!   keys, never "absent".
 //!

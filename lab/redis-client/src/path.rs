@@ -5,8 +5,8 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BatchPath {
-    /// Plain Redis, as managed services allow: lookups as one `GETRANGE` per key (and a
-    /// `STRLEN` per shard), inserts as one script call per shard that checks the shard
+    /// Plain Redis, as managed services allow: lookups as one `GETRANGE` per run of
+    /// keys whose blocks lie close together (and a `STRLEN` per shard), inserts as one script call per shard that checks the shard
     /// and sets the bits, pipelined.
     Commands,
     /// The `linebloom-redis` module (`lab/redis-module`): one `LINEBLOOM.MTEST` or

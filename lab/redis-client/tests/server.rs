@@ -1,6 +1,7 @@
 //! The client against a real `redis-server` on a loopback port: a filter stored,
 //! opened, queried and extended on both batch paths with the in-process filter's exact
-//! bits, with string, byte and integer keys; a rebuild that drops a deleted key and
+//! bits, with string, byte and integer keys; lookups without the module at every
+//! density of a batch; a rebuild that drops a deleted key and
 //! rotates to a larger shape; the count, `info` and the capacity monitor; and a missing
 //! filter refused by name.
 //!
@@ -136,6 +137,46 @@ fn both_batch_paths_hold_the_in_process_bits_and_rebuild_without_the_deleted() {
             Err(RedisFilterError::NotFound { .. })
         ));
         assert!(!rf.delete(&mut con).unwrap(), "nothing left to delete");
+    }
+}
+
+#[test]
+fn lookups_without_the_module_answer_alike_at_every_density() {
+    // Without the module, a batch reads the blocks of keys close together in one
+    // `GETRANGE` of the span between them: batches from a few keys (every key its own
+    // read) to more keys than blocks (a shard read whole), over two shards, answer as
+    // the in-process filter does.
+    let dir = tempfile::tempdir().unwrap();
+    let Some(server) = Server::start(dir.path(), Modules::NONE, false) else {
+        return;
+    };
+    let mut con = server.connect();
+    let params = Params::for_fpr(100_000, 0.01).unwrap();
+    let members: Vec<u64> = (0..100_000).map(|i| i * 2).collect();
+    let local = filter_with(&members, params);
+    let options = FilterOptions::default().shard_blocks(params.blocks() as u64 / 2 + 1);
+    let rf = RedisFilter::store(&mut con, "t:density", &local, options).unwrap();
+    assert_eq!(rf.batch_path(), BatchPath::Commands);
+    assert_eq!(rf.generation().shards(), 2);
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    for batch in [1usize, 7, 100, 1_000, 3_000, 20_000] {
+        let probes: Vec<u64> = (0..batch)
+            .map(|_| {
+                rng = rng.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                (rng >> 33) % 400_000
+            })
+            .collect();
+        let answers = rf.contains_many(&mut con, &probes).unwrap();
+        for (k, a) in probes.iter().zip(&answers) {
+            assert_eq!(*a, local.contains(k), "batch of {batch}: key {k}");
+        }
+        // Members among them answer present.
+        assert!(
+            probes
+                .iter()
+                .zip(&answers)
+                .all(|(k, a)| *a || k % 2 == 1 || *k >= 200_000)
+        );
     }
 }
 

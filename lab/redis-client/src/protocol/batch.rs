@@ -254,11 +254,29 @@ fn guard<'s>(shared: &'s Shared, state: &'s State) -> [&'s [u8]; 3] {
 /// A batch's answers, one per key: a single key's without an allocation.
 pub(crate) type Answers = smallvec::SmallVec<[bool; 1]>;
 
+/// Without the module, keys whose blocks lie at most this many blocks apart in a shard
+/// are read by one `GETRANGE` (the blocks between them included): a command costs the
+/// client and the server more than 2 KiB of reply does (`benches/README.md`, "Redis",
+/// says how it was chosen).
+const GAP_BLOCKS: u64 = 32;
+
+/// Without the module, one `GETRANGE` of a shard: blocks `first..=last`, holding the
+/// blocks of the keys `keys` of [`Contains`]'s `by_block`.
+struct Read {
+    first: u64,
+    last: u64,
+    keys: std::ops::Range<usize>,
+}
+
 /// Lookups in the live generation.
 pub(crate) struct Contains<'k, K> {
     keys: &'k [K],
     /// The keys of the last attempt by shard: which of its replies is whose.
     placed: PlacedKeys,
+    /// Without the module: the last attempt's keys by shard and block (each key's block
+    /// in its shard, its index in the batch, its hash), and the ranges read of them.
+    by_block: Vec<(u64, usize, u64)>,
+    reads: Vec<Read>,
     /// Where the last attempt's state was still being built: what to answer, and the
     /// prefix to name.
     building: Option<(WhileBuilding, String)>,
@@ -269,6 +287,8 @@ impl<'k, K: Key> Contains<'k, K> {
         Contains {
             keys,
             placed: PlacedKeys::new(),
+            by_block: Vec::new(),
+            reads: Vec::new(),
             building: None,
         }
     }
@@ -285,6 +305,8 @@ impl<K: Key> Attempt for Contains<'_, K> {
         // A filter still being built answers no lookup: the attempt only confirms,
         // by the meta read after it, that it is still being built.
         self.placed.clear();
+        self.by_block.clear();
+        self.reads.clear();
         self.building = state
             .meta
             .building
@@ -302,19 +324,42 @@ impl<K: Key> Attempt for Contains<'_, K> {
                     cmds.push(module_cmd(wire::MTEST, live, run, options));
                 }
                 BatchPath::Commands => {
-                    // The shard's exact length, then each key's block.
+                    // The shard's exact length, then its keys' blocks, those at most
+                    // GAP_BLOCKS apart in one range.
                     let shard = &live.shards[run[0].0];
                     let mut strlen = redis::cmd("STRLEN");
                     strlen.arg(shard);
                     cmds.push(strlen);
-                    cmds.reserve(run.len());
-                    for &(_, _, hash) in run {
-                        let at = live.place(hash).1 * 64;
+                    let start = self.by_block.len();
+                    self.by_block.extend(
+                        run.iter()
+                            .map(|&(_, i, hash)| (live.place(hash).1, i, hash)),
+                    );
+                    self.by_block[start..].sort_unstable_by_key(|&(block, i, _)| (block, i));
+                    let mut at = start;
+                    while at < self.by_block.len() {
+                        let mut end = at + 1;
+                        while end < self.by_block.len()
+                            && self.by_block[end].0 - self.by_block[end - 1].0 <= GAP_BLOCKS
+                        {
+                            end += 1;
+                        }
+                        let (first, last) = (self.by_block[at].0, self.by_block[end - 1].0);
                         // Sized once: the name, the shard and two offsets of up to 20
                         // digits each.
                         let mut getrange = redis::Cmd::with_capacity(4, 48 + shard.len());
-                        getrange.arg("GETRANGE").arg(shard).arg(at).arg(at + 63);
+                        getrange
+                            .arg("GETRANGE")
+                            .arg(shard)
+                            .arg(first * 64)
+                            .arg(last * 64 + 63);
                         cmds.push(getrange);
+                        self.reads.push(Read {
+                            first,
+                            last,
+                            keys: at..end,
+                        });
+                        at = end;
                     }
                 }
             }
@@ -339,6 +384,7 @@ impl<K: Key> Attempt for Contains<'_, K> {
                 .next()
                 .ok_or_else(|| RedisFilterError::Reply("fewer replies than commands".into()))
         };
+        let mut reads = self.reads.iter();
         for run in shard_runs(&self.placed) {
             let (shard, key) = (run[0].0, &live.shards[run[0].0]);
             let on_key = |e| crate::error::on_key(e, key);
@@ -358,17 +404,29 @@ impl<K: Key> Attempt for Contains<'_, K> {
                 BatchPath::Commands => {
                     let held = integer(next()?.map_err(on_key))?;
                     check_length(key, held, live.generation.shard_len(shard as u64))?;
-                    for &(_, i, hash) in run {
-                        let line = bytes(next()?.map_err(on_key))?.unwrap_or_default();
-                        let line: &[u8; 64] = line.as_slice().try_into().map_err(|_| {
-                            RedisFilterError::ShardLength {
-                                key: key.clone(),
-                                held: line.len() as u64,
-                                needed: 64,
-                            }
+                    // This shard's reads: the keys they cover add up to its run.
+                    let mut covered = 0;
+                    while covered < run.len() {
+                        let read = reads.next().ok_or_else(|| {
+                            RedisFilterError::Reply("fewer reads than keys".into())
                         })?;
-                        answers[i] = Block::from_le_bytes(line)
-                            .contains_mask(&pattern(hash, live.generation.params.k()));
+                        let lines = bytes(next()?.map_err(on_key))?.unwrap_or_default();
+                        let needed = (read.last - read.first + 1) * 64;
+                        if lines.len() as u64 != needed {
+                            return Err(RedisFilterError::ShardLength {
+                                key: key.clone(),
+                                held: lines.len() as u64,
+                                needed,
+                            });
+                        }
+                        for &(block, i, hash) in &self.by_block[read.keys.clone()] {
+                            let at = ((block - read.first) * 64) as usize;
+                            let line: &[u8; 64] =
+                                lines[at..at + 64].try_into().expect("64 bytes a block");
+                            answers[i] = Block::from_le_bytes(line)
+                                .contains_mask(&pattern(hash, live.generation.params.k()));
+                        }
+                        covered += read.keys.len();
                     }
                 }
             }
