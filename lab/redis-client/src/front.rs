@@ -293,7 +293,8 @@ macro_rules! filter_methods {
         }
 
         /// Tests a batch of keys in one round trip (with the module one command per
-        /// shard; without it a `GETRANGE` per run of nearby blocks), one answer per key, in order.
+        /// shard; without it a `GETRANGE` per run of nearby blocks), one answer per
+        /// key, in order.
         ///
         /// # Errors
         ///

@@ -15,6 +15,7 @@ use crate::{BatchPath, MAX_RETRIES, RedisFilterError};
 use linebloom::pattern::{for_each_position, pattern};
 use linebloom::{Block, Key};
 use linebloom_redis_wire as wire;
+use smallvec::smallvec;
 use std::sync::Arc;
 
 /// One attempt of an operation against one state of the meta.
@@ -99,7 +100,7 @@ impl<'a, A: Attempt> Retrying<'a, A> {
     fn refresh(&mut self, missing: Option<String>) -> Flow<A::Output> {
         self.phase = Phase::Refresh(missing);
         self.sent = 1;
-        Flow::Send(smallvec::smallvec![get_meta(self.shared)])
+        Flow::Send(smallvec![get_meta(self.shared)])
     }
 
     /// The batch's replies and, where it was checked, the meta's: accept, retry or
@@ -164,7 +165,7 @@ impl<A: Attempt> Exchange for Retrying<'_, A> {
                 } else {
                     self.phase = Phase::Confirm(batch);
                     self.sent = 1;
-                    Ok(Flow::Send(smallvec::smallvec![get_meta(self.shared)]))
+                    Ok(Flow::Send(smallvec![get_meta(self.shared)]))
                 }
             }
             Phase::Confirm(batch) => {
@@ -369,7 +370,7 @@ impl<K: Key> Attempt for Contains<'_, K> {
     fn finish(&mut self, state: &State, replies: Vec<Reply>) -> Result<Answers, RedisFilterError> {
         match self.building.take() {
             Some((WhileBuilding::MaybePresent, _)) => {
-                return Ok(smallvec::smallvec![true; self.keys.len()]);
+                return Ok(smallvec![true; self.keys.len()]);
             }
             Some((WhileBuilding::Error, prefix)) => {
                 return Err(RedisFilterError::Building { prefix });
@@ -377,7 +378,7 @@ impl<K: Key> Attempt for Contains<'_, K> {
             None => {}
         }
         let live = &state.live;
-        let mut answers: Answers = smallvec::smallvec![false; self.keys.len()];
+        let mut answers: Answers = smallvec![false; self.keys.len()];
         let mut replies = replies.into_iter();
         let mut next = || {
             replies

@@ -15,6 +15,7 @@ use crate::meta::Building;
 use crate::scripts::{SWAP_AFTER_LEASE, SWAP_META};
 use crate::{FilterOptions, MAX_RETRIES, RedisFilterError};
 use linebloom::{BloomFilter, IntFold, Params};
+use smallvec::smallvec;
 use std::time::Duration;
 
 /// How a first build runs.
@@ -170,7 +171,7 @@ impl OpenOrBuild {
             Some(b) if b.owner == self.owner => self.fill(state),
             Some(_) => {
                 self.phase = Phase::Clock(state);
-                Ok(Flow::Send(smallvec::smallvec![redis::cmd("TIME")]))
+                Ok(Flow::Send(smallvec![redis::cmd("TIME")]))
             }
         }
     }
@@ -196,7 +197,7 @@ impl OpenOrBuild {
         let mut swap = SWAP_META.call(&[meta_key(&self.prefix)]);
         swap.arg(&state.text).arg(live.encode());
         self.phase = Phase::Finishing(state);
-        Flow::Send(smallvec::smallvec![swap])
+        Flow::Send(smallvec![swap])
     }
 
     /// After a failure while this call owns the build: its lease ends now (the meta
@@ -210,7 +211,7 @@ impl OpenOrBuild {
         let mut swap = SWAP_META.call(&[meta_key(&self.prefix)]);
         swap.arg(&state.text).arg(released.encode());
         self.phase = Phase::Releasing(error);
-        Flow::Send(smallvec::smallvec![swap])
+        Flow::Send(smallvec![swap])
     }
 }
 
@@ -258,7 +259,7 @@ impl Exchange for OpenOrBuild {
                     Some(&state),
                 );
                 self.phase = Phase::TakingOver(state);
-                Ok(Flow::Send(smallvec::smallvec![take]))
+                Ok(Flow::Send(smallvec![take]))
             }
             Phase::Waiting => self.open(false),
             Phase::TakingOver(state) => match replies(input, 1)?.pop().expect("one reply") {

@@ -6,6 +6,7 @@
 use super::exchange::{Exchange, Flow, Input, replies};
 use super::reply::integer;
 use crate::RedisFilterError;
+use smallvec::smallvec;
 use std::time::Duration;
 
 /// What an insert waits for before it returns: by default nothing beyond the master's
@@ -110,7 +111,7 @@ impl<E: Exchange> Exchange for Durable<E> {
                 let mut wait = redis::cmd("WAIT");
                 wait.arg(self.durability.replicas)
                     .arg(self.durability.timeout.as_millis().min(u64::MAX as u128) as u64);
-                Ok(Flow::Send(smallvec::smallvec![wait]))
+                Ok(Flow::Send(smallvec![wait]))
             }
             flow => Ok(flow),
         }

@@ -10,6 +10,7 @@ use crate::error::is_stale;
 use crate::meta::Meta;
 use crate::scripts::DELETE_META;
 use crate::{MAX_RETRIES, RedisFilterError};
+use smallvec::smallvec;
 use std::time::Duration;
 
 enum DeletePhase {
@@ -43,9 +44,7 @@ impl<'a> Delete<'a> {
             });
         }
         self.phase = DeletePhase::Read;
-        Ok(Flow::Send(smallvec::smallvec![super::state::get_meta(
-            self.shared
-        )]))
+        Ok(Flow::Send(smallvec![super::state::get_meta(self.shared)]))
     }
 }
 
@@ -65,7 +64,7 @@ impl Exchange for Delete<'_> {
                 let mut cmd = DELETE_META.call(&[&self.shared.meta_key]);
                 cmd.arg(text);
                 self.phase = DeletePhase::Deleting(meta);
-                Ok(Flow::Send(smallvec::smallvec![cmd]))
+                Ok(Flow::Send(smallvec![cmd]))
             }
             DeletePhase::Deleting(meta) => match one(input)? {
                 Ok(_) => {

@@ -14,6 +14,7 @@ use super::state::{State, state_for};
 use crate::meta::{Building, Meta};
 use crate::{BatchPath, Generation, MAX_RETRIES, RedisFilterError};
 use linebloom::{BloomFilter, Params, StableHasher};
+use smallvec::smallvec;
 use std::time::Duration;
 
 /// The most blocks a shard may hold: Redis strings end at 512 MiB.
@@ -142,7 +143,7 @@ impl Open {
         let (mut get, mut pttl) = (redis::cmd("GET"), redis::cmd("PTTL"));
         get.arg(&self.meta_key);
         pttl.arg(&self.meta_key);
-        Ok(Flow::Send(smallvec::smallvec![
+        Ok(Flow::Send(smallvec![
             get,
             pttl,
             command_info(),
@@ -376,7 +377,7 @@ impl Exchange for Create<'_> {
                     set.arg("PX").arg(ms);
                 }
                 self.phase = CreatePhase::Meta;
-                Ok(Flow::Send(smallvec::smallvec![set]))
+                Ok(Flow::Send(smallvec![set]))
             }
             CreatePhase::Meta => {
                 let reply = replies(input, 1)?.pop().expect("one reply");

@@ -13,6 +13,7 @@ use crate::meta::{Meta, Rebuilding};
 use crate::scripts::{BEGIN_REBUILD, FILL_SHARD, SWAP_AFTER_LEASE, SWAP_META};
 use crate::{Generation, MAX_RETRIES, RedisFilterError};
 use linebloom::{BloomFilter, IntFold, Params};
+use smallvec::smallvec;
 use std::time::{Duration, Instant};
 
 /// How a rebuild runs.
@@ -106,7 +107,7 @@ pub(crate) fn load_shard(
     let mut fill = FILL_SHARD.call(&[&keys.shards[shard], &scratch, &keys.counts[shard]]);
     fill.arg(&keys.bytes_arg[shard])
         .arg(if shard == 0 { keys_read } else { 0 });
-    smallvec::smallvec![set, fill]
+    smallvec![set, fill]
 }
 
 /// Removes the generations the meta names as retired, then drops them from the meta.
@@ -151,7 +152,7 @@ impl Exchange for Cleanup<'_> {
                 }
                 let mut meta = state.meta.clone();
                 meta.retired.clear();
-                Ok(Flow::Send(smallvec::smallvec![swap(
+                Ok(Flow::Send(smallvec![swap(
                     self.shared,
                     &state.text,
                     &meta.encode(),
@@ -253,11 +254,7 @@ impl<'a> Rebuild<'a> {
         get.arg(&self.shared.meta_key);
         pttl.arg(&self.shared.meta_key);
         self.phase = Phase::Read;
-        Ok(Flow::Send(smallvec::smallvec![
-            get,
-            pttl,
-            redis::cmd("TIME")
-        ]))
+        Ok(Flow::Send(smallvec![get, pttl, redis::cmd("TIME")]))
     }
 
     /// The meta as read: clean up, cancel an expired rebuild, or make the next
@@ -289,7 +286,7 @@ impl<'a> Rebuild<'a> {
                 });
             }
             self.phase = Phase::Cancelling;
-            return Ok(Flow::Send(smallvec::smallvec![
+            return Ok(Flow::Send(smallvec![
                 cancel(self.shared, &state.text, &state.meta, false).expect("a rebuild"),
             ]));
         }
@@ -365,7 +362,7 @@ impl<'a> Rebuild<'a> {
     /// The switch: the next generation live, the old one retired.
     fn switch(&mut self) -> Flow<Rebuilt> {
         self.phase = Phase::Switching;
-        Flow::Send(smallvec::smallvec![swap(
+        Flow::Send(smallvec![swap(
             self.shared,
             &self.begun,
             &self.switched().encode(),
@@ -413,7 +410,7 @@ impl<'a> Rebuild<'a> {
         match cancel(self.shared, &self.begun, begun, true) {
             Some(cmd) => {
                 self.phase = Phase::Abandoning(error);
-                Ok(Flow::Send(smallvec::smallvec![cmd]))
+                Ok(Flow::Send(smallvec![cmd]))
             }
             None => Err(error),
         }
@@ -465,7 +462,7 @@ impl Exchange for Rebuild<'_> {
                 let state = self.shared.state();
                 let cmd = self.begin_cmd(&state);
                 self.phase = Phase::Beginning;
-                Ok(Flow::Send(smallvec::smallvec![cmd]))
+                Ok(Flow::Send(smallvec![cmd]))
             }
             Phase::Beginning => match all_replies(input)?.pop() {
                 Some(Ok(text)) => {
@@ -532,7 +529,7 @@ impl Exchange for Rebuild<'_> {
                     self.phase = Phase::Verifying(lost);
                     let mut get = redis::cmd("GET");
                     get.arg(&self.shared.meta_key);
-                    Ok(Flow::Send(smallvec::smallvec![get]))
+                    Ok(Flow::Send(smallvec![get]))
                 }
                 _ => Err(RedisFilterError::Reply(
                     "a rebuild resumed out of order".into(),
@@ -658,7 +655,7 @@ impl<'a> CancelRebuild<'a> {
         self.phase = CancelPhase::Read;
         let mut get = redis::cmd("GET");
         get.arg(&self.shared.meta_key);
-        Ok(Flow::Send(smallvec::smallvec![get, redis::cmd("TIME")]))
+        Ok(Flow::Send(smallvec![get, redis::cmd("TIME")]))
     }
 }
 
@@ -688,7 +685,7 @@ impl Exchange for CancelRebuild<'_> {
                 }
                 self.phase = CancelPhase::Cancelling(r.next);
                 self.read_meta = Some(state.meta.clone());
-                Ok(Flow::Send(smallvec::smallvec![
+                Ok(Flow::Send(smallvec![
                     cancel(self.shared, &state.text, &state.meta, self.force).expect("a rebuild"),
                 ]))
             }

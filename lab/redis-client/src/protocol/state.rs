@@ -10,6 +10,7 @@ use super::reply::bytes;
 use crate::info::EvictionRisk;
 use crate::meta::Meta;
 use crate::{BatchPath, Generation, RedisFilterError};
+use smallvec::smallvec;
 use std::sync::{Arc, RwLock};
 
 /// What a handle knows of its filter: the meta as last read, parsed, with the key names
@@ -188,7 +189,7 @@ impl Exchange for Refresh<'_> {
     type Output = ();
     fn resume(&mut self, input: Input) -> Result<Flow<()>, RedisFilterError> {
         if let Input::Start = input {
-            return Ok(Flow::Send(smallvec::smallvec![get_meta(self.0)]));
+            return Ok(Flow::Send(smallvec![get_meta(self.0)]));
         }
         let reply = replies(input, 1)?.pop().expect("one reply");
         self.0.adopt(meta_bytes(self.0, reply)?)?;
