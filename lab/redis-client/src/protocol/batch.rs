@@ -261,12 +261,14 @@ pub(crate) type Answers = smallvec::SmallVec<[bool; 1]>;
 /// says how it was chosen).
 const GAP_BLOCKS: u64 = 32;
 
-/// Without the module, one `GETRANGE` of a shard: blocks `first..=last`, holding the
-/// blocks of the keys `keys` of [`Contains`]'s `by_block`.
-struct Read {
-    first: u64,
-    last: u64,
-    keys: std::ops::Range<usize>,
+/// One key of a batch by its block in its shard: the block, its index in the batch, its
+/// hash.
+type ByBlock = (u64, usize, u64);
+
+/// Without the module, the runs of one shard's keys sorted by block that one `GETRANGE`
+/// reads: keys at most [`GAP_BLOCKS`] apart.
+fn block_runs(by_block: &[ByBlock]) -> impl Iterator<Item = &[ByBlock]> {
+    by_block.chunk_by(|a, b| b.0 - a.0 <= GAP_BLOCKS)
 }
 
 /// Lookups in the live generation.
@@ -274,10 +276,9 @@ pub(crate) struct Contains<'k, K> {
     keys: &'k [K],
     /// The keys of the last attempt by shard: which of its replies is whose.
     placed: PlacedKeys,
-    /// Without the module: the last attempt's keys by shard and block (each key's block
-    /// in its shard, its index in the batch, its hash), and the ranges read of them.
-    by_block: Vec<(u64, usize, u64)>,
-    reads: Vec<Read>,
+    /// Without the module: the last attempt's keys by shard, then by block; each run of
+    /// [`block_runs`] in a shard is one `GETRANGE`.
+    by_block: Vec<ByBlock>,
     /// Where the last attempt's state was still being built: what to answer, and the
     /// prefix to name.
     building: Option<(WhileBuilding, String)>,
@@ -289,7 +290,6 @@ impl<'k, K: Key> Contains<'k, K> {
             keys,
             placed: PlacedKeys::new(),
             by_block: Vec::new(),
-            reads: Vec::new(),
             building: None,
         }
     }
@@ -307,7 +307,6 @@ impl<K: Key> Attempt for Contains<'_, K> {
         // by the meta read after it, that it is still being built.
         self.placed.clear();
         self.by_block.clear();
-        self.reads.clear();
         self.building = state
             .meta
             .building
@@ -337,15 +336,8 @@ impl<K: Key> Attempt for Contains<'_, K> {
                             .map(|&(_, i, hash)| (live.place(hash).1, i, hash)),
                     );
                     self.by_block[start..].sort_unstable_by_key(|&(block, i, _)| (block, i));
-                    let mut at = start;
-                    while at < self.by_block.len() {
-                        let mut end = at + 1;
-                        while end < self.by_block.len()
-                            && self.by_block[end].0 - self.by_block[end - 1].0 <= GAP_BLOCKS
-                        {
-                            end += 1;
-                        }
-                        let (first, last) = (self.by_block[at].0, self.by_block[end - 1].0);
+                    for keys in block_runs(&self.by_block[start..]) {
+                        let (first, last) = (keys[0].0, keys[keys.len() - 1].0);
                         // Sized once: the name, the shard and two offsets of up to 20
                         // digits each.
                         let mut getrange = redis::Cmd::with_capacity(4, 48 + shard.len());
@@ -355,12 +347,6 @@ impl<K: Key> Attempt for Contains<'_, K> {
                             .arg(first * 64)
                             .arg(last * 64 + 63);
                         cmds.push(getrange);
-                        self.reads.push(Read {
-                            first,
-                            last,
-                            keys: at..end,
-                        });
-                        at = end;
                     }
                 }
             }
@@ -385,7 +371,8 @@ impl<K: Key> Attempt for Contains<'_, K> {
                 .next()
                 .ok_or_else(|| RedisFilterError::Reply("fewer replies than commands".into()))
         };
-        let mut reads = self.reads.iter();
+        // Without the module: the shards' keys by block, in the order of their runs.
+        let mut by_block = &self.by_block[..];
         for run in shard_runs(&self.placed) {
             let (shard, key) = (run[0].0, &live.shards[run[0].0]);
             let on_key = |e| crate::error::on_key(e, key);
@@ -405,14 +392,12 @@ impl<K: Key> Attempt for Contains<'_, K> {
                 BatchPath::Commands => {
                     let held = integer(next()?.map_err(on_key))?;
                     check_length(key, held, live.generation.shard_len(shard as u64))?;
-                    // This shard's reads: the keys they cover add up to its run.
-                    let mut covered = 0;
-                    while covered < run.len() {
-                        let read = reads.next().ok_or_else(|| {
-                            RedisFilterError::Reply("fewer reads than keys".into())
-                        })?;
+                    let (shard_keys, rest) = by_block.split_at(run.len());
+                    by_block = rest;
+                    for keys in block_runs(shard_keys) {
+                        let first = keys[0].0;
                         let lines = bytes(next()?.map_err(on_key))?.unwrap_or_default();
-                        let needed = (read.last - read.first + 1) * 64;
+                        let needed = (keys[keys.len() - 1].0 - first + 1) * 64;
                         if lines.len() as u64 != needed {
                             return Err(RedisFilterError::ShardLength {
                                 key: key.clone(),
@@ -420,14 +405,13 @@ impl<K: Key> Attempt for Contains<'_, K> {
                                 needed,
                             });
                         }
-                        for &(block, i, hash) in &self.by_block[read.keys.clone()] {
-                            let at = ((block - read.first) * 64) as usize;
+                        for &(block, i, hash) in keys {
+                            let at = ((block - first) * 64) as usize;
                             let line: &[u8; 64] =
                                 lines[at..at + 64].try_into().expect("64 bytes a block");
                             answers[i] = Block::from_le_bytes(line)
                                 .contains_mask(&pattern(hash, live.generation.params.k()));
                         }
-                        covered += read.keys.len();
                     }
                 }
             }
