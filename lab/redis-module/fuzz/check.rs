@@ -6,8 +6,8 @@
 
 use linebloom_redis::bf::BfFilter;
 use linebloom_redis::cf::CfFilter;
-use linebloom_redis::datatype::{Body, Stored};
 use linebloom_redis::dump::{self, FRAME_LEN, Kind, Received};
+use linebloom_redis::stored::{Body, Stored};
 
 /// `data` as a saved value of either type, as it is and resealed; and as the first
 /// piece of a load, then cut into pieces fed in order.

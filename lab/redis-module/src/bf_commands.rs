@@ -31,9 +31,10 @@
 use crate::api::{Call, Held};
 use crate::args;
 use crate::bf::{AddError, BfFilter, BfOptions};
-use crate::datatype::{BF, Stored};
+use crate::datatype::BF;
 use crate::dump::{self, DumpError, Kind, Received};
 use crate::lookup::{self, Found};
+use crate::stored::{self, Stored};
 
 fn create(options: BfOptions) -> impl FnOnce() -> Result<BfFilter, String> {
     move || BfFilter::new(options).map_err(|e| e.reply("could not"))
@@ -195,7 +196,7 @@ pub fn info(call: &Call) {
     ];
     let value = |call: &Call, i: usize| match i {
         0 => call.integer(f.capacity() as i64),
-        1 => call.integer(crate::datatype::stored_bytes(&*f) as i64),
+        1 => call.integer(stored::stored_bytes(&*f) as i64),
         2 => call.integer(f.layers() as i64),
         3 => call.integer(f.len() as i64),
         _ => expansion(call),

@@ -26,9 +26,10 @@
 use crate::api::{Call, Held};
 use crate::args;
 use crate::cf::{CfFilter, CfOptions, Refused};
-use crate::datatype::{self, CF, Stored};
+use crate::datatype::CF;
 use crate::dump::{self, Kind, Received};
 use crate::lookup::{self, Found};
+use crate::stored::{self, Stored};
 
 fn create(options: CfOptions) -> impl FnOnce() -> Result<CfFilter, String> {
     move || CfFilter::new(options).map_err(|e| e.reply("Could not"))
@@ -252,7 +253,7 @@ pub fn info(call: &Call) {
     };
     let o = f.options();
     let fields: [(&std::ffi::CStr, u64); 8] = [
-        (c"Size", datatype::stored_bytes(&*f) as u64),
+        (c"Size", stored::stored_bytes(&*f) as u64),
         (c"Number of buckets", f.buckets()),
         (c"Number of filters", f.layers() as u64),
         (c"Number of items inserted", f.items()),

@@ -3,12 +3,10 @@
 //! (also `DUMP`/`RESTORE`, `DEBUG RELOAD` and a replica's full sync), the append-only
 //! file's rewrite, `MEMORY USAGE`, `COPY`, `DEBUG DIGEST-VALUE`, and freeing.
 //!
-//! A key holds a [`Stored`] value: a whole filter, or the pieces of a dump that
-//! `LOADCHUNK` has received so far. Both persist as one string of bytes, the dump
-//! ([`crate::dump`]) or its received prefix, at encoding version [`ENCODING`]; loading
-//! checks it as `LOADCHUNK` does (frame and body checksums, then every field and block
-//! of the filter), so a corrupt file or payload is refused ("Bad data format" from
-//! `RESTORE`, a failed load for an RDB file) and never crashes the server.
+//! A key holds a [`Stored`] value ([`crate::stored`]), saved as its bytes at encoding
+//! version [`ENCODING`]; loading checks them as `LOADCHUNK` does, so a corrupt file or
+//! payload is refused ("Bad data format" from `RESTORE`, a failed load for an RDB file)
+//! and never crashes the server.
 //!
 //! An append-only rewrite writes each key as its dump's pieces, one `LOADCHUNK` each,
 //! under the names the module was loaded with, which a server replaying the file runs
@@ -17,7 +15,8 @@
 use crate::api::{self, DataType, Io};
 use crate::bf::BfFilter;
 use crate::cf::CfFilter;
-use crate::dump::{self, Kind, Partial, Received};
+use crate::dump::{self, Kind};
+use crate::stored::{Body, Stored};
 use redis_module::raw;
 use std::ffi::{CStr, CString, c_int, c_void};
 use std::sync::OnceLock;
@@ -26,27 +25,8 @@ use std::sync::OnceLock;
 /// (beyond the dump's own versioned frame) bumps it.
 pub const ENCODING: i32 = 1;
 
-/// What a key of either type holds.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Stored<F> {
-    /// A whole filter.
-    Live(F),
-    /// A dump that `LOADCHUNK` is still receiving: it answers no query.
-    Loading(Partial),
-}
-
-/// A filter that lives in a key: its dump kind and body.
-pub trait Body: Sized + Clone + 'static {
-    /// Which dumps it reads.
-    const KIND: Kind;
-    /// The type's name for Redis (9 characters).
-    const TYPE_NAME: &'static CStr;
-    /// Its dump's body.
-    fn to_body(&self) -> Vec<u8>;
-    /// The filter a checked body holds.
-    fn from_body(body: &[u8]) -> Result<Self, String>;
-    /// Bytes it takes in memory.
-    fn memory_bytes(&self) -> usize;
+/// A filter type registered with Redis: the data type its keys hold.
+pub trait Registered: Body {
     /// The registered type.
     fn data_type() -> &'static DataType<Stored<Self>>;
 }
@@ -56,70 +36,16 @@ pub static BF: DataType<Stored<BfFilter>> = DataType::new();
 /// The data type of `CF.*` values.
 pub static CF: DataType<Stored<CfFilter>> = DataType::new();
 
-impl Body for BfFilter {
-    const KIND: Kind = Kind::Bf;
-    const TYPE_NAME: &'static CStr = c"linebl-bf";
-    fn to_body(&self) -> Vec<u8> {
-        BfFilter::to_body(self)
-    }
-    fn from_body(body: &[u8]) -> Result<Self, String> {
-        BfFilter::from_body(body)
-    }
-    fn memory_bytes(&self) -> usize {
-        BfFilter::memory_bytes(self)
-    }
+impl Registered for BfFilter {
     fn data_type() -> &'static DataType<Stored<Self>> {
         &BF
     }
 }
 
-impl Body for CfFilter {
-    const KIND: Kind = Kind::Cf;
-    const TYPE_NAME: &'static CStr = c"linebl-cf";
-    fn to_body(&self) -> Vec<u8> {
-        CfFilter::to_body(self)
-    }
-    fn from_body(body: &[u8]) -> Result<Self, String> {
-        CfFilter::from_body(body)
-    }
-    fn memory_bytes(&self) -> usize {
-        CfFilter::memory_bytes(self)
-    }
+impl Registered for CfFilter {
     fn data_type() -> &'static DataType<Stored<Self>> {
         &CF
     }
-}
-
-impl<F: Body> Stored<F> {
-    /// The value a key's saved bytes hold: a whole dump decoded, or the prefix of one.
-    pub fn from_saved(bytes: &[u8]) -> Result<Stored<F>, String> {
-        match dump::resume(F::KIND, bytes).map_err(|e| e.to_string())? {
-            Received::Whole(body) => F::from_body(&body).map(Stored::Live),
-            Received::Partial(partial) => Ok(Stored::Loading(partial)),
-        }
-    }
-
-    /// The bytes a key saves: the whole dump, or the pieces received.
-    pub fn to_saved(&self) -> std::borrow::Cow<'_, [u8]> {
-        match self {
-            Stored::Live(f) => dump::seal(F::KIND, &f.to_body()).into(),
-            Stored::Loading(partial) => partial.bytes().into(),
-        }
-    }
-
-    /// Bytes it takes in memory (`MEMORY USAGE`).
-    pub fn memory_bytes(&self) -> usize {
-        match self {
-            Stored::Live(f) => stored_bytes(f),
-            Stored::Loading(partial) => std::mem::size_of::<Self>() + partial.memory_bytes(),
-        }
-    }
-}
-
-/// Bytes a key holding the filter `f` takes in memory: what `MEMORY USAGE` and the
-/// `Size` field of `BF.INFO` and `CF.INFO` report.
-pub fn stored_bytes<F: Body>(f: &F) -> usize {
-    std::mem::size_of::<Stored<F>>() + f.memory_bytes()
 }
 
 /// The `LOADCHUNK` command names an append-only rewrite writes, per kind, set once when
@@ -304,43 +230,4 @@ unsafe extern "C" fn copy<F: Body>(
     // SAFETY: a value of this type.
     let stored = unsafe { value::<F>(v) }.clone();
     Box::into_raw(Box::new(stored)).cast::<c_void>()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bf::BfOptions;
-    use crate::cf::CfOptions;
-
-    #[test]
-    fn live_and_partial_values_round_trip_through_their_saved_bytes() {
-        let mut bf = BfFilter::new(BfOptions::default()).unwrap();
-        for i in 0..500u32 {
-            bf.add(&i.to_le_bytes()).unwrap();
-        }
-        let stored = Stored::Live(bf);
-        assert_eq!(
-            Stored::<BfFilter>::from_saved(&stored.to_saved()),
-            Ok(stored)
-        );
-
-        let mut cf = CfFilter::new(CfOptions {
-            capacity: 12_000_000,
-            ..CfOptions::default()
-        })
-        .unwrap();
-        cf.add(b"x").unwrap();
-        let dump = dump::seal(Kind::Cf, &cf.to_body());
-        assert!(dump.len() > dump::PIECE_LEN, "a dump of two pieces");
-        let Ok(Received::Partial(p)) = dump::start(Kind::Cf, &dump[..dump::PIECE_LEN]) else {
-            panic!("partial");
-        };
-        let stored = Stored::<CfFilter>::Loading(p);
-        assert_eq!(
-            Stored::<CfFilter>::from_saved(&stored.to_saved()),
-            Ok(stored)
-        );
-        // A BF dump is not a CF value.
-        assert!(Stored::<CfFilter>::from_saved(&dump::seal(Kind::Bf, b"")).is_err());
-    }
 }

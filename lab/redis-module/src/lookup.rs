@@ -5,8 +5,9 @@
 
 use crate::api::{Call, Held, Key};
 use crate::args::ArgError;
-use crate::datatype::{Body, Stored};
+use crate::datatype::Registered;
 use crate::dump::Partial;
+use crate::stored::Stored;
 
 /// What a command found at its key.
 pub enum Found<'k, F> {
@@ -35,7 +36,7 @@ pub fn still_loading(partial: &Partial) -> String {
 
 /// `F`'s filter at the key, or `None` after replying the error for a key of another
 /// type or one still loading.
-pub fn live<'k, F: Body>(call: &Call, key: &'k mut Key) -> Option<Found<'k, F>> {
+pub fn live<'k, F: Registered>(call: &Call, key: &'k mut Key) -> Option<Found<'k, F>> {
     match key.get(F::data_type()) {
         Held::Empty => Some(Found::Missing),
         Held::Ours(Stored::Live(f)) => Some(Found::Live(f)),
@@ -52,7 +53,7 @@ pub fn live<'k, F: Body>(call: &Call, key: &'k mut Key) -> Option<Found<'k, F>> 
 
 /// `F`'s filter at the key, created by `create` where there is none; `None` after
 /// replying an error (another type, loading, or `create`'s own).
-pub fn live_or_create<'k, F: Body>(
+pub fn live_or_create<'k, F: Registered>(
     call: &Call,
     key: &'k mut Key,
     create: impl FnOnce() -> Result<F, String>,
@@ -87,7 +88,7 @@ pub fn refuse(call: &Call, e: ArgError) {
 
 /// `BF.RESERVE` and `CF.RESERVE`: a new filter from `build` at argument 1, where no key
 /// is; `parsed` is the arguments' verdict, checked first.
-pub fn reserve<F: Body, O>(
+pub fn reserve<F: Registered, O>(
     call: &Call,
     parsed: Result<O, ArgError>,
     build: impl FnOnce(O) -> Result<F, String>,
