@@ -61,7 +61,7 @@ pub const TAG_BITS: [u32; 2] = [8, 16];
 /// multilevel splitting, the most keys at which the estimated number of refusals plus
 /// two standard errors is at or below [`FULL_CHANCE`] (rebuilt by the tests
 /// `the_loads_from_64_blocks_are_measured` and, by hand,
-/// `the_loads_from_512_blocks_are_measured`). Rows from 16 384 blocks solve the fluid
+/// `the_loads_from_128_blocks_are_measured`). Rows from 16 384 blocks solve the fluid
 /// limit of two-choice insertion for `m · s_{SLOTS+1} ≤ FULL_CHANCE / 10`, by RK4 at
 /// steps of 0.005 keys per block (rebuilt by `the_load_table_solves_the_fluid_limit`).
 /// The module docs say how far each is known; the tests named here are in
@@ -105,11 +105,11 @@ pub const MAX_LOAD: [[u16; 2]; 29] = [
 /// 10 blocks are exact: the most keys for which the Markov chain of the blocks' loads,
 /// under the scheme's choice of blocks and its emptier-block rule, refuses with chance
 /// at most [`FULL_CHANCE`] (rebuilt by the tests `the_small_capacities_are_exact` and,
-/// by hand, `the_capacity_of_ten_blocks_is_exact`). Rows for 12 to 62 blocks come from
-/// a chain proved to refuse at least as often as the scheme's, in which the blocks
-/// drawn twice as often are always the fullest two by two (rebuilt by
+/// by hand, `the_capacities_of_eight_and_ten_blocks_are_exact`). Rows for 12 to 62
+/// blocks come from a chain proved to refuse at least as often as the scheme's, in
+/// which the blocks drawn twice as often are always the fullest two by two (rebuilt by
 /// `the_capacities_from_12_blocks_are_bounded` and, by hand,
-/// `the_capacities_from_32_blocks_are_bounded`): so their chance is at most
+/// `the_capacities_from_20_blocks_are_bounded`): so their chance is at most
 /// [`FULL_CHANCE`], and where both are known, at 4 to 10 blocks, that chain's
 /// capacity is 1 to 3 keys below the exact one. Two blocks share every key, so they
 /// fill every slot. The tests named here are in `core/tests/quotient_capacity/`.
