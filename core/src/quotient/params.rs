@@ -60,7 +60,7 @@ pub const TAG_BITS: [u32; 2] = [8, 16];
 /// column 1 for 16-bit tags (28 slots). Rows for 64 to 8192 blocks are measured by
 /// multilevel splitting, the most keys at which the estimated number of refusals plus
 /// two standard errors is at or below [`FULL_CHANCE`] (rebuilt by the tests
-/// `the_loads_from_64_blocks_are_measured` and, by hand,
+/// `the_load_of_64_blocks_is_measured` and, by hand,
 /// `the_loads_from_128_blocks_are_measured`). Rows from 16 384 blocks solve the fluid
 /// limit of two-choice insertion for `m · s_{SLOTS+1} ≤ FULL_CHANCE / 10`, by RK4 at
 /// steps of 0.005 keys per block (rebuilt by `the_load_table_solves_the_fluid_limit`).

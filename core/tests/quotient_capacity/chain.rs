@@ -355,7 +355,7 @@ const BOUND_FLOOR: f64 = 1e-17;
 #[test]
 #[cfg_attr(
     any(miri, debug_assertions, not(target_arch = "x86_64")),
-    ignore = "walks the bounding chain of up to 18 blocks: 10 s optimised on x86_64, \
+    ignore = "walks the bounding chain of up to 18 blocks: 6 s optimised on x86_64, \
               far longer in debug or under an emulator; the arithmetic is the same anywhere"
 )]
 fn the_capacities_from_12_blocks_are_bounded() {

@@ -281,7 +281,7 @@ fn check_measured_load(row: usize) {
     ignore = "walks millions of partial fills by splitting: 5 s optimised on x86_64, far \
               longer in debug or under an emulator; the arithmetic is the same anywhere"
 )]
-fn the_loads_from_64_blocks_are_measured() {
+fn the_load_of_64_blocks_is_measured() {
     check_measured_load(0);
 }
 
